@@ -1,0 +1,110 @@
+/* callguard.h: the C API of libcallguard.
+ *
+ * Every function returns CG_OK (0) or a negative cg_status; cg_last_error()
+ * then holds a one-line message naming the bad value and what is accepted.
+ * Sites are named by the API header's own spelling ("zeModuleCreate").
+ */
+#ifndef CALLGUARD_H
+#define CALLGUARD_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything declared here is exported from libcallguard, whatever the
+ * visibility the including code builds with. */
+#pragma GCC visibility push(default)
+
+#define CALLGUARD_VERSION "0.1.0"
+
+typedef enum cg_status {
+    CG_OK = 0,
+    CG_EINVAL = -1,   /* a bad value */
+    CG_ENOENT = -2,   /* unknown entry point or domain */
+    CG_EIO = -3,      /* a file could not be read or written */
+    CG_ENOMEM = -4,   /* out of memory or out of slots */
+    CG_EFORMAT = -5,  /* a malformed policy or report file */
+} cg_status;
+
+typedef enum cg_transition {
+    CG_TRANSITION_ALWAYS = 0,   /* leave the runtime around every call */
+    CG_TRANSITION_BLOCKING = 1, /* only around sites marked blocking */
+    CG_TRANSITION_NEVER = 2,
+} cg_transition;
+
+typedef enum cg_scope {
+    CG_SCOPE_PROCESS = 0, /* one lock for the whole domain */
+    CG_SCOPE_HANDLE = 1,  /* one lock per value of the first input handle (striped) */
+} cg_scope;
+
+typedef enum cg_adapter_mode {
+    CG_ADAPTER_DETECT = 0, /* only ask holds(): calls made with the runtime held are reported as stalls */
+    CG_ADAPTER_ACTIVE = 1, /* leave the runtime around calls, as each site's transition says */
+} cg_adapter_mode;
+
+/* A host-runtime adapter. call_outside runs fn(arg) with the runtime left
+ * (GIL released, GC-safe...) or runs it directly where that is not possible.
+ * holds() tells whether the calling thread holds the runtime now. */
+typedef struct cg_adapter {
+    const char *name;
+    int (*holds)(void);
+    void (*call_outside)(void (*fn)(void *), void *arg);
+} cg_adapter;
+
+const char *cg_status_name(int status);
+/* The message of the last failed call on this thread ("" if none). */
+const char *cg_last_error(void);
+
+/* Policy of one site. domain NULL or "" removes serialization. */
+int cg_serialize(const char *site, const char *domain, cg_scope scope);
+/* site NULL: every site of every layer. */
+int cg_set_transition(const char *site, cg_transition transition);
+int cg_set_blocking(const char *site, int blocking, const char *reason);
+
+/* Adapter: NULL removes it. The adapter struct must outlive its use. */
+int cg_set_adapter(const cg_adapter *adapter, cg_adapter_mode mode);
+/* The built-in CPython adapter (symbols looked up in the running process). */
+const cg_adapter *cg_adapter_cpython(void);
+/* "none", "auto" (detect only, CPython when present), "cpython" (active). */
+int cg_set_runtime(const char *name);
+
+/* Statistics are off until a report is asked for (CALLGUARD_REPORT) or
+ * they are switched on here. */
+int cg_stats_enable(int on);
+/* Calls above this many milliseconds made with the runtime held are stalls. */
+int cg_set_stall_ms(uint32_t ms);
+
+typedef struct cg_site_stats {
+    uint64_t calls;        /* calls that reached the driver, nested ones included */
+    uint64_t nested;       /* calls made on a thread already inside a guarded call */
+    uint64_t errors;       /* calls whose result was an error */
+    uint64_t total_ns;     /* time in the driver */
+    uint64_t max_ns;       /* longest call */
+    uint64_t lock_wait_ns; /* time waiting for the site's domain lock */
+    uint64_t stalls;       /* long calls or lock waits made with the runtime held */
+    uint64_t stall_ns;
+} cg_site_stats;
+
+int cg_get_stats(const char *site, cg_site_stats *out);
+int cg_reset_stats(void);
+
+typedef enum cg_report_format { CG_REPORT_JSON = 0, CG_REPORT_TEXT = 1 } cg_report_format;
+/* Writes this process's report; path "-" is stderr. */
+int cg_report_write(const char *path, cg_report_format format);
+
+/* Applies one setting as the environment would: cg_configure("CALLGUARD_SERIALIZE", "toyCompile"). */
+int cg_configure(const char *variable, const char *value);
+/* Reads a policy file (INI: [defaults] and one section per entry point). */
+int cg_policy_load(const char *path);
+
+/* Names a result code of an API ("cl", "ze", "cuda", "toy"); NULL if unknown. */
+const char *cg_result_name(const char *api, long result);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Installs the Debian packages callguard's build, tests and demo need.
+# Run as root (or through sudo) on Debian 12.
+set -eu
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
+  build-essential cmake pkg-config clang-14 libclang-14-dev libinih-dev \
+  python3 python3-dev \
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
+  libze1 libze-dev \
+  valgrind

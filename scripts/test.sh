@@ -1,0 +1,30 @@
+#!/bin/sh
+# The test suite: the default build, then ThreadSanitizer (runtime and toy
+# API tests), then AddressSanitizer + UBSan (the whole suite).
+# Usage: scripts/test.sh [default|tsan|asan]...   (all three when none given)
+set -eu
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+builds=${*:-default tsan asan}
+
+run() { # name cmake-args ctest-args
+  name=$1; shift
+  cfg=$1; shift
+  echo "== $name build"
+  # shellcheck disable=SC2086
+  cmake -S . -B "build-test/$name" $cfg >/dev/null
+  cmake --build "build-test/$name" -j"$jobs" >/dev/null
+  echo "== $name tests"
+  # shellcheck disable=SC2086
+  ctest --test-dir "build-test/$name" --output-on-failure -j"$jobs" "$@"
+}
+
+for b in $builds; do
+  case $b in
+    default) run default "-DCMAKE_BUILD_TYPE=Release" ;;
+    tsan) run tsan "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCALLGUARD_SANITIZE=thread" -L core ;;
+    asan) run asan "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCALLGUARD_SANITIZE=address,undefined" ;;
+    *) echo "scripts/test.sh: unknown build '$b': expected default, tsan or asan" >&2; exit 2 ;;
+  esac
+done
+echo "== all test builds passed: $builds"

@@ -1,0 +1,123 @@
+/* gen.h: what the parts of callguard-gen share.
+ *
+ * The generator runs in three steps, one file each:
+ *   policy.c  reads the INI policy (syntax and values, no header knowledge),
+ *   parse.c   reads the API header with libclang and checks the policy
+ *             against what the header declares,
+ *   emit.c    writes the layer's C file.
+ * main.c parses the command line and writes the output atomically.
+ * Every error is reported once, on stderr, by the step that finds it. */
+#ifndef CG_GEN_H
+#define CG_GEN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit status of every input error (usage, policy, header). */
+#define GEN_EXIT_INPUT 2
+
+/* A growable list of strings. */
+typedef struct strlist {
+    char **v;
+    size_t n, cap;
+} strlist;
+
+void strlist_push(strlist *l, const char *s);
+void strlist_free(strlist *l);
+
+/* Unset values of the numeric site fields. */
+#define POLICY_UNSET (-1)
+
+enum { TRANSITION_ALWAYS = 0, TRANSITION_BLOCKING = 1, TRANSITION_NEVER = 2 };
+enum { SCOPE_PROCESS = 0, SCOPE_HANDLE = 1 };
+
+/* One [entry point] section. */
+typedef struct site_policy {
+    char *name;
+    int line;       /* of the section header, for later errors */
+    int transition; /* POLICY_UNSET or TRANSITION_* */
+    int blocking;   /* POLICY_UNSET, 0 or 1 */
+    int scope;      /* POLICY_UNSET or SCOPE_* */
+    char *reason;
+    char *serialize;
+    char *variant_of;
+    int variant_line; /* of the variant_of key */
+    int nkeys;        /* keys set in the section */
+} site_policy;
+
+typedef struct policy {
+    const char *path; /* as given, for messages */
+    char *name;       /* [api] name */
+    char *header;     /* as written in #include <...> */
+    strlist headers;  /* more headers, as written in #include <...> (resolved next to `header`) */
+    strlist prefixes;
+    char *library;
+    char *result; /* NULL: the API has no result type */
+    char *success;
+    char *missing;
+    char *results; /* "enum" or "FIRST..LAST" */
+    strlist cflags;
+    int default_transition;
+    int api_line; /* line of [api], for errors about missing keys */
+    site_policy *sites;
+    size_t nsites;
+} policy;
+
+/* Reads and validates the policy file. Prints `FILE:LINE: message` and
+ * returns nonzero on error. */
+int policy_read(const char *path, policy *p);
+void policy_free(policy *p);
+site_policy *policy_find_site(const policy *p, const char *name);
+
+/* One parameter of an entry point, as C text ready to paste. */
+typedef struct gen_param {
+    char *name;       /* the header's name, or cg_aN when it has none */
+    char *decl;       /* the declaration exactly as the header types it: `const uint32_t dims[3]` */
+    char *frame_decl; /* the same with arrays and functions decayed to pointers, for the frame */
+} gen_param;
+
+typedef struct gen_func {
+    char *name;
+    char *ret;        /* the return type spelled as an abstract declarator: `void *`, `toy_result_t` */
+    char *ret_member; /* the frame's `cg_ret` member (a parameter may be named ret), declared with the return type */
+    int ret_void;
+    int ret_scalar;  /* (T)0 is a valid expression of the return type */
+    int ret_result;  /* returns the policy's result type: error-checked */
+    char *callconv;  /* calling-convention macro written before the name, or NULL */
+    char *decl_head; /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
+    gen_param *params;
+    size_t nparams;
+    int key_is_handle; /* the first parameter is an opaque handle: the lock/statistics key */
+} gen_func;
+
+/* A named result code. */
+typedef struct gen_code {
+    char *name;
+    long long value;
+} gen_code;
+
+typedef struct gen_api {
+    gen_func *funcs;
+    size_t nfuncs;
+    gen_code *codes; /* every result code, first name of each value only */
+    size_t ncodes;
+} gen_api;
+
+/* Parses the policy's header(s) and fills `api`; checks the policy's entry
+ * point sections and result settings against the header. `incdirs` are the
+ * extra -I directories of the command line. Returns nonzero after printing
+ * an error. */
+int parse_api(const policy *p, const strlist *incdirs, gen_api *api);
+void gen_api_free(gen_api *api);
+
+/* Writes the layer. `command` is the command line to record in the first
+ * line. Returns nonzero on a write error. */
+int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *command);
+
+/* Helpers. */
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

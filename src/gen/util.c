@@ -1,0 +1,60 @@
+/* util.c: allocation and string helpers of callguard-gen. The generator is a
+ * short-lived build tool: running out of memory ends it. */
+#include "gen.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "callguard-gen: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = xrealloc(NULL, n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *xstrdup(const char *s)
+{
+    return s ? xstrndup(s, strlen(s)) : NULL;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xrealloc(NULL, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void strlist_push(strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = xstrdup(s);
+}
+
+void strlist_free(strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,120 @@
+/* The slow path of a guarded call: everything a wrapper does when its site
+ * has a policy, statistics or a runtime to leave. The order is DESIGN.md's:
+ * leave the runtime before taking the domain lock, stop the clock before
+ * re-entering the runtime (CPython may never return from re-entry at exit),
+ * never call into the runtime while holding a domain lock. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+
+/* Depth of guarded calls on this thread. Initial-exec and one int: libraries
+ * dlopen'd by Python or Julia get initial-exec TLS from a small static pool,
+ * and this is read only on the slow path. */
+static __thread int cg_depth __attribute__((tls_model("initial-exec")));
+
+CG_HIDDEN void cg_call_after_fork_child(void) { cg_depth = 0; }
+
+typedef struct cg_frame {
+    cg_site *site;
+    const void *key;
+    cg_thunk thunk;
+    void *args;
+    uint32_t domain, scope;
+    int timed;
+    int err;
+    int saved_errno;
+    uint64_t wait_ns, call_ns;
+} cg_frame;
+
+/* Runs with the runtime left when the site's transition says so. */
+static void cg_inner(void *p)
+{
+    cg_frame *f = p;
+    if (f->domain) cg_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
+    uint64_t t0 = f->timed ? cg_now_ns() : 0;
+    f->err = f->thunk(f->args);
+    f->saved_errno = errno;
+    if (f->timed) f->call_ns = cg_now_ns() - t0;
+    if (f->domain) cg_domain_unlock(f->domain, f->scope, f->key);
+}
+
+static void cg_max(_Atomic uint64_t *m, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+static void cg_trace_line(const cg_site *s, const cg_frame *f)
+{
+    FILE *t = atomic_load_explicit(&cg_cfg.trace, memory_order_acquire);
+    if (!t) return;
+    fprintf(t, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)f->call_ns, (unsigned long)f->wait_ns,
+            f->err);
+}
+
+int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
+{
+    if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
+        void *real = cg_resolve(s->layer, s->name);
+        if (!real) return -1;
+        atomic_store_explicit(&s->real, real, memory_order_release);
+        cg_site_refresh(s);
+    }
+    int stats = atomic_load_explicit(&cg_cfg.stats_on, memory_order_relaxed);
+    cg_counters *c = s->ctr;
+
+    if (cg_depth > 0) {
+        /* A driver callback or a second layer calling back in on this thread:
+         * taking the domain lock again would deadlock. */
+        int saved = 0, err = thunk(args);
+        if (stats) {
+            saved = errno;
+            atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
+            if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+            errno = saved;
+        }
+        return 0;
+    }
+
+    cg_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
+    f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
+    f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
+
+    const cg_adapter *ad = atomic_load_explicit(&cg_cfg.adapter, memory_order_acquire);
+    int leave = 0, held = 0;
+    if (ad) {
+        uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
+        int wants = t == CG_TRANSITION_ALWAYS ||
+                    (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
+        int active = atomic_load_explicit(&cg_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
+        if ((active && wants) || stats) held = ad->holds();
+        leave = held && active && wants;
+        if (leave) held = 0;
+    }
+
+    cg_depth++;
+    if (leave)
+        ad->call_outside(cg_inner, &f);
+    else
+        cg_inner(&f);
+    cg_depth--;
+
+    if (stats) {
+        atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+        if (f.err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->total_ns, f.call_ns, memory_order_relaxed);
+        cg_max(&c->max_ns, f.call_ns);
+        if (f.wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f.wait_ns, memory_order_relaxed);
+        uint64_t limit = atomic_load_explicit(&cg_cfg.stall_ns, memory_order_relaxed);
+        if (held && (f.call_ns >= limit || f.wait_ns >= limit)) {
+            atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->stall_ns, f.call_ns + f.wait_ns, memory_order_relaxed);
+        }
+        cg_trace_line(s, &f);
+    }
+    errno = f.saved_errno;
+    return 0;
+}

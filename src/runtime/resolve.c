@@ -1,0 +1,83 @@
+/* Finding the real function behind a wrapper, once per site, before any
+ * lock or runtime transition. In order:
+ *   1. dlsym(RTLD_NEXT) from the layer's own object, unless it lands in one
+ *      of callguard's objects;
+ *   2. a library already loaded that defines the name and is not callguard's
+ *      (a Python extension's libOpenCL.so.1 is loaded RTLD_LOCAL: invisible
+ *      to RTLD_NEXT, found here);
+ *   3. the absolute path in CALLGUARD_<API>_LIBRARY, or the one found for the
+ *      soname when callguard was built.
+ * Never dlopen a bare soname: with callguard's shims first on the library
+ * path it would return a shim, and the shim would call itself. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cg_search {
+    const char *name;
+    void *found;
+} cg_search;
+
+static int cg_search_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    cg_search *s = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: step 1 covered it */
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return 0;
+    void *p = dlsym(h, s->name);
+    dlclose(h);
+    if (!p || cg_is_callguard_object(p)) return 0;
+    s->found = p;
+    return 1;
+}
+
+static void *cg_open_library(cg_layer *l)
+{
+    /* l->priv caches the handle; taken under cg_cfg_lock so it is opened once. */
+    pthread_mutex_lock(&cg_cfg_lock);
+    void *h = l->priv;
+    if (!h) {
+        const char *path = getenv(l->library_env);
+        if (!path || !*path) path = l->library_path;
+        if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        l->priv = h ? h : (void *)-1;
+    }
+    pthread_mutex_unlock(&cg_cfg_lock);
+    return h == (void *)-1 ? NULL : h;
+}
+
+void *cg_resolve(cg_layer *l, const char *name)
+{
+    void *p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
+    if (p && !cg_is_callguard_object(p)) return p;
+
+    cg_search s = {name, NULL};
+    dl_iterate_phdr(cg_search_object, &s);
+    if (s.found) return s.found;
+
+    void *h = cg_open_library(l);
+    if (h) {
+        p = dlsym(h, name);
+        if (p && !cg_is_callguard_object(p)) return p;
+    }
+
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1)) {
+        const char *env = getenv(l->library_env);
+        fprintf(stderr,
+                "callguard: cannot find the real %s (%s API, %s%s%s); every call returns %s. "
+                "Set %s to the library's absolute path\n",
+                name, l->api, env && *env ? "tried " : "library ", env && *env ? env : l->soname, "",
+                l->result_name && l->result_name(l->missing_result) ? l->result_name(l->missing_result) : "an error",
+                l->library_env);
+    }
+    return NULL;
+}
+
+void *cg_resolve_passthrough(cg_layer *l, const char *name) { return cg_resolve(l, name); }

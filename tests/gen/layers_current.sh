@@ -1,0 +1,25 @@
+#!/bin/bash
+# layers_current.sh GEN REPO: regenerates every layer listed in layers.txt
+# from the repository root and fails, showing the diff, when a committed
+# file differs (someone edited it by hand, or changed the generator, the
+# policy or the header without regenerating).
+GEN=$1 REPO=$2
+source "$(dirname "$0")/lib.sh"
+LIST="$(cd "$(dirname "$0")" && pwd)/layers.txt"
+cd "$REPO"
+
+stale=0
+while read -r -a args; do
+    [ "${#args[@]}" -eq 0 ] || [[ "${args[0]}" == \#* ]] && continue
+    ini=${args[0]} outdir=${args[2]}
+    name=$(sed -n 's/^name *= *\([a-z0-9_]*\).*/\1/p' "$ini")
+    committed="$outdir/cg_$name.c"
+    gen "${args[@]}" --stdout
+    [ "$rc" -eq 0 ] || fail "callguard-gen ${args[*]} failed"
+    if ! diff -u "$committed" "$WORK/stdout"; then
+        echo "STALE: $committed; regenerate it: callguard-gen ${args[*]}" >&2
+        stale=1
+    fi
+done <"$LIST"
+[ "$stale" -eq 0 ] || fail "committed layers are not current"
+echo "PASS: committed layers are current"

@@ -1,0 +1,551 @@
+/* Behaviour tests of the runtime through the generated toy layer. The test
+ * binary links libcallguard_toy.so in place of the toy library, as a user
+ * links a layer in place of the vendor library. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+
+#include <callguard/callguard.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <toy.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "../src/runtime/internal.h"
+
+static toy_device_t dev(uint32_t i)
+{
+    toy_device_t d = NULL;
+    if (toyGetDevice(i, &d) != TOY_SUCCESS) abort();
+    return d;
+}
+
+/* ---- 8 threads compile at once --------------------------------------------- */
+
+typedef struct race {
+    pthread_barrier_t start;
+    int devices;       /* threads spread over this many devices */
+    uint32_t sleep_us; /* inside the toy compiler's race window */
+    atomic_int failed;
+} race;
+
+static race R;
+
+static void *race_thread(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    toy_program_t p = NULL;
+    pthread_barrier_wait(&R.start);
+    if (toyCompile(dev((uint32_t)(i % R.devices)), "kernel", R.sleep_us, &p) != TOY_SUCCESS)
+        atomic_fetch_add(&R.failed, 1);
+    else
+        toyProgramRelease(p);
+    return NULL;
+}
+
+static int run_race(int nthreads, int devices, uint32_t sleep_us)
+{
+    pthread_t t[16];
+    R.devices = devices;
+    R.sleep_us = sleep_us;
+    pthread_barrier_init(&R.start, NULL, (unsigned)nthreads);
+    for (int i = 0; i < nthreads; i++) pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < nthreads; i++) pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&R.start);
+    return atomic_load(&R.failed);
+}
+
+/* child: 8 threads compile on one device; argv[0] = plain | api | env */
+static int child_compile_race(int argc, char **argv)
+{
+    if (argc > 0 && strcmp(argv[0], "api") == 0 && cg_serialize("toyCompile", "compiler", CG_SCOPE_PROCESS) != CG_OK) {
+        fprintf(stderr, "cg_serialize: %s\n", cg_last_error());
+        return 3;
+    }
+    if (run_race(8, 1, 20000) != 0) return 4;
+    toy_stats_t st;
+    toyGetStats(&st);
+    printf("compiles=%u max_inside=%u\n", st.compiles, st.max_inside);
+    return st.compiles == 8 && st.max_inside == 1 ? 0 : 5;
+}
+
+static int test_unserialized_compile_race_aborts(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *args[] = {"plain", NULL};
+    CHECK(cgtest_child(&r, NULL, "child_compile_race", args) == 0);
+    CHECKF(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x, stderr: %s", r.status, r.err);
+    return 0;
+}
+
+static int test_serialized_compile_race_finishes(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *api[] = {"api", NULL};
+    CHECK(cgtest_child(&r, NULL, "child_compile_race", api) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "C API: status 0x%x, stderr: %s", r.status, r.err);
+    CHECK(strstr(r.out, "compiles=8 max_inside=1"));
+
+    const char *env[] = {"CALLGUARD_SERIALIZE=toyCompile", NULL};
+    const char *plain[] = {"plain", NULL};
+    CHECK(cgtest_child(&r, env, "child_compile_race", plain) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "env: status 0x%x, stderr: %s", r.status, r.err);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/serialize.ini", cgtest_tmpdir());
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("[toyCompile]\nserialize = igc\n", f);
+    fclose(f);
+    char var[600];
+    snprintf(var, sizeof var, "CALLGUARD_POLICY=%s", path);
+    const char *penv[] = {var, NULL};
+    CHECK(cgtest_child(&r, penv, "child_compile_race", plain) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "policy file: status 0x%x, stderr: %s", r.status, r.err);
+    return 0;
+}
+
+/* ---- handle scope -------------------------------------------------------------- */
+
+static int test_handle_scope_serializes_per_handle(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_serialize("toyCompile", "per-device", CG_SCOPE_HANDLE) == CG_OK);
+    toyResetStats();
+    /* 8 threads over 2 devices: would abort if two met on one device. */
+    CHECK(run_race(8, 2, 30000) == 0);
+    toy_stats_t st;
+    toyGetStats(&st);
+    CHECK(st.compiles == 8);
+    CHECKF(st.max_inside == 2, "max_inside %u: two devices should compile at once", st.max_inside);
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
+/* ---- nesting ----------------------------------------------------------------- */
+
+static void TOY_APICALL nested_callback(toy_device_t d, void *user)
+{
+    toy_program_t p = NULL;
+    /* Same domain as the outer call: would deadlock if not passed straight through. */
+    *(int *)user = toyCompile(d, "inner", 0, &p) == TOY_SUCCESS && toyNop(7) == 7;
+    toyProgramRelease(p);
+}
+
+static int test_nested_call_does_not_deadlock(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    alarm(20);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_serialize("toyRunCallback", "d", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "d", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyNop", "d", CG_SCOPE_PROCESS) == CG_OK);
+    int ok = 0;
+    CHECK(toyRunCallback(dev(0), nested_callback, &ok) == TOY_SUCCESS);
+    CHECK(ok == 1);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyCompile", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 1);
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 1);
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 0);
+    return 0;
+}
+
+/* ---- exact statistics -------------------------------------------------------- */
+
+#define STATS_THREADS 16
+#define STATS_CALLS 100000
+
+static pthread_barrier_t stats_start;
+
+static void *stats_thread(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    pthread_barrier_wait(&stats_start);
+    for (int i = 0; i < STATS_CALLS; i++) toyAdd(i, 1, (i % 10 == 0) ? NULL : &sum); /* every 10th is an error */
+    return NULL;
+}
+
+static int test_stats_exact_under_contention(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    pthread_t t[STATS_THREADS];
+    pthread_barrier_init(&stats_start, NULL, STATS_THREADS);
+    for (int i = 0; i < STATS_THREADS; i++) pthread_create(&t[i], NULL, stats_thread, NULL);
+    for (int i = 0; i < STATS_THREADS; i++) pthread_join(t[i], NULL);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyAdd", &s) == CG_OK);
+    CHECKF(s.calls == (uint64_t)STATS_THREADS * STATS_CALLS, "calls %lu", (unsigned long)s.calls);
+    CHECKF(s.errors == (uint64_t)STATS_THREADS * STATS_CALLS / 10, "errors %lu", (unsigned long)s.errors);
+    CHECK(s.nested == 0);
+    CHECK(s.max_ns > 0 && s.total_ns >= s.max_ns);
+    return 0;
+}
+
+/* ---- a policy changed while threads call ------------------------------------ */
+
+enum { PHASE_FREE, PHASE_DRAIN, PHASE_SHARED, PHASE_STOP };
+static atomic_int live_phase;
+static atomic_int live_acks;
+static atomic_int live_drain_gen; /* each drain is acknowledged once per compiler */
+static atomic_long live_calls;
+
+static int my_holds(void) { return 1; }
+static void my_outside(void (*fn)(void *), void *arg) { fn(arg); }
+static const cg_adapter my_adapter = {"test", my_holds, my_outside};
+
+static void *live_compiler(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    int acked = 0;
+    for (;;) {
+        int ph = atomic_load(&live_phase);
+        if (ph == PHASE_STOP) break;
+        if (ph == PHASE_DRAIN) {
+            int gen = atomic_load(&live_drain_gen);
+            if (acked != gen) atomic_fetch_add(&live_acks, 1);
+            acked = gen;
+            sched_yield();
+            continue;
+        }
+        toy_program_t p = NULL;
+        /* Shared phase: every thread compiles on device 0, safe only while serialized. */
+        toy_device_t d = dev(ph == PHASE_SHARED ? 0u : (uint32_t)id);
+        if (toyCompile(d, "k", 200, &p) == TOY_SUCCESS) toyProgramRelease(p);
+        atomic_fetch_add(&live_calls, 1);
+    }
+    return NULL;
+}
+
+static void *live_caller(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    while (atomic_load(&live_phase) != PHASE_STOP) {
+        toyAdd(1, 2, &sum);
+        toyNop(1);
+        atomic_fetch_add(&live_calls, 1);
+    }
+    return NULL;
+}
+
+static void live_drain(int ncompilers)
+{
+    atomic_store(&live_acks, 0);
+    atomic_fetch_add(&live_drain_gen, 1);
+    atomic_store(&live_phase, PHASE_DRAIN);
+    while (atomic_load(&live_acks) < ncompilers) sched_yield();
+}
+
+static int test_policy_change_while_calling(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    enum { NC = 4, NA = 4 };
+    pthread_t t[NC + NA];
+    atomic_store(&live_phase, PHASE_FREE);
+    for (int i = 0; i < NC; i++) pthread_create(&t[i], NULL, live_compiler, (void *)(intptr_t)i);
+    for (int i = 0; i < NA; i++) pthread_create(&t[NC + i], NULL, live_caller, NULL);
+    double end = cgtest_now() + 1.5;
+    int rounds = 0;
+    while (cgtest_now() < end) {
+        /* Serialize, then let every compiler share one device (after the
+         * unserialized calls on their own devices have finished). */
+        live_drain(NC);
+        CHECK(cg_serialize("toyCompile", rounds % 2 ? "a" : "b", CG_SCOPE_PROCESS) == CG_OK);
+        atomic_store(&live_phase, PHASE_SHARED);
+        CHECK(cg_stats_enable(rounds % 3 == 0) == CG_OK);
+        CHECK(cg_set_adapter(rounds % 2 ? &my_adapter : NULL, CG_ADAPTER_ACTIVE) == CG_OK);
+        CHECK(cg_set_transition("toyAdd", (cg_transition)(rounds % 3)) == CG_OK);
+        CHECK(cg_serialize("toyAdd", rounds % 2 ? "adds" : NULL, CG_SCOPE_PROCESS) == CG_OK);
+        cgtest_sleep_ms(20);
+        /* Back to one device each before the lock goes away. */
+        live_drain(NC);
+        CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+        atomic_store(&live_phase, PHASE_FREE);
+        cgtest_sleep_ms(10);
+        rounds++;
+    }
+    atomic_store(&live_phase, PHASE_STOP);
+    for (int i = 0; i < NC + NA; i++) pthread_join(t[i], NULL);
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    CHECK(rounds > 5 && atomic_load(&live_calls) > 1000);
+    return 0;
+}
+
+/* ---- statistics survive abort, _exit and fork ---------------------------------- */
+
+static int child_count_then_die(int argc, char **argv)
+{
+    int32_t sum;
+    for (int i = 0; i < 1000; i++) toyAdd(1, 1, &sum);
+    if (argc > 0 && strcmp(argv[0], "abort") == 0) abort();
+    if (argc > 0 && strcmp(argv[0], "_exit") == 0) _exit(3);
+    return 0;
+}
+
+/* Sums toyAdd calls over the statistics files in dir. */
+static long stats_dir_calls(const char *dir, const char *site, int *files)
+{
+    long calls = 0;
+    *files = 0;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strstr(e->d_name, ".stats")) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) continue;
+        cg_stats_region *r = mmap(NULL, sizeof *r, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        if (r == MAP_FAILED) continue;
+        (*files)++;
+        if (memcmp(r->h.magic, CG_STATS_MAGIC, sizeof CG_STATS_MAGIC) == 0)
+            for (uint32_t i = 0; i < atomic_load(&r->h.nrecords); i++)
+                if (strcmp(r->r[i].name, site) == 0) calls += (long)atomic_load(&r->r[i].c.calls);
+        munmap(r, sizeof *r);
+    }
+    closedir(d);
+    return calls;
+}
+
+static int test_stats_survive_abort_and_exit(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *how[] = {"abort", "_exit", "return"};
+    for (int i = 0; i < 3; i++) {
+        char dir[512], var[600];
+        snprintf(dir, sizeof dir, "%s/stats-%s", cgtest_tmpdir(), how[i]);
+        CHECK(mkdir(dir, 0700) == 0);
+        snprintf(var, sizeof var, "CALLGUARD_STATS_DIR=%s", dir);
+        const char *env[] = {var, NULL};
+        const char *args[] = {how[i], NULL};
+        cgtest_result r;
+        CHECK(cgtest_child(&r, env, "child_count_then_die", args) == 0);
+        CHECKF(i != 0 || (WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT), "%s: 0x%x %s", how[i], r.status,
+               r.err);
+        CHECKF(i != 1 || (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3), "%s: 0x%x", how[i], r.status);
+        int files;
+        long calls = stats_dir_calls(dir, "toyAdd", &files);
+        CHECKF(calls == 1000 && files == 1, "%s: %ld calls in %d files", how[i], calls, files);
+    }
+    return 0;
+}
+
+static void *hold_lock(void *arg)
+{
+    toy_program_t p = NULL;
+    (void)arg;
+    toyCompile(dev(0), "long", 300000, &p);
+    toyProgramRelease(p);
+    return NULL;
+}
+
+static int child_fork_while_locked(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    alarm(20);
+    if (cg_serialize("toyCompile", "c", CG_SCOPE_PROCESS) != CG_OK) return 3;
+    int32_t sum;
+    for (int i = 0; i < 50; i++) toyAdd(1, 1, &sum);
+    pthread_t t;
+    pthread_create(&t, NULL, hold_lock, NULL);
+    cgtest_sleep_ms(50); /* the other thread is inside toyCompile, holding the domain */
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* The lock the other thread held must be free here, and the counts ours. */
+        toy_program_t p = NULL;
+        int ok = toyCompile(dev(1), "child", 0, &p) == TOY_SUCCESS;
+        for (int i = 0; i < 7; i++) toyAdd(1, 1, &sum);
+        _exit(ok ? 0 : 4);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    pthread_join(t, NULL);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 5;
+}
+
+static int test_fork_resets_locks_and_counters(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[512], var[600];
+    snprintf(dir, sizeof dir, "%s/stats-fork", cgtest_tmpdir());
+    CHECK(mkdir(dir, 0700) == 0);
+    snprintf(var, sizeof var, "CALLGUARD_STATS_DIR=%s", dir);
+    const char *env[] = {var, NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_fork_while_locked", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    int files;
+    long calls = stats_dir_calls(dir, "toyAdd", &files);
+    CHECKF(calls == 57 && files == 2, "%ld toyAdd calls in %d files (want 50 + 7 in 2)", calls, files);
+    return 0;
+}
+
+/* ---- reports ------------------------------------------------------------------ */
+
+static int child_some_calls(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    int32_t sum;
+    for (int i = 0; i < 10; i++) toyAdd(1, 1, &sum);
+    toyAdd(1, 1, NULL);
+    toy_program_t p;
+    if (toyCompile(dev(0), "ok", 0, &p) == TOY_SUCCESS) toyProgramRelease(p);
+    toyCompile(dev(0), "error", 0, &p);
+    return 0;
+}
+
+static int test_report_json_and_table(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[512], var[600];
+    snprintf(path, sizeof path, "%s/report.json", cgtest_tmpdir());
+    snprintf(var, sizeof var, "CALLGUARD_REPORT=%s", path);
+    const char *env[] = {var, "CALLGUARD_SERIALIZE=toyCompile=igc", NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_some_calls", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "0x%x %s", r.status, r.err);
+    /* Parse it with a real JSON parser and check the numbers. */
+    char check[2048];
+    snprintf(check, sizeof check,
+             "import json,sys; d=json.load(open('%s')); p=d['processes'][0]; s={x['name']:x for x in p['sites']};"
+             "assert d['schema']=='callguard-report' and d['version']==1, d;"
+             "assert s['toyAdd']['calls']==11 and s['toyAdd']['errors']==1, s['toyAdd'];"
+             "assert s['toyCompile']['calls']==2 and s['toyCompile']['errors']==1, s['toyCompile'];"
+             "assert s['toyCompile']['policy']['serialize']=='igc' and s['toyCompile']['policy']['blocking'], s;"
+             "assert d['totals']['calls']==2+11+2+1 and p['pid']>0 and 'child_some_calls' in p['command'], d",
+             path);
+    const char *py[] = {"/usr/bin/env", "python3", "-c", check, NULL};
+    CHECK(cgtest_run(&r, NULL, py) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "json check: %s", r.err);
+
+    const char *tenv[] = {"CALLGUARD_REPORT=-", NULL};
+    CHECK(cgtest_child(&r, tenv, "child_some_calls", NULL) == 0);
+    CHECKF(strstr(r.err, "toyCompile") && strstr(r.err, "entry point") && strstr(r.err, "16 calls"), "table: %s",
+           r.err);
+    return 0;
+}
+
+/* ---- bad input ---------------------------------------------------------------- */
+
+static int child_first_call(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("main reached\n");
+    fflush(stdout);
+    return toyNop(0);
+}
+
+static int expect_refused(const char *var, const char *value, const char *must_say)
+{
+    char env0[1024];
+    snprintf(env0, sizeof env0, "%s=%s", var, value);
+    const char *env[] = {env0, NULL};
+    cgtest_result r;
+    if (cgtest_child(&r, env, "child_first_call", NULL) != 0) return 1;
+    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2 && !strstr(r.out, "main reached") &&
+             strstr(r.err, must_say) && strchr(r.err, '\n') == r.err + strlen(r.err) - 1;
+    if (!ok) fprintf(stderr, "%s=%s: status 0x%x, stdout '%s', stderr '%s' (want '%s')\n", var, value, r.status, r.out,
+                     r.err, must_say);
+    return !ok;
+}
+
+static const char *write_policy(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", cgtest_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (!f) abort();
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int test_bad_settings_exit_2_before_first_call(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    int bad = 0;
+    bad += expect_refused("CALLGUARD_TRANSITION", "sometimes", "expected always, blocking or never");
+    bad += expect_refused("CALLGUARD_SERIALIZE", "toyCompil", "unknown entry point 'toyCompil'");
+    bad += expect_refused("CALLGUARD_SERIALIZE", "toyCompile:global", "expected process or handle");
+    bad += expect_refused("CALLGUARD_SERIALIZE", "", "expected FN[=DOMAIN]");
+    bad += expect_refused("CALLGUARD_STALL_MS", "abc", "CALLGUARD_STALL_MS=abc");
+    bad += expect_refused("CALLGUARD_STALL_MS", "0", "from 1 to 3600000");
+    bad += expect_refused("CALLGUARD_RUNTIME", "java", "expected auto, none or cpython");
+    bad += expect_refused("CALLGUARD_SERIALISE", "toyCompile", "CALLGUARD_SERIALISE");
+    bad += expect_refused("CALLGUARD_TOY_LIBRARY", "libcgtoy.so", "absolute path");
+    bad += expect_refused("CALLGUARD_POLICY", "/nonexistent/policy.ini", "cannot read policy file");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("k.ini", "[toyCompile]\nserialise = igc\n"),
+                          "k.ini:2: [toyCompile] unknown key 'serialise'");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("d.ini", "[toyWait]\nblocking = yes\nreason = a\nreason = b\n"),
+                          "d.ini:4: [toyWait] reason is given twice");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("r.ini", "[toyNop]\nblocking = yes\n"),
+                          "blocking = yes needs a reason");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("v.ini", "[defaults]\ntransition = often\n"),
+                          "v.ini:2: [defaults] transition = often: expected always, blocking or never");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("s.ini", "[toyNop]\nserialize = a\n[toyAdd]\nserialize = a\n[toyNop]\ntransition = never\n"),
+                          "s.ini:6: section [toyNop] appears twice");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("u.ini", "[toyNope]\nserialize = a\n"),
+                          "unknown entry point 'toyNope'");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("x.ini", "just text\n"), "x.ini:1:");
+    return bad != 0;
+}
+
+static int test_bad_values_through_c_api(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_serialize("toyNope", "d", CG_SCOPE_PROCESS) == CG_ENOENT);
+    CHECK(strstr(cg_last_error(), "toyNope"));
+    CHECK(cg_serialize("toyNop", "bad name!", CG_SCOPE_PROCESS) == CG_EINVAL);
+    CHECK(strstr(cg_last_error(), "bad name!"));
+    CHECK(cg_serialize("toyNop", "p", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyAdd", "p", CG_SCOPE_HANDLE) == CG_EINVAL); /* one scope per domain */
+    CHECK(cg_configure("CALLGUARD_TRANSITION", "sometimes") == CG_EINVAL);
+    CHECK(strstr(cg_last_error(), "CALLGUARD_TRANSITION=sometimes") && strstr(cg_last_error(), "expected"));
+    CHECK(cg_set_transition("toyNop", (cg_transition)7) == CG_EINVAL);
+    CHECK(cg_set_blocking("toyNop", 1, NULL) == CG_EINVAL);
+    CHECK(cg_policy_load("/nonexistent.ini") == CG_EIO);
+    CHECK(cg_policy_load(write_policy("bad.ini", "[toyNop]\nserialize = x\nscope = sideways\n")) == CG_EFORMAT);
+    CHECK(strstr(cg_last_error(), "sideways"));
+    /* A bad file changes nothing. */
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECK(cg_policy_load(write_policy("good.ini", "[toyNop]\nserialize = y\n")) == CG_OK);
+    CHECK(strcmp(cg_result_name("toy", TOY_ERROR_BUILD_FAILED), "TOY_ERROR_BUILD_FAILED") == 0);
+    CHECK(cg_result_name("toy", 12345) == NULL);
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"child_compile_race", child_compile_race},
+    {"child_count_then_die", child_count_then_die},
+    {"child_fork_while_locked", child_fork_while_locked},
+    {"child_some_calls", child_some_calls},
+    {"child_first_call", child_first_call},
+    {"unserialized_compile_race_aborts", test_unserialized_compile_race_aborts},
+    {"serialized_compile_race_finishes", test_serialized_compile_race_finishes},
+    {"handle_scope_serializes_per_handle", test_handle_scope_serializes_per_handle},
+    {"nested_call_does_not_deadlock", test_nested_call_does_not_deadlock},
+    {"stats_exact_under_contention", test_stats_exact_under_contention},
+    {"policy_change_while_calling", test_policy_change_while_calling},
+    {"stats_survive_abort_and_exit", test_stats_survive_abort_and_exit},
+    {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
+    {"report_json_and_table", test_report_json_and_table},
+    {"bad_settings_exit_2_before_first_call", test_bad_settings_exit_2_before_first_call},
+    {"bad_values_through_c_api", test_bad_values_through_c_api},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
