@@ -280,6 +280,7 @@ static char *cg_report_path;
 static void cg_report_at_exit(void)
 {
     if (!cg_report_path) return;
+    atomic_store(&cg_stats->h.state, CG_PROC_EXITING);
     int text = strcmp(cg_report_path, "-") == 0;
     if (cg_report_write(cg_report_path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
         fprintf(stderr, "callguard: %s\n", cg_last_error());

@@ -26,6 +26,7 @@ static const char *cg_state_name(int state)
     case CG_PROC_EXITED: return "exited";
     case CG_PROC_SIGNALED: return "signaled";
     case CG_PROC_EXECED: return "execed";
+    case CG_PROC_EXITING: return "exiting";
     default: return "running";
     }
 }
