@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 echo "== plain: the toy compiler aborts when two threads are inside it"
-if (ulimit -c 0; ./build/toy_race); then echo "(it did not crash this time)"; else echo "(exit status $?)"; fi
-echo "== CALLGUARD_SERIALIZE=toyCompile CALLGUARD_REPORT=- ./build/toy_race"
-CALLGUARD_SERIALIZE=toyCompile CALLGUARD_REPORT=- ./build/toy_race
+if (ulimit -c 0; ./build/bin/toy_race); then echo "(it did not crash this time)"; else echo "(exit status $?)"; fi
+echo "== CALLGUARD_SERIALIZE=toyCompile CALLGUARD_REPORT=- ./build/bin/toy_race"
+CALLGUARD_SERIALIZE=toyCompile CALLGUARD_REPORT=- ./build/bin/toy_race
