@@ -1,0 +1,63 @@
+/* The IGC 2.38.x crash (Triton #7581), on the simulator: 16 threads leave a
+ * barrier together and each creates a module. With CGSIM_COMPILER_RACE=abort
+ * the driver aborts when two threads are inside its compile at once, so this
+ * program dies of SIGABRT unless something serializes zeModuleCreate.
+ *
+ *   ze_compile_race                 linked against the real loader: run plain,
+ *                                   or with the layer preloaded
+ *   ze_compile_race_linked [capi]   linked against libcallguard_ze.so in place
+ *                                   of the loader; "capi" serializes
+ *                                   zeModuleCreate through callguard's C API
+ *
+ * Prints "created N modules" and exits 0 when all 16 were created. */
+#include "ze_util.h"
+
+#include <pthread.h>
+#ifdef CG_ZE_LINKED
+#include <callguard/callguard.h>
+#endif
+
+#define THREADS 16
+
+static pthread_barrier_t barrier;
+static ze_sim sim;
+static ze_module_handle_t modules[THREADS];
+
+static void *compile(void *arg)
+{
+    ze_module_handle_t *m = arg;
+    pthread_barrier_wait(&barrier);
+    ZE_OK(ze_sim_compile(&sim, m));
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+#ifdef CG_ZE_LINKED
+        if (strcmp(argv[1], "capi") != 0 || cg_serialize("zeModuleCreate", "igc", CG_SCOPE_PROCESS) != CG_OK) {
+            fprintf(stderr, "usage: %s [capi] (%s)\n", argv[0], cg_last_error());
+            return 2;
+        }
+#else
+        fprintf(stderr, "usage: %s\n", argv[0]);
+        return 2;
+#endif
+    }
+    sim = ze_sim_open();
+    pthread_barrier_init(&barrier, NULL, THREADS);
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        if (pthread_create(&threads[i], NULL, compile, &modules[i]) != 0) return 4;
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    int created = 0;
+    for (int i = 0; i < THREADS; i++)
+        if (modules[i]) {
+            created++;
+            ZE_OK(zeModuleDestroy(modules[i]));
+        }
+    ZE_OK(zeContextDestroy(sim.context));
+    printf("created %d modules\n", created);
+    return created == THREADS ? 0 : 1;
+}
