@@ -65,7 +65,7 @@ static void emit_includes(FILE *out, const policy *p)
         else
             fprintf(out, "#include <%s>\n", p->headers.v[i]);
     }
-    fputs("\n#include <callguard/layer.h>\n#include <stddef.h>\n\n", out);
+    fputs("\n#include <callguard/layer.h>\n#include <dlfcn.h>\n#include <stddef.h>\n\n", out);
 }
 
 static void emit_sites(FILE *out, const policy *p, const gen_api *api)
@@ -132,12 +132,92 @@ static void emit_layer_struct(FILE *out, const policy *p)
         fprintf(out, ",\n    .missing_result = (long)(%s),\n    .result_name = cg_result_name,\n", p->missing);
     else
         fputs(",\n    .missing_result = 0,\n    .result_name = NULL,\n", out);
-    fputs("    .nsites = CG_NSITES,\n    .sites = cg_sites,\n    .defaults = cg_defaults,\n"
-          "    .passthrough = NULL,\n};\n\n",
-          out);
+    fputs("    .nsites = CG_NSITES,\n    .sites = cg_sites,\n    .defaults = cg_defaults,\n", out);
+    fprintf(out, "    .passthrough = %s,\n    .dlsym_next = cg_dlsym_next,\n};\n\n",
+            p->passthrough.n ? "cg_passthrough" : "NULL");
     fprintf(out, "__attribute__((constructor)) static void cg_register(void) { cg_layer_register(&cg_layer_%s); }\n",
             p->name);
     free(upper);
+}
+
+/* dlsym(RTLD_NEXT) answers "next after the object that calls it": the
+ * layer asks from its own object, not from libcallguard. */
+static void emit_dlsym_next(FILE *out)
+{
+    fputs("/* dlsym(RTLD_NEXT) from this object: \"next\" means after the layer, not after libcallguard. */\n"
+          "static void *cg_dlsym_next(const char *name) { return dlsym(RTLD_NEXT, name); }\n\n",
+          out);
+}
+
+static void emit_passthrough_names(FILE *out, const policy *p)
+{
+    if (!p->passthrough.n)
+        return;
+    fputs("/* Exported by the vendor library but not declared by the header: forwarded unguarded. */\n"
+          "static const char *const cg_passthrough[] = {\n",
+          out);
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        fprintf(out, "    \"%s\",\n", p->passthrough.v[i]);
+    fputs("    NULL,\n};\n\n", out);
+}
+
+/* The pass-through names' code. Their prototypes are unknown, so each is a
+ * jump through a slot, written in assembly. A slot starts at a lazy stub
+ * that pushes the name's index and enters cg_pt_common, which saves every
+ * argument register (rdi rsi rdx rcx r8 r9, rax for varargs, xmm0-7), asks
+ * cg_pt_resolve for the real function (stored in the slot, never NULL), restores
+ * the registers and jumps there, so the real function sees the original call. */
+static void emit_passthrough_code(FILE *out, const policy *p)
+{
+    if (!p->passthrough.n)
+        return;
+    fprintf(out,
+            "/* Called by cg_pt_common (below) on the first call of pass-through name i. */\n"
+            "__attribute__((used, visibility(\"hidden\"))) void *cg_pt_resolve(unsigned i)\n"
+            "{\n"
+            "    return cg_resolve_passthrough(&cg_layer_%s, cg_passthrough[i]);\n"
+            "}\n\n",
+            p->name);
+    fputs("#if !defined(__x86_64__)\n#error \"pass-through names need the x86-64 trampolines below\"\n#endif\n", out);
+    fputs("/* name: jmp *slot; slot: lazy stub until resolved. Slots are 8-byte aligned stores: atomic on x86-64. */\n"
+          "__asm__(\n"
+          "    \".pushsection .data\\n\"\n"
+          "    \".p2align 3\\n\"\n"
+          "    \"cg_pt_slot:\\n\"\n",
+          out);
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        fprintf(out, "    \"    .quad cg_pt_lazy_%zu\\n\"\n", i);
+    fputs("    \".popsection\\n\"\n    \".pushsection .text\\n\"\n", out);
+    for (size_t i = 0; i < p->passthrough.n; i++) {
+        const char *n = p->passthrough.v[i];
+        fprintf(out,
+                "    \".p2align 4\\n.globl %s\\n.type %s, @function\\n%s:\\n"
+                "    jmp *cg_pt_slot+%zu(%%rip)\\n.size %s, .-%s\\n\"\n",
+                n, n, n, 8 * i, n, n);
+    }
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        fprintf(out, "    \"cg_pt_lazy_%zu:\\n    pushq $%zu\\n    jmp cg_pt_common\\n\"\n", i, i);
+    fputs("    /* entry: rsp = index, return address; 16-byte aligned after push rbp and the 184-byte save area */\n"
+          "    \".p2align 4\\n.type cg_pt_common, @function\\ncg_pt_common:\\n\"\n"
+          "    \"    pushq %rbp\\n    movq %rsp, %rbp\\n    subq $184, %rsp\\n\"\n"
+          "    \"    movdqu %xmm0, 0(%rsp)\\n    movdqu %xmm1, 16(%rsp)\\n    movdqu %xmm2, 32(%rsp)\\n\"\n"
+          "    \"    movdqu %xmm3, 48(%rsp)\\n    movdqu %xmm4, 64(%rsp)\\n    movdqu %xmm5, 80(%rsp)\\n\"\n"
+          "    \"    movdqu %xmm6, 96(%rsp)\\n    movdqu %xmm7, 112(%rsp)\\n\"\n"
+          "    \"    movq %rdi, 128(%rsp)\\n    movq %rsi, 136(%rsp)\\n    movq %rdx, 144(%rsp)\\n\"\n"
+          "    \"    movq %rcx, 152(%rsp)\\n    movq %r8, 160(%rsp)\\n    movq %r9, 168(%rsp)\\n\"\n"
+          "    \"    movq %rax, 176(%rsp)\\n\"\n"
+          "    \"    movl 8(%rbp), %edi\\n    call cg_pt_resolve\\n\"\n"
+          "    \"    movl 8(%rbp), %ecx\\n    leaq cg_pt_slot(%rip), %rdx\\n    movq %rax, (%rdx,%rcx,8)\\n\"\n"
+          "    \"    movq %rax, %r11\\n\"\n"
+          "    \"    movdqu 0(%rsp), %xmm0\\n    movdqu 16(%rsp), %xmm1\\n    movdqu 32(%rsp), %xmm2\\n\"\n"
+          "    \"    movdqu 48(%rsp), %xmm3\\n    movdqu 64(%rsp), %xmm4\\n    movdqu 80(%rsp), %xmm5\\n\"\n"
+          "    \"    movdqu 96(%rsp), %xmm6\\n    movdqu 112(%rsp), %xmm7\\n\"\n"
+          "    \"    movq 128(%rsp), %rdi\\n    movq 136(%rsp), %rsi\\n    movq 144(%rsp), %rdx\\n\"\n"
+          "    \"    movq 152(%rsp), %rcx\\n    movq 160(%rsp), %r8\\n    movq 168(%rsp), %r9\\n\"\n"
+          "    \"    movq 176(%rsp), %rax\\n\"\n"
+          "    \"    leave\\n    addq $8, %rsp\\n    jmp *%r11\\n.size cg_pt_common, .-cg_pt_common\\n\"\n"
+          "    \".popsection\\n\");\n\n",
+          out);
 }
 
 /* `a, b, c` with `prefix` before each name. */
@@ -204,8 +284,19 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
                 f->ret, p->missing);
         fputs("    return cg_fr.cg_ret;\n}\n", out);
     } else if (f->ret_scalar) {
-        fprintf(out, "    if (cg_call(&cg_sites[CG_%s], %s, cg_th_%s, &cg_fr) != 0) return (%s)0;\n", n, key, n,
-                f->ret);
+        /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
+        const char *ec = NULL;
+        for (size_t i = 0; p->errcode && i < f->nparams; i++)
+            if (strcmp(f->params[i].name, p->errcode) == 0)
+                ec = p->errcode;
+        if (ec)
+            fprintf(out,
+                    "    if (cg_call(&cg_sites[CG_%s], %s, cg_th_%s, &cg_fr) != 0) {\n"
+                    "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n",
+                    n, key, n, ec, ec, p->result, p->missing, f->ret);
+        else
+            fprintf(out, "    if (cg_call(&cg_sites[CG_%s], %s, cg_th_%s, &cg_fr) != 0) return (%s)0;\n", n, key, n,
+                    f->ret);
         fputs("    return cg_fr.cg_ret;\n}\n", out);
     } else {
         /* A struct return: the frame's zero-initialized `cg_ret` is the missing-library value. */
@@ -220,7 +311,7 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
     fprintf(out, "/* Generated by callguard-gen, do not edit: %s\n * from %s", command, p->header);
     for (size_t i = 0; i < p->headers.n; i++)
         fprintf(out, ", %s", p->headers.v[i]);
-    fputs(" */\n", out);
+    fputs(" */\n#define _GNU_SOURCE /* RTLD_NEXT */\n", out);
     emit_defines(out, p);
     emit_includes(out, p);
     fputs("/* Each wrapper has the header's exact prototype. Calling-convention macros are copied from the\n"
@@ -229,7 +320,10 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
           out);
     emit_sites(out, p, api);
     emit_result_name(out, p, api);
+    emit_dlsym_next(out);
+    emit_passthrough_names(out, p);
     emit_layer_struct(out, p);
+    emit_passthrough_code(out, p);
     for (size_t i = 0; i < api->nfuncs; i++)
         emit_func(out, p, &api->funcs[i]);
     fflush(out);

@@ -56,7 +56,9 @@ typedef struct policy {
     char *success;
     char *missing;
     char *results; /* "enum" or "FIRST..LAST" */
+    char *errcode; /* name of the out-parameter through which handle-returning calls report a result, or NULL */
     strlist cflags;
+    strlist passthrough; /* exported by the vendor library, not declared by the header: forwarded unguarded */
     int default_transition;
     int api_line; /* line of [api], for errors about missing keys */
     site_policy *sites;

@@ -624,6 +624,14 @@ static const gen_func *find_func(const gen_api *api, const char *name)
 
 static int check_sites(const policy *p, const gen_api *api)
 {
+    for (size_t i = 0; i < p->passthrough.n; i++) {
+        if (find_func(api, p->passthrough.v[i])) {
+            fail("%s:%d: passthrough: %s is declared by the API headers: it is an entry point, guarded; drop it from "
+                 "the list",
+                 p->path, p->api_line, p->passthrough.v[i]);
+            return 1;
+        }
+    }
     for (size_t i = 0; i < p->nsites; i++) {
         const site_policy *sp = &p->sites[i];
         if (!find_func(api, sp->name)) {

@@ -18,8 +18,8 @@
 enum section_kind { SEC_NONE, SEC_API, SEC_DEFAULTS, SEC_SITE };
 
 /* The keys each kind of section accepts, in the order error messages list them. */
-static const char *const api_keys[] = {"name",    "header",  "headers", "prefix", "library", "result",
-                                       "success", "missing", "results", "cflags", NULL};
+static const char *const api_keys[] = {"name",    "header",  "headers", "prefix", "library",     "result",
+                                       "success", "missing", "results", "cflags", "passthrough", "errcode", NULL};
 static const char *const defaults_keys[] = {"transition", NULL};
 static const char *const site_keys[] = {"blocking", "reason", "transition", "serialize", "scope", "variant_of", NULL};
 
@@ -227,6 +227,43 @@ static int parse_transition(reader *r, const char *v, int *out)
     return 1;
 }
 
+/* passthrough = NAME, NAME... or @FILE (relative to the policy file): one
+ * name per line, `#` starts a comment. Names the vendor library exports but
+ * the header does not declare; parse.c checks they are not entry points. */
+static int read_passthrough(reader *r, const char *v)
+{
+    policy *p = r->p;
+    if (*v != '@') {
+        split(&p->passthrough, v, ", \t");
+    } else {
+        const char *slash = strrchr(p->path, '/');
+        char *path = v[1] == '/' || !slash ? xstrdup(v + 1) : xasprintf("%.*s/%s", (int)(slash - p->path), p->path, v + 1);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            error_at(r, r->lineno, "passthrough = %s: cannot read %s: %s", v, path, strerror(errno));
+            free(path);
+            return 0;
+        }
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, f) >= 0) {
+            line[strcspn(line, "#")] = '\0';
+            split(&p->passthrough, line, " \t\r\n");
+        }
+        free(line);
+        fclose(f);
+        free(path);
+    }
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        if (!is_ident(p->passthrough.v[i]))
+            return error_at(r, r->lineno, "passthrough: %s is not a function name", p->passthrough.v[i]), 0;
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(p->passthrough.v[i], p->passthrough.v[j]) == 0)
+                return error_at(r, r->lineno, "passthrough: %s is listed twice", p->passthrough.v[i]), 0;
+    return 1;
+}
+
 static int api_value(reader *r, const char *key, const char *v)
 {
     policy *p = r->p;
@@ -275,6 +312,12 @@ static int api_value(reader *r, const char *key, const char *v)
         p->results = xstrdup(v);
     } else if (strcmp(key, "cflags") == 0) {
         split(&p->cflags, v, " \t");
+    } else if (strcmp(key, "passthrough") == 0) {
+        return read_passthrough(r, v);
+    } else if (strcmp(key, "errcode") == 0) {
+        if (!is_ident(v))
+            return error_at(r, r->lineno, "errcode = %s: expected a parameter name", v), 0;
+        p->errcode = xstrdup(v);
     }
     return 1;
 }
@@ -370,11 +413,12 @@ static void check_complete(reader *r)
         if (!p->missing)
             error_at(r, p->api_line, "[api] has result = %s but no missing (what calls return without the library)",
                      p->result);
-    } else if (p->success || p->missing || p->results) {
+    } else if (p->success || p->missing || p->results || p->errcode) {
         error_at(r, p->api_line, "[api] sets %s without result: name the result type first",
                  p->success   ? "success"
                  : p->missing ? "missing"
-                              : "results");
+                 : p->results ? "results"
+                              : "errcode");
     }
     for (size_t i = 0; i < p->nsites; i++) {
         site_policy *sp = &p->sites[i];
@@ -434,7 +478,9 @@ void policy_free(policy *p)
     free(p->success);
     free(p->missing);
     free(p->results);
+    free(p->errcode);
     strlist_free(&p->cflags);
+    strlist_free(&p->passthrough);
     for (size_t i = 0; i < p->nsites; i++) {
         free(p->sites[i].name);
         free(p->sites[i].reason);

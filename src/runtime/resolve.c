@@ -80,4 +80,35 @@ void *cg_resolve(cg_layer *l, const char *name)
     return NULL;
 }
 
-void *cg_resolve_passthrough(cg_layer *l, const char *name) { return cg_resolve(l, name); }
+/* What a pass-through name runs when the real library is missing. Its
+ * prototype is unknown, so all it can do is return the layer's
+ * missing_result; one stub per layer (there are at most a few layers). */
+#define CG_MISSING_STUBS 8
+static long cg_missing_value[CG_MISSING_STUBS];
+static cg_layer *cg_missing_layer[CG_MISSING_STUBS];
+#define CG_MISSING_STUB(k)                                                                                             \
+    static long cg_missing_##k(void) { return cg_missing_value[k]; }
+CG_MISSING_STUB(0)
+CG_MISSING_STUB(1)
+CG_MISSING_STUB(2)
+CG_MISSING_STUB(3)
+CG_MISSING_STUB(4)
+CG_MISSING_STUB(5)
+CG_MISSING_STUB(6)
+CG_MISSING_STUB(7)
+static long (*const cg_missing_stub[CG_MISSING_STUBS])(void) = {cg_missing_0, cg_missing_1, cg_missing_2,
+                                                                 cg_missing_3, cg_missing_4, cg_missing_5,
+                                                                 cg_missing_6, cg_missing_7};
+
+void *cg_resolve_passthrough(cg_layer *l, const char *name)
+{
+    void *p = cg_resolve(l, name);
+    if (p) return p;
+    pthread_mutex_lock(&cg_cfg_lock);
+    int k = 0;
+    while (k < CG_MISSING_STUBS - 1 && cg_missing_layer[k] && cg_missing_layer[k] != l) k++;
+    cg_missing_layer[k] = l;
+    cg_missing_value[k] = l->missing_result;
+    pthread_mutex_unlock(&cg_cfg_lock);
+    return (void *)cg_missing_stub[k];
+}

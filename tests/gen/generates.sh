@@ -60,6 +60,28 @@ gen_handles_fnptr_array_const_params() {
     nm -D --defined-only "$WORK/cg_shapes.so" | grep -q " T shFnType$" || fail "shFnType not exported"
 }
 
+gen_forwards_passthrough_names() {
+    # Names listed in the pass-through file are exported and reach the real
+    # function with every argument register intact, resolved once each.
+    gen passthrough.ini -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed"
+    local out="$WORK/cg_shapes.c"
+    grep -qF '.passthrough = cg_passthrough,' "$out" || fail "the layer does not list its pass-through names"
+    grep -qF '.dlsym_next = cg_dlsym_next,' "$out" || fail "the layer does not set dlsym_next"
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
+        -I "$INCLUDE" -I . "$out" -o "$WORK/libcg_shapes.so" || fail "the generated layer does not compile"
+    for n in shPassMany shPassSecond shCreate; do
+        nm -D --defined-only "$WORK/libcg_shapes.so" | grep -q " T $n$" || fail "$n not exported"
+    done
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -I "$INCLUDE" passthrough_main.c "$WORK/libcg_shapes.so" -rdynamic \
+        -Wl,-rpath,"$WORK" -o "$WORK/passthrough_main" || fail "the test program does not link"
+    local got
+    got=$("$WORK/passthrough_main") || fail "a pass-through call went wrong: $got"
+    [ "$got" = "resolves=2" ] || fail "expected one resolution per name, got: $got"
+    expect_reject "passthrough: shCreate is declared by the API headers" passthrough_entry_point.ini -I .
+    expect_reject "passthrough = @no-such.exports: cannot read" passthrough_missing_file.ini -I .
+}
+
 gen_output_is_reproducible() {
     # Same command, same bytes; no absolute path of this machine in the output.
     gen shapes.ini -o "$WORK" -I .
