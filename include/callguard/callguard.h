@@ -7,6 +7,7 @@
 #ifndef CALLGUARD_H
 #define CALLGUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -93,6 +94,34 @@ int cg_reset_stats(void);
 typedef enum cg_report_format { CG_REPORT_JSON = 0, CG_REPORT_TEXT = 1 } cg_report_format;
 /* Writes this process's report; path "-" is stderr. */
 int cg_report_write(const char *path, cg_report_format format);
+
+/* Writes the report of a whole process tree from the statistics files a
+ * `callguard run` collected in dir (one per process). exits: what the CLI
+ * knows of how processes ended (it reaps its child and orphaned ones). */
+typedef struct cg_proc_exit {
+    int pid;
+    int signaled; /* 1: killed by signal `status`; 0: exited with `status` */
+    int status;
+} cg_proc_exit;
+int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, const char *path,
+                    cg_report_format format);
+/* Reads a saved JSON report (refusing anything else: another schema or
+ * version, a truncated file) and writes it again as `format` to path. */
+int cg_report_convert(const char *json_path, const char *path, cg_report_format format);
+
+typedef struct cg_site_info {
+    const char *api;
+    const char *name;
+    const char *variant_of; /* NULL, or the site whose policy and report row this one shares */
+    cg_transition transition;
+    int blocking;
+    const char *reason; /* NULL unless blocking */
+    const char *domain; /* "" when not serialized */
+    cg_scope scope;
+} cg_site_info;
+/* Sites of the layers loaded in this process, for api ("cl"; NULL: all).
+ * Fills up to max entries and returns how many there are. */
+long cg_list_sites(const char *api, cg_site_info *out, size_t max);
 
 /* Applies one setting as the environment would: cg_configure("CALLGUARD_SERIALIZE", "toyCompile"). */
 int cg_configure(const char *variable, const char *value);

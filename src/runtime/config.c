@@ -286,6 +286,8 @@ static void cg_report_at_exit(void)
         fprintf(stderr, "callguard: %s\n", cg_last_error());
 }
 
+static void cg_mark_exiting(void) { atomic_store(&cg_stats->h.state, CG_PROC_EXITING); }
+
 static const char *const cg_apis[] = {"TOY", "CL", "ZE", "CUDA"};
 
 static int cg_library_var(const char *name)
@@ -697,5 +699,6 @@ __attribute__((constructor)) static void cg_init(void)
         if (cg_configure_locked(var, eq + 1, 1) != CG_OK) cg_die("%s=%s: %s", var, eq + 1, cg_last_error());
     }
     if (cg_report_path) atexit(cg_report_at_exit);
+    if (dir && *dir) atexit(cg_mark_exiting);
     pthread_atfork(cg_atfork_prepare, cg_atfork_parent, cg_atfork_child);
 }

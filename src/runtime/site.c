@@ -171,3 +171,29 @@ const char *cg_result_name(const char *api, long result)
         if (strcmp(l->api, api) == 0 && l->result_name) return l->result_name(result);
     return NULL;
 }
+
+long cg_list_sites(const char *api, cg_site_info *out, size_t max)
+{
+    long n = 0;
+    pthread_mutex_lock(&cg_cfg_lock);
+    for (cg_layer *l = cg_layers; l; l = l->next) {
+        if (api && strcmp(api, l->api) != 0) continue;
+        for (unsigned i = 0; i < l->nsites; i++) {
+            const cg_site *s = &l->sites[i];
+            if ((size_t)n < max) {
+                cg_site_info *o = &out[n];
+                o->api = l->api;
+                o->name = s->name;
+                o->variant_of = s->base != i ? l->sites[s->base].name : NULL;
+                o->transition = (cg_transition)atomic_load(&s->transition);
+                o->blocking = (int)atomic_load(&s->blocking);
+                o->reason = o->blocking ? s->reason : NULL;
+                o->domain = cg_domain_name(atomic_load(&s->domain));
+                o->scope = (cg_scope)atomic_load(&s->scope);
+            }
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&cg_cfg_lock);
+    return n;
+}

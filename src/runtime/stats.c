@@ -126,6 +126,9 @@ cg_counters *cg_stats_record_site(const char *api, const char *name)
 {
     static cg_counters overflow; /* counts of sites past the last record: kept, not reported */
     uint32_t n = atomic_load(&cg_stats->h.nrecords);
+    /* A layer and a soname shim of one API in one process count into one row. */
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(cg_stats->r[i].api, api) == 0 && strcmp(cg_stats->r[i].name, name) == 0) return &cg_stats->r[i].c;
     if (n == CG_STATS_MAX_RECORDS) return &overflow;
     cg_stats_record *r = &cg_stats->r[n];
     snprintf(r->api, sizeof r->api, "%s", api);

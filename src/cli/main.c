@@ -1,0 +1,488 @@
+/* callguard: the command line.
+ *
+ *   callguard run [options] -- PROGRAM [ARGS...]   guard an unmodified program
+ *   callguard report FILE.json                     the table again, from a saved report
+ *   callguard list API                             entry points and their policies
+ *
+ * `run` validates every option before the program starts (exit 2 on a bad
+ * one), preloads the layers of the chosen APIs, puts a directory of soname
+ * shims first on LD_LIBRARY_PATH, collects one statistics file per process
+ * of the program's tree and writes one report after the whole tree has
+ * exited. It exits as the program did. */
+#define _GNU_SOURCE
+#include <callguard/callguard.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#ifndef CG_LIBDIR_REL
+#define CG_LIBDIR_REL "lib"
+#endif
+
+extern char **environ;
+
+static const char *const known_apis[] = {"cl", "ze", "cuda", "toy"};
+#define NAPIS (sizeof known_apis / sizeof *known_apis)
+/* The soname each API's shim stands in for. */
+static const char *const api_sonames[] = {"libOpenCL.so.1", "libze_loader.so.1", "libcuda.so.1", "libcgtoy.so"};
+
+static char libdir[PATH_MAX];
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("callguard: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (callguard --help)\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+static const char usage[] =
+    "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+    "       callguard report FILE.json\n"
+    "       callguard list API\n"
+    "\n"
+    "run: guard every driver call PROGRAM and its children make, and report them.\n"
+    "  --serialize FN[=DOMAIN][:process|:handle][,...]\n"
+    "                      let one thread at a time into FN; entry points that name the\n"
+    "                      same DOMAIN share one lock, across APIs (default DOMAIN: FN)\n"
+    "  --release-gil       leave the CPython GIL around calls, as each entry point's\n"
+    "                      transition policy says (default: only detect calls that block\n"
+    "                      while holding it, and report them as stalls)\n"
+    "  --transition always|blocking|never\n"
+    "                      which calls leave the runtime with --release-gil (default: always)\n"
+    "  --stall-ms N        a call or lock wait this long with the runtime held is a stall (default 50)\n"
+    "  --report FILE|-     write the report as JSON to FILE, or as a table to stderr (-)\n"
+    "  --trace FILE|-      one line per guarded call\n"
+    "  --api LIST          the APIs to guard, comma-separated: cl, ze, cuda (default: all installed)\n"
+    "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
+    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found.\n"
+    "\n"
+    "report: print the table of a report saved with --report FILE.\n"
+    "list: print API's entry points with their policies and blocking reasons.\n";
+
+/* ---- where things are -------------------------------------------------------- */
+
+static void find_libdir(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0';
+    /* bin/../lib in both the install tree and the build tree */
+    snprintf(libdir, sizeof libdir, "%s/../%s", exe, CG_LIBDIR_REL);
+    char real[PATH_MAX];
+    if (realpath(libdir, real)) snprintf(libdir, sizeof libdir, "%s", real);
+}
+
+static int api_index(const char *name)
+{
+    for (size_t i = 0; i < NAPIS; i++)
+        if (strcmp(known_apis[i], name) == 0) return (int)i;
+    return -1;
+}
+
+static int layer_path(int api, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/libcallguard_%s.so", libdir, known_apis[api]);
+    return access(out, R_OK) == 0;
+}
+
+static void installed_apis(char *out, size_t cap)
+{
+    char path[PATH_MAX];
+    out[0] = '\0';
+    for (size_t i = 0; i < NAPIS; i++)
+        if (layer_path((int)i, path, sizeof path))
+            snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? ", " : "", known_apis[i]);
+    if (!out[0]) snprintf(out, cap, "none");
+}
+
+/* Loads a layer into this process so its entry points can be checked. */
+static int load_layer(int api)
+{
+    char path[PATH_MAX];
+    if (!layer_path(api, path, sizeof path)) {
+        char have[128];
+        installed_apis(have, sizeof have);
+        fprintf(stderr, "callguard: the %s layer is not installed (%s); installed: %s\n", known_apis[api], path, have);
+        return 0;
+    }
+    if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+        fprintf(stderr, "callguard: cannot load %s: %s\n", path, dlerror());
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- list and report ---------------------------------------------------------- */
+
+static int cmd_list(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(usage, stdout), 0;
+    if (argc != 2) return usage_error("list: expected one API name (cl, ze, cuda)");
+    int api = api_index(argv[1]);
+    if (api < 0) return usage_error("list: unknown API '%s': expected cl, ze or cuda", argv[1]);
+    if (!load_layer(api)) return 2;
+    long n = cg_list_sites(known_apis[api], NULL, 0);
+    cg_site_info *s = calloc((size_t)n + 1, sizeof *s);
+    if (!s) return 1;
+    n = cg_list_sites(known_apis[api], s, (size_t)n);
+    static const char *const tnames[] = {"always", "blocking", "never"};
+    printf("%-40s %-10s %-16s %s\n", "entry point", "transition", "serialize", "blocking reason");
+    for (long i = 0; i < n; i++) {
+        char ser[64];
+        snprintf(ser, sizeof ser, "%s%s", s[i].domain[0] ? s[i].domain : "-",
+                 s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle" : "");
+        char name[96];
+        if (s[i].variant_of) snprintf(name, sizeof name, "%s (as %s)", s[i].name, s[i].variant_of);
+        else snprintf(name, sizeof name, "%s", s[i].name);
+        printf("%-40s %-10s %-16s %s\n", name, tnames[s[i].transition % 3], ser, s[i].blocking ? s[i].reason : "-");
+    }
+    printf("%ld entry points\n", n);
+    free(s);
+    return 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(usage, stdout), 0;
+    if (argc != 2) return usage_error("report: expected one report file (saved with callguard run --report FILE)");
+    fflush(stdout);
+    int rc = cg_report_convert(argv[1], "/dev/stdout", CG_REPORT_TEXT);
+    if (rc != CG_OK) {
+        fprintf(stderr, "callguard: %s\n", cg_last_error());
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- run ------------------------------------------------------------------------ */
+
+typedef struct env_list {
+    char **v;
+    size_t n, cap;
+} env_list;
+
+static void env_set(env_list *e, const char *name, const char *value)
+{
+    size_t len = strlen(name);
+    char *entry;
+    if (asprintf(&entry, "%s=%s", name, value) < 0) exit(1);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            e->v[i] = entry;
+            return;
+        }
+    if (e->n + 2 > e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 64;
+        e->v = realloc(e->v, e->cap * sizeof *e->v);
+        if (!e->v) exit(1);
+    }
+    e->v[e->n++] = entry;
+    e->v[e->n] = NULL;
+}
+
+static void env_unset(env_list *e, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            e->v[i] = e->v[--e->n];
+            e->v[e->n] = NULL;
+            return;
+        }
+}
+
+/* Prepends `first` to a colon-separated variable, keeping what was there. */
+static void env_prepend(env_list *e, const char *name, const char *first, const char *sep)
+{
+    const char *old = getenv(name);
+    char *v;
+    if (asprintf(&v, "%s%s%s", first, old && *old ? sep : "", old && *old ? old : "") < 0) exit(1);
+    env_set(e, name, v);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0) kill(child_pid, sig);
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0 && errno == EISDIR) remove_dir(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"serialize", required_argument, NULL, 's'}, {"release-gil", no_argument, NULL, 'g'},
+        {"transition", required_argument, NULL, 't'}, {"stall-ms", required_argument, NULL, 'm'},
+        {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
+        {"api", required_argument, NULL, 'a'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    char *serialize = NULL, *transition = NULL, *stall = NULL, *report = NULL, *trace = NULL, *apis = NULL;
+    int release_gil = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': stop at the program's name, so its own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': {
+            char *joined;
+            if (asprintf(&joined, "%s%s%s", serialize ? serialize : "", serialize ? "," : "", optarg) < 0) return 1;
+            serialize = joined;
+            break;
+        }
+        case 'g': release_gil = 1; break;
+        case 't': transition = optarg; break;
+        case 'm': stall = optarg; break;
+        case 'r': report = optarg; break;
+        case 'T': trace = optarg; break;
+        case 'a': apis = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case ':': return usage_error("run: %s needs a value", argv[optind - 1]);
+        default: return usage_error("run: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
+    char **prog = argv + optind;
+
+    /* Which layers. */
+    int use[NAPIS] = {0};
+    char path[PATH_MAX];
+    if (apis) {
+        char *copy = strdup(apis), *save = NULL;
+        int any = 0;
+        for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+            int i = api_index(a);
+            if (i < 0) return usage_error("--api %s: unknown API '%s': expected a list of cl, ze, cuda", apis, a);
+            use[i] = any = 1;
+        }
+        if (!any) return usage_error("--api '%s': expected a list of cl, ze, cuda", apis);
+        free(copy);
+    } else {
+        for (size_t i = 0; i < NAPIS; i++)
+            if (strcmp(known_apis[i], "toy") != 0) use[i] = layer_path((int)i, path, sizeof path);
+    }
+    for (size_t i = 0; i < NAPIS; i++)
+        if (use[i] && !load_layer((int)i)) return 2;
+
+    /* Check every value here, against the layers just loaded, so a typo
+     * stops us before the program starts rather than inside it. */
+    struct {
+        const char *flag, *var, *value;
+    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", serialize}, {"--transition", "CALLGUARD_TRANSITION", transition},
+                  {"--stall-ms", "CALLGUARD_STALL_MS", stall},       {"--trace", "CALLGUARD_TRACE", trace}};
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        if (!checks[i].value) continue;
+        if (strcmp(checks[i].var, "CALLGUARD_TRACE") == 0) continue; /* opened by each process; checked below */
+        if (cg_configure(checks[i].var, checks[i].value) != CG_OK) {
+            const char *msg = strstr(cg_last_error(), ": ");
+            return usage_error("%s %s: %s", checks[i].flag, checks[i].value, msg ? msg + 2 : cg_last_error());
+        }
+    }
+    if (serialize) {
+        /* cg_configure recorded the names; check each is an entry point of a guarded API. */
+        char *copy = strdup(serialize), *save = NULL;
+        for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            item[strcspn(item, "=:")] = '\0';
+            cg_site_stats st;
+            if (cg_get_stats(item, &st) != CG_OK) {
+                char have[64] = "";
+                for (size_t i = 0; i < NAPIS; i++)
+                    if (use[i]) snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", known_apis[i]);
+                return usage_error("--serialize: unknown entry point '%s' (not in the %s layer%s; `callguard list API` lists them)",
+                                   item, have, strchr(have, ',') ? "s" : "");
+            }
+        }
+        free(copy);
+    }
+    if (trace && strcmp(trace, "-") != 0) {
+        int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) return usage_error("--trace %s: cannot open for writing: %s", trace, strerror(errno));
+        close(fd);
+    }
+    if (report && !*report) return usage_error("--report: expected a file name or '-'");
+    if (report && strcmp(report, "-") != 0) {
+        int fd = open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return usage_error("--report %s: cannot open for writing: %s", report, strerror(errno));
+        close(fd);
+    }
+
+    /* The child's environment. */
+    env_list env = {0};
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue; /* we write the one report */
+        char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char *name = strndup(*e, (size_t)(eq - *e));
+        env_set(&env, name, eq + 1);
+        free(name);
+    }
+    char preload[4 * PATH_MAX] = "";
+    for (size_t i = 0; i < NAPIS; i++)
+        if (use[i]) {
+            layer_path((int)i, path, sizeof path);
+            snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", path);
+        }
+    env_prepend(&env, "LD_PRELOAD", preload, ":");
+    char statsdir[] = "/tmp/callguard-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char statsbuf[PATH_MAX];
+    snprintf(statsbuf, sizeof statsbuf, "%s/callguard-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char *dir = mkdtemp(statsbuf);
+    if (!dir) dir = mkdtemp(statsdir);
+    if (!dir) {
+        fprintf(stderr, "callguard: cannot create a directory for statistics: %s\n", strerror(errno));
+        return 2;
+    }
+    /* Shims of the guarded APIs only: a directory of links made for this run. */
+    char shims[PATH_MAX];
+    snprintf(shims, sizeof shims, "%s/shims", dir);
+    int nshims = 0;
+    if (mkdir(shims, 0700) == 0)
+        for (size_t i = 0; i < NAPIS; i++) {
+            char from[PATH_MAX], to[PATH_MAX];
+            snprintf(from, sizeof from, "%s/callguard/shims/%s", libdir, api_sonames[i]);
+            snprintf(to, sizeof to, "%s/%s", shims, api_sonames[i]);
+            if (use[i] && access(from, R_OK) == 0 && symlink(from, to) == 0) nshims++;
+        }
+    if (nshims) env_prepend(&env, "LD_LIBRARY_PATH", shims, ":");
+    env_set(&env, "CALLGUARD_STATS_DIR", dir);
+    if (serialize) {
+        const char *old = getenv("CALLGUARD_SERIALIZE");
+        char *v;
+        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", serialize) < 0) return 1;
+        env_set(&env, "CALLGUARD_SERIALIZE", v);
+    }
+    if (release_gil) env_set(&env, "CALLGUARD_RUNTIME", "cpython");
+    if (transition) env_set(&env, "CALLGUARD_TRANSITION", transition);
+    if (stall) env_set(&env, "CALLGUARD_STALL_MS", stall);
+    if (trace) env_set(&env, "CALLGUARD_TRACE", trace);
+    env_unset(&env, "CALLGUARD_REPORT");
+
+    /* Adopt orphaned descendants, so "after the whole tree has exited" means it. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "callguard: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        close(errpipe[0]);
+        environ = env.v;
+        execvp(prog[0], prog);
+        int e = errno;
+        if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(errpipe[1]);
+    child_pid = pid;
+    struct sigaction sa = {0};
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
+     * the program gets its own; callguard waits to write the report. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+
+    int exec_errno = 0;
+    ssize_t got = read(errpipe[0], &exec_errno, sizeof exec_errno);
+    close(errpipe[0]);
+
+    /* Reap the child and every orphan that comes to us. */
+    size_t nexits = 0, cap = 16;
+    cg_proc_exit *exits = malloc(cap * sizeof *exits);
+    int child_status = 0;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (w == pid) child_status = st;
+        if (nexits == cap) exits = realloc(exits, (cap *= 2) * sizeof *exits);
+        if (!exits) return 1;
+        exits[nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+    }
+
+    if (got == (ssize_t)sizeof exec_errno) {
+        remove_dir(dir);
+        fprintf(stderr, "callguard: %s: %s\n", prog[0], strerror(exec_errno));
+        return exec_errno == ENOENT ? 127 : 126;
+    }
+    if (report) {
+        int text = strcmp(report, "-") == 0;
+        if (cg_report_merge(dir, exits, nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
+            fprintf(stderr, "callguard: %s\n", cg_last_error());
+    }
+    remove_dir(dir);
+    free(exits);
+
+    if (WIFSIGNALED(child_status)) {
+        int sig = WTERMSIG(child_status);
+        /* Die the same way, without a core of our own. */
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        prctl(PR_SET_DUMPABLE, 0);
+        raise(sig);
+        return 128 + sig;
+    }
+    return WEXITSTATUS(child_status);
+}
+
+int main(int argc, char **argv)
+{
+    find_libdir();
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return fputs(usage, stdout), 0;
+    if (!strcmp(cmd, "--version")) return puts("callguard " CALLGUARD_VERSION), 0;
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list")) return cmd_list(argc - 1, argv + 1);
+    return usage_error("unknown command '%s': expected run, report or list", cmd);
+}

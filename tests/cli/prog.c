@@ -1,0 +1,96 @@
+/* A program for the `callguard run` tests, linked against the toy library
+ * like a program linked against a vendor driver. argv[1] says what to do;
+ * every mode makes a known number of toy calls. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <toy.h>
+#include <unistd.h>
+
+#ifdef CG_DLOPEN_ONLY /* built without linking the toy library: only the dlopen mode works */
+static void calls(int n)
+{
+    (void)n;
+    abort();
+}
+#else
+static void calls(int n)
+{
+    int32_t sum;
+    for (int i = 0; i < n; i++) toyAdd(i, 1, &sum);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "calls";
+    int n = argc > 2 ? atoi(argv[2]) : 5;
+    if (!strcmp(mode, "calls")) {
+        calls(n);
+        return 0;
+    }
+    if (!strcmp(mode, "exit")) {
+        calls(5);
+        exit(n);
+    }
+    if (!strcmp(mode, "abort")) {
+        calls(5);
+        abort();
+    }
+    if (!strcmp(mode, "_exit")) {
+        calls(5);
+        _exit(0);
+    }
+    if (!strcmp(mode, "fork")) { /* parent 3 + 2 calls, child 4 */
+        calls(3);
+        pid_t pid = fork();
+        if (pid == 0) {
+            calls(4);
+            exit(0);
+        }
+        waitpid(pid, NULL, 0);
+        calls(2);
+        return 0;
+    }
+    if (!strcmp(mode, "exec")) { /* 3 calls, then the new image makes 4 */
+        calls(3);
+        execl("/proc/self/exe", argv[0], "calls", "4", (char *)NULL);
+        return 9;
+    }
+    if (!strcmp(mode, "orphan")) { /* the child outlives its parent, calls, exits 5 */
+        if (fork() == 0) {
+            usleep(300000);
+            calls(7);
+            exit(5);
+        }
+        calls(1);
+        return 0;
+    }
+    if (!strcmp(mode, "dlopen")) { /* reaches the driver only through dlopen + dlsym */
+        void *h = dlopen("libcgtoy.so", RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            fprintf(stderr, "dlopen: %s\n", dlerror());
+            return 4;
+        }
+        toy_result_t (*add)(int32_t, int32_t, int32_t *) = (toy_result_t(*)(int32_t, int32_t, int32_t *))dlsym(h, "toyAdd");
+        int32_t sum = 0;
+        for (int i = 0; i < 6; i++) add(i, 1, &sum);
+        printf("sum %d\n", sum);
+        return 0;
+    }
+    if (!strcmp(mode, "env")) {
+        const char *v = getenv(argv[2]);
+        printf("%s\n", v ? v : "(unset)");
+        return 0;
+    }
+    if (!strcmp(mode, "touch")) { /* proves the program started */
+        FILE *f = fopen(argv[2], "w");
+        if (f) fclose(f);
+        return 0;
+    }
+    fprintf(stderr, "prog: unknown mode %s\n", mode);
+    return 2;
+}

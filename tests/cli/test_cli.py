@@ -1,0 +1,183 @@
+"""Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR.
+
+Each test is a function named for the behaviour it checks; it runs real
+programs under `callguard run` and checks what they print, how they exit,
+and the report.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB = sys.argv[1:7]
+TMP = tempfile.mkdtemp(prefix="cgcli-")
+
+
+def run(args, env=None, **kw):
+    e = dict(os.environ)
+    e.pop("CALLGUARD_REPORT", None)
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=60, **kw)
+
+
+def guarded(prog_args, *opts, env=None):
+    return run([CG, "run", "--api", "toy", *opts, "--", *prog_args], env=env)
+
+
+def report_of(prog_args, *opts, env=None):
+    path = os.path.join(TMP, "r%d.json" % len(os.listdir(TMP)))
+    r = guarded(prog_args, "--report", path, *opts, env=env)
+    with open(path) as f:
+        return r, json.load(f)
+
+
+def calls(proc, name="toyAdd"):
+    return sum(s["calls"] for s in proc["sites"] if s["name"] == name)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def run_passes_exit_status_and_signal():
+    check(guarded([PROG, "calls"]).returncode == 0, "exit 0")
+    check(guarded([PROG, "exit", "3"]).returncode == 3, "exit 3")
+    r = guarded([PROG, "abort"])
+    check(r.returncode == -signal.SIGABRT, "killed by SIGABRT, got %d" % r.returncode)
+    r = guarded(["/nonexistent/program"])
+    check(r.returncode == 127 and "/nonexistent/program" in r.stderr, "127: %d %s" % (r.returncode, r.stderr))
+    r = guarded(["/etc/passwd"])
+    check(r.returncode == 126 and "/etc/passwd" in r.stderr, "126: %d %s" % (r.returncode, r.stderr))
+
+
+def run_reports_every_process_of_the_tree():
+    r, rep = report_of([PROG, "fork"])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 2, "two processes: %s" % procs)
+    parent = [p for p in procs if p["exit"].get("status") == 0 and p["exit"]["state"] == "exited" and calls(p) == 5]
+    child = [p for p in procs if calls(p) == 4]
+    check(parent and child, "parent 3+2 calls, child 4: %s" % procs)
+    check(child[0]["ppid"] == parent[0]["pid"], "child's ppid is the parent")
+    check(rep["totals"]["calls"] == sum(p["totals"]["calls"] for p in procs), "totals add up")
+    check(all("fork" in p["command"] for p in procs), "command lines")
+
+
+def run_loses_nothing_on_abort_and_exit():
+    r, rep = report_of([PROG, "abort"])
+    p = rep["processes"][0]
+    check(calls(p) == 5 and p["exit"] == {"state": "signaled", "signal": 6}, "abort: %s" % p)
+    r, rep = report_of([PROG, "_exit"])
+    p = rep["processes"][0]
+    check(calls(p) == 5 and p["exit"] == {"state": "exited", "status": 0}, "_exit: %s" % p)
+
+
+def run_counts_both_images_across_exec():
+    r, rep = report_of([PROG, "exec"])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 2 and procs[0]["pid"] == procs[1]["pid"], "two images, one pid: %s" % procs)
+    check(calls(procs[0]) == 3 and procs[0]["exit"]["state"] == "execed", "first image: %s" % procs[0])
+    check(calls(procs[1]) == 4 and procs[1]["exit"] == {"state": "exited", "status": 0}, "second: %s" % procs[1])
+
+
+def run_waits_for_orphans_before_the_report():
+    r = guarded([PROG, "orphan"], "--report", "-")
+    check(r.returncode == 0, r.stderr)
+    check("exit 5" in r.stderr and "2 processes, 8 calls" in r.stderr.replace("8 calls (0 nested", "8 calls"),
+          "the orphan's 7 calls and exit 5 are in the table: %s" % r.stderr)
+
+
+def run_guards_a_dlopened_soname():
+    plain = run([PROG_DLOPEN, "dlopen"], env={"LD_LIBRARY_PATH": TOYLIB})
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = report_of([PROG_DLOPEN, "dlopen"], env={"LD_LIBRARY_PATH": TOYLIB})
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output: %r vs %r" % (r.stdout, plain.stdout))
+    check(calls(rep["processes"][0]) == 6, "six calls through dlsym counted once each: %s" % rep)
+
+
+def run_serialize_prevents_the_compile_race():
+    r = guarded([TOY_RACE])
+    check(r.returncode == -signal.SIGABRT, "unserialized: the toy compiler aborts (%d)" % r.returncode)
+    r = guarded([TOY_RACE], "--serialize", "toyCompile")
+    check(r.returncode == 0 and "8 compiles finished" in r.stdout, "serialized: %d %s" % (r.returncode, r.stderr))
+
+
+def run_prepends_existing_preload():
+    other = os.path.join(TOYLIB, "libcgtoy.so")
+    r = guarded([PROG, "env", "LD_PRELOAD"], env={"LD_PRELOAD": other})
+    parts = r.stdout.strip().split(":")
+    check(parts[-1] == other and parts[0].endswith("libcallguard_toy.so"), "layer first, then theirs: %s" % r.stdout)
+
+
+def run_rejects_bad_options_before_starting():
+    marker = os.path.join(TMP, "started")
+    bad = [
+        (["--serialize", "toyCompil"], "toyCompil"),
+        (["--serialize", "toyCompile=bad name"], "bad name"),
+        (["--transition", "sometimes"], "expected always, blocking or never"),
+        (["--stall-ms", "-5"], "-5"),
+        (["--api", "opengl"], "opengl"),
+        (["--report", "/nonexistent/dir/r.json"], "/nonexistent/dir/r.json"),
+        (["--bogus"], "--bogus"),
+    ]
+    for opts, says in bad:
+        r = run([CG, "run", *(["--api", "toy"] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
+        check(r.returncode == 2, "%s: exit %d" % (opts, r.returncode))
+        check(says in r.stderr and r.stderr.count("\n") == 1, "%s: one line naming it: %r" % (opts, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    r = run([CG, "run"])
+    check(r.returncode == 2 and "no program" in r.stderr, "no program: %r" % r.stderr)
+    r = run([CG, "frobnicate"])
+    check(r.returncode == 2, "unknown command")
+    r = run([CG, "--help"])
+    check(r.returncode == 0 and "callguard run" in r.stdout and "--serialize" in r.stdout, "help")
+
+
+def report_prints_a_saved_report():
+    path = os.path.join(TMP, "saved.json")
+    r = guarded([PROG, "fork"], "--report", path, "--serialize", "toyAdd=adds")
+    check(r.returncode == 0, r.stderr)
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    check("toyAdd" in r.stdout and "serialize=adds" in r.stdout and "2 processes, " in r.stdout, r.stdout)
+    live = guarded([PROG, "fork"], "--report", "-", "--serialize", "toyAdd=adds")
+    check(live.stderr.splitlines()[-1].split(",")[:2] == r.stdout.splitlines()[-1].split(",")[:2],
+          "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
+
+
+def report_refuses_what_is_not_a_report():
+    path = os.path.join(TMP, "saved2.json")
+    guarded([PROG, "calls"], "--report", path)
+    text = open(path).read()
+    cases = {
+        "other.json": ('{"name": "something else"}', "not a callguard report"),
+        "truncated.json": (text[: len(text) // 2], "truncated"),
+        "v2.json": (text.replace('"version": 1', '"version": 2'), "version 2"),
+        "empty.json": ("", "empty"),
+    }
+    for name, (content, says) in cases.items():
+        p = os.path.join(TMP, name)
+        open(p, "w").write(content)
+        r = run([CG, "report", p])
+        check(r.returncode == 2 and says in r.stderr and name in r.stderr, "%s: %d %r" % (name, r.returncode, r.stderr))
+    r = run([CG, "report", os.path.join(TMP, "missing.json")])
+    check(r.returncode == 2 and "missing.json" in r.stderr, "missing file")
+
+
+def list_prints_policies_and_reasons():
+    r = run([CG, "list", "toy"])
+    check(r.returncode == 0, r.stderr)
+    line = [l for l in r.stdout.splitlines() if l.startswith("toyCompile ")]
+    check(line and "compiles a program in the driver" in line[0], r.stdout)
+    check("11 entry points" in r.stdout, r.stdout)
+    r = run([CG, "list", "vulkan"])
+    check(r.returncode == 2 and "vulkan" in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    globals()[TEST]()
+    print(TEST + ": ok")
