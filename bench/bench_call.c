@@ -1,0 +1,343 @@
+/* The cost of one guarded toy call against a direct call to the real toy
+ * function (DESIGN.md, "Figures to beat"). A benchmark, not a test: it
+ * checks no threshold in ctest, it prints figures.
+ *
+ * Both calls go through a volatile function pointer, so the compiler can
+ * neither inline nor hoist them and both pay the same indirect call:
+ *   direct  = toyNop looked up in libcgtoy.so (the real toy function),
+ *   guarded = toyNop looked up in libcallguard_toy.so (the layer's exported
+ *             wrapper, the one a program linked against the layer calls).
+ * dladdr checks and prints which object each pointer lands in.
+ *
+ * Built twice from this file:
+ *   bench_call     rows 1-3: no policy (the fast path), statistics on,
+ *                  serialized (uncontended);
+ *   bench_call_py  row 4 (CG_BENCH_PYTHON): an embedded CPython holding the
+ *                  GIL, the CPython adapter on, against a hand-written
+ *                  Py_BEGIN_ALLOW_THREADS ... Py_END_ALLOW_THREADS around
+ *                  the direct call.
+ *
+ * Usage: PROG [--ir FILE]     time: ROUNDS interleaved rounds of N calls per
+ *                             loop, median ns/call; FILE (from run.sh) adds
+ *                             instructions/call measured by callgrind
+ *        PROG --count         under valgrind --tool=callgrind
+ *                             --collect-atstart=no: collect each loop of
+ *                             N_IR calls alone and dump it as "ROW.base" or
+ *                             "ROW.cand" (bench/run.sh reads the dumps)
+ */
+#define _GNU_SOURCE
+#ifdef CG_BENCH_PYTHON
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#endif
+#include <callguard/callguard.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <toy.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define CG_BENCH_CALLGRIND 1
+#endif
+#endif
+#ifndef CG_BENCH_CALLGRIND
+#define CG_BENCH_CALLGRIND 0
+#endif
+
+#define N_TIME 100000L /* calls per timed loop */
+#define ROUNDS 101     /* odd: the median is one of them */
+#define N_IR 100000L    /* calls per counted loop (instruction counts are exact) */
+
+typedef int32_t (*nop_fn)(int32_t);
+static nop_fn volatile direct_fn, guarded_fn;
+static volatile uint32_t sink;
+
+/* ---- the loops: the same shape for every variant ------------------------------ */
+
+__attribute__((noinline)) static uint32_t loop_direct(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++) acc += (uint32_t)direct_fn((int32_t)i);
+    return acc;
+}
+
+__attribute__((noinline)) static uint32_t loop_guarded(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++) acc += (uint32_t)guarded_fn((int32_t)i);
+    return acc;
+}
+
+#ifdef CG_BENCH_PYTHON
+/* What a careful C extension writes by hand around a driver call. */
+__attribute__((noinline)) static uint32_t loop_gil_released(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++) {
+        Py_BEGIN_ALLOW_THREADS
+        acc += (uint32_t)direct_fn((int32_t)i);
+        Py_END_ALLOW_THREADS
+    }
+    return acc;
+}
+#endif
+
+/* ---- configurations --------------------------------------------------------------- */
+
+static void must(int rc, const char *what)
+{
+    if (rc != CG_OK) {
+        fprintf(stderr, "bench_call: %s: %s\n", what, cg_last_error());
+        exit(1);
+    }
+}
+
+static void nothing(void) {}
+#ifndef CG_BENCH_PYTHON
+static void stats_on(void) { must(cg_stats_enable(1), "cg_stats_enable(1)"); }
+static void stats_off(void) { must(cg_stats_enable(0), "cg_stats_enable(0)"); }
+static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
+static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
+#else
+static void cpython_on(void) { must(cg_set_runtime("cpython"), "cg_set_runtime(cpython)"); }
+static void cpython_off(void) { must(cg_set_runtime("none"), "cg_set_runtime(none)"); }
+#endif
+
+/* One row: a candidate loop against a base loop, with the candidate's
+ * configuration applied around the candidate only. */
+typedef struct row {
+    const char *key;   /* names the callgrind dumps */
+    const char *label;
+    const char *base_label;
+    uint32_t (*base)(long);
+    uint32_t (*cand)(long);
+    void (*on)(void), (*off)(void);
+    double max_added_ns, max_added_ir, max_ratio; /* targets; 0 = none */
+    double ns_base, ns_cand, ns_added, ir_base, ir_cand;
+} row;
+
+static row rows[] = {
+#ifndef CG_BENCH_PYTHON
+    {.key = "nopolicy", .label = "1 no policy (fast path)", .base_label = "direct", .base = loop_direct,
+     .cand = loop_guarded, .on = nothing, .off = nothing, .max_added_ns = 1.0, .max_added_ir = 12},
+    {.key = "stats", .label = "2 statistics on", .base_label = "direct", .base = loop_direct, .cand = loop_guarded,
+     .on = stats_on, .off = stats_off},
+    {.key = "serialized", .label = "3 serialized, uncontended", .base_label = "direct", .base = loop_direct,
+     .cand = loop_guarded, .on = serialize_on, .off = serialize_off},
+#else
+    /* The reference the target is set against (DESIGN.md: about 22 ns). */
+    {.key = "gilref", .label = "  hand-written GIL release", .base_label = "direct, GIL held", .base = loop_direct,
+     .cand = loop_gil_released, .on = nothing, .off = nothing},
+    {.key = "cpython", .label = "4 CPython adapter on", .base_label = "hand-written", .base = loop_gil_released,
+     .cand = loop_guarded, .on = cpython_on, .off = cpython_off, .max_ratio = 1.2},
+#endif
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* ---- timing -------------------------------------------------------------------- */
+
+/* The thread's CPU time, not the wall clock: on a shared machine a loop the
+ * scheduler interrupts would otherwise count the other program's time. */
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double ns_per_call(uint32_t (*loop)(long))
+{
+    double t0 = now_ns();
+    sink += loop(N_TIME);
+    return (now_ns() - t0) / (double)N_TIME;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* Rounds interleave the rows and, inside a row, alternate which loop runs
+ * first; the added cost is the median of each round's paired difference. */
+static void time_rows(void)
+{
+    static double base[NROWS][ROUNDS], cand[NROWS][ROUNDS], added[NROWS][ROUNDS];
+    for (int r = 0; r < ROUNDS; r++)
+        for (size_t i = 0; i < NROWS; i++) {
+            row *w = &rows[i];
+            if (r & 1) {
+                w->on();
+                cand[i][r] = ns_per_call(w->cand);
+                w->off();
+                base[i][r] = ns_per_call(w->base);
+            } else {
+                base[i][r] = ns_per_call(w->base);
+                w->on();
+                cand[i][r] = ns_per_call(w->cand);
+                w->off();
+            }
+            added[i][r] = cand[i][r] - base[i][r];
+        }
+    for (size_t i = 0; i < NROWS; i++) {
+        rows[i].ns_base = median(base[i], ROUNDS);
+        rows[i].ns_cand = median(cand[i], ROUNDS);
+        rows[i].ns_added = median(added[i], ROUNDS);
+    }
+}
+
+/* ---- instruction counts (callgrind) ------------------------------------------------ */
+
+static int count_rows(void)
+{
+#if CG_BENCH_CALLGRIND
+    if (!RUNNING_ON_VALGRIND) {
+        fprintf(stderr, "bench_call: --count runs under valgrind --tool=callgrind --collect-atstart=no\n");
+        return 2;
+    }
+    char name[64];
+    for (size_t i = 0; i < NROWS; i++) {
+        row *w = &rows[i];
+        sink += w->base(16); /* warm: resolve, fault in */
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_TOGGLE_COLLECT;
+        sink += w->base(N_IR);
+        CALLGRIND_TOGGLE_COLLECT;
+        snprintf(name, sizeof name, "%s.base", w->key);
+        CALLGRIND_DUMP_STATS_AT(name);
+        w->on();
+        sink += w->cand(16);
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_TOGGLE_COLLECT;
+        sink += w->cand(N_IR);
+        CALLGRIND_TOGGLE_COLLECT;
+        snprintf(name, sizeof name, "%s.cand", w->key);
+        CALLGRIND_DUMP_STATS_AT(name);
+        w->off();
+    }
+    return 0;
+#else
+    fprintf(stderr, "bench_call: built without <valgrind/callgrind.h>: no instruction counts\n");
+    return 2;
+#endif
+}
+
+/* FILE: lines "KEY.base|KEY.cand INSTRUCTIONS" for loops of N_IR calls. */
+static void read_counts(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench_call: %s: cannot read instruction counts\n", path);
+        exit(1);
+    }
+    char key[64];
+    double ir;
+    while (fscanf(f, "%63s %lf", key, &ir) == 2) {
+        char *dot = strrchr(key, '.');
+        if (!dot) continue;
+        *dot = '\0';
+        for (size_t i = 0; i < NROWS; i++)
+            if (strcmp(rows[i].key, key) == 0) {
+                if (strcmp(dot + 1, "base") == 0) rows[i].ir_base = ir / (double)N_IR;
+                if (strcmp(dot + 1, "cand") == 0) rows[i].ir_cand = ir / (double)N_IR;
+            }
+    }
+    fclose(f);
+}
+
+/* ---- output --------------------------------------------------------------------- */
+
+static const char *object_of(void *p)
+{
+    Dl_info info;
+    if (!dladdr(p, &info) || !info.dli_fname) return "?";
+    const char *slash = strrchr(info.dli_fname, '/');
+    return slash ? slash + 1 : info.dli_fname;
+}
+
+static nop_fn lookup(const char *soname, const char *must_land_in)
+{
+    void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
+    nop_fn fn = NULL;
+    if (h) *(void **)&fn = dlsym(h, "toyNop");
+    if (!fn || strcmp(object_of(*(void **)&fn), must_land_in) != 0) {
+        fprintf(stderr, "bench_call: toyNop from %s lands in %s, expected %s\n", soname,
+                fn ? object_of(*(void **)&fn) : "nothing", must_land_in);
+        exit(1);
+    }
+    return fn;
+}
+
+static void print_table(int have_ir)
+{
+    printf("%-28s %-16s %9s %9s %8s %7s", "configuration", "against", "base ns", "cand ns", "+ns", "ratio");
+    if (have_ir) printf(" %8s %8s %7s", "base Ir", "cand Ir", "+Ir");
+    printf("  target\n");
+    for (size_t i = 0; i < NROWS; i++) {
+        row *w = &rows[i];
+        double ratio = w->ns_cand / w->ns_base, added_ir = w->ir_cand - w->ir_base;
+        printf("%-28s %-16s %9.2f %9.2f %8.2f %6.2fx", w->label, w->base_label, w->ns_base, w->ns_cand, w->ns_added,
+               ratio);
+        if (have_ir) printf(" %8.1f %8.1f %7.1f", w->ir_base, w->ir_cand, added_ir);
+        if (w->max_added_ns > 0) {
+            int met = w->ns_added <= w->max_added_ns && (!have_ir || added_ir <= w->max_added_ir);
+            printf("  <= %.0f ns%s: %s", w->max_added_ns, have_ir ? ", <= 12 Ir" : "", met ? "met" : "MISSED");
+        } else if (w->max_ratio > 0) {
+            printf("  <= %.1fx: %s", w->max_ratio, ratio <= w->max_ratio ? "met" : "MISSED");
+        } else {
+            printf("  -");
+        }
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int count = argc == 2 && strcmp(argv[1], "--count") == 0;
+    const char *ir_file = argc == 3 && strcmp(argv[1], "--ir") == 0 ? argv[2] : NULL;
+    if (argc != 1 && !count && !ir_file) {
+        fprintf(stderr, "usage: %s [--ir FILE | --count]\n", argv[0]);
+        return 2;
+    }
+    /* Whatever CALLGUARD_RUNTIME says, each row sets the runtime it measures. */
+    must(cg_set_runtime("none"), "cg_set_runtime(none)");
+    direct_fn = lookup("libcgtoy.so", "libcgtoy.so");
+    guarded_fn = lookup("libcallguard_toy.so", "libcallguard_toy.so");
+    if ((void *)guarded_fn != (void *)toyNop) {
+        fprintf(stderr, "bench_call: this program's toyNop is in %s, not the layer\n", object_of((void *)toyNop));
+        return 1;
+    }
+#ifdef CG_BENCH_PYTHON
+    Py_Initialize(); /* the main thread holds the GIL from here on */
+    if (!PyGILState_Check()) return 1;
+#endif
+    sink += loop_direct(16) + loop_guarded(16); /* the first guarded call resolves the real toyNop */
+
+    int rc = 0;
+    if (count) {
+        rc = count_rows();
+    } else {
+        time_rows();
+        if (ir_file) read_counts(ir_file);
+        printf("guarded toyNop -> %s, direct toyNop -> %s; %ld calls per loop, median of %d interleaved rounds\n",
+               object_of((void *)guarded_fn), object_of((void *)direct_fn), N_TIME, ROUNDS);
+        print_table(ir_file != NULL);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        printf("(a sanitizer build: these figures say nothing about callguard's cost)\n");
+#endif
+    }
+#ifdef CG_BENCH_PYTHON
+    if (Py_FinalizeEx() != 0) rc = 1;
+#endif
+    return rc;
+}
