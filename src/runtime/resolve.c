@@ -18,29 +18,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cg_search {
-    const char *name;
-    void *found;
-} cg_search;
+/* dl_iterate_phdr runs its callback under the dynamic loader's lock: no
+ * dlopen/dlclose in there (another thread in dlopen would deadlock with
+ * us). Collect the objects' names first, look them up afterwards. */
+typedef struct cg_objects {
+    char **names;
+    size_t n, cap;
+} cg_objects;
 
-static int cg_search_object(struct dl_phdr_info *info, size_t size, void *arg)
+static int cg_collect_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    cg_search *s = arg;
+    cg_objects *o = arg;
     if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: step 1 covered it */
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) return 0;
-    void *p = dlsym(h, s->name);
-    dlclose(h);
-    if (!p || cg_is_callguard_object(p)) return 0;
-    s->found = p;
-    return 1;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 32;
+        char **names = realloc(o->names, cap * sizeof *names);
+        if (!names) return 1;
+        o->names = names, o->cap = cap;
+    }
+    o->names[o->n] = strdup(info->dlpi_name);
+    if (o->names[o->n]) o->n++;
+    return 0;
+}
+
+static void *cg_search_loaded(const char *name)
+{
+    cg_objects o = {0};
+    dl_iterate_phdr(cg_collect_object, &o);
+    void *found = NULL;
+    for (size_t i = 0; i < o.n; i++) {
+        if (!found) {
+            void *h = dlopen(o.names[i], RTLD_LAZY | RTLD_NOLOAD);
+            if (h) {
+                void *p = dlsym(h, name);
+                dlclose(h);
+                if (p && !cg_is_callguard_object(p)) found = p;
+            }
+        }
+        free(o.names[i]);
+    }
+    free(o.names);
+    return found;
 }
 
 static void *cg_open_library(cg_layer *l)
 {
-    /* l->priv caches the handle; taken under cg_cfg_lock so it is opened once. */
-    pthread_mutex_lock(&cg_cfg_lock);
+    /* l->priv caches the handle; opened once. Not under cg_cfg_lock: dlopen
+     * runs constructors, which may register layers and take that lock. */
+    static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&open_lock);
     void *h = l->priv;
     if (!h) {
         const char *path = getenv(l->library_env);
@@ -48,7 +75,7 @@ static void *cg_open_library(cg_layer *l)
         if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
         l->priv = h ? h : (void *)-1;
     }
-    pthread_mutex_unlock(&cg_cfg_lock);
+    pthread_mutex_unlock(&open_lock);
     return h == (void *)-1 ? NULL : h;
 }
 
@@ -57,9 +84,8 @@ void *cg_resolve(cg_layer *l, const char *name)
     void *p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
     if (p && !cg_is_callguard_object(p)) return p;
 
-    cg_search s = {name, NULL};
-    dl_iterate_phdr(cg_search_object, &s);
-    if (s.found) return s.found;
+    p = cg_search_loaded(name);
+    if (p) return p;
 
     void *h = cg_open_library(l);
     if (h) {

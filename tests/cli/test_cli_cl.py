@@ -1,0 +1,82 @@
+"""`callguard run` on the real OpenCL stack (PoCL through ocl-icd).
+Run: test_cli_cl.py TEST CALLGUARD CL_DLOPEN PYOPENCL_JOB
+
+Each test runs a real program plain and under `callguard run`, and checks
+that the output is identical and that the report counted its calls.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TEST, CG, CL_DLOPEN, PYJOB = sys.argv[1:5]
+TMP = tempfile.mkdtemp(prefix="cgclcli-")
+
+
+def run(args, env=None):
+    e = dict(os.environ)
+    e.pop("CALLGUARD_REPORT", None)
+    # Each test process its own PoCL cache; one PoCL thread (2 cores here).
+    e.setdefault("POCL_CACHE_DIR", tempfile.mkdtemp(prefix="pocl-", dir=TMP))
+    e["POCL_MAX_PTHREAD_COUNT"] = "1"
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=300)
+
+
+def guarded(args, *opts):
+    path = os.path.join(TMP, "r%d.json" % len(os.listdir(TMP)))
+    r = run([CG, "run", "--api", "cl", "--report", path, *opts, "--", *args])
+    with open(path) as f:
+        return r, json.load(f)
+
+
+def site(proc, name):
+    return next((s for s in proc["sites"] if s["name"] == name), {"calls": 0})
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def clinfo_runs_unchanged_without_loader_warnings():
+    plain = run(["clinfo"])
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = guarded(["clinfo"])
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output")
+    check("version information" not in r.stderr and r.stderr == plain.stderr, "no loader warnings: %r" % r.stderr)
+    p = rep["processes"][0]
+    check(site(p, "clGetPlatformIDs")["calls"] >= 1 and site(p, "clGetDeviceInfo")["calls"] > 10, "counted: %s" % p)
+
+
+def run_guards_a_program_that_dlopens_libopencl():
+    plain = run([CL_DLOPEN])
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = guarded([CL_DLOPEN], "--serialize", "clGetPlatformIDs")
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output: %r %r" % (r.stdout, r.stderr))
+    p = rep["processes"][0]
+    s = site(p, "clGetPlatformIDs")
+    check(s["calls"] == 3 and s["policy"]["serialize"] == "clGetPlatformIDs", "3 calls through dlsym, once each: %s" % s)
+    check(site(p, "clGetPlatformInfo")["calls"] == 1, "clGetPlatformInfo once")
+
+
+def run_pyopencl_counts_each_process():
+    py = "/usr/bin/python3"
+    plain = run([py, PYJOB])
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = guarded([py, PYJOB], "--serialize", "clBuildProgram")
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output: %r %r" % (r.stdout, r.stderr))
+    procs = rep["processes"]
+    main = [p for p in procs if PYJOB in p["command"]]
+    check(len(main) == 1, "one section for the python process: %s" % [p["command"] for p in procs])
+    m = main[0]
+    check(site(m, "clBuildProgram")["calls"] >= 1 and site(m, "clEnqueueNDRangeKernel")["calls"] == 1,
+          "the build and the launch counted in the python process: %s" % m["sites"])
+    check(m["exit"] == {"state": "exited", "status": 0}, m["exit"])
+    check(all(p["totals"]["calls"] > 0 for p in procs), "only processes that made calls have sections")
+
+
+if __name__ == "__main__":
+    globals()[TEST]()
+    print(TEST + ": ok")
