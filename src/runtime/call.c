@@ -90,9 +90,23 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         int wants = t == CG_TRANSITION_ALWAYS ||
                     (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
         int active = atomic_load_explicit(&cg_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
-        if ((active && wants) || stats) held = ad->holds();
+        if ((active && wants) || stats) held = ad == &cg_cpython_adapter ? cg_py_holds() : ad->holds();
         leave = held && active && wants;
         if (leave) held = 0;
+    }
+
+    /* Only leaving CPython (no lock, no statistics): the hot case of a
+     * binding that releases the GIL around every call, kept free of the
+     * generic callback hops. */
+    if (leave && ad == &cg_cpython_adapter && !f.domain && !stats) {
+        cg_depth++;
+        void *ts = cg_py.save();
+        thunk(args);
+        int saved = errno;
+        cg_py.restore(ts);
+        cg_depth--;
+        errno = saved;
+        return 0;
     }
 
     cg_depth++;

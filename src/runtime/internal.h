@@ -121,8 +121,28 @@ CG_HIDDEN void cg_domains_after_fork_child(void);
 /* ---- finding the real library (resolve.c) -------------------------------- */
 CG_HIDDEN void *cg_resolve(cg_layer *layer, const char *name);
 
-/* ---- adapters (adapter.c) ------------------------------------------------ */
+/* ---- adapters (adapter_cpython.c) ------------------------------------------ */
 CG_HIDDEN const cg_adapter *cg_cpython_adapter_if_present(void);
+CG_HIDDEN extern const cg_adapter cg_cpython_adapter;
+
+typedef struct cg_py_api {
+    _Atomic int state; /* 0: not looked up yet, 1: found, -1: no CPython in this process */
+    int (*is_initialized)(void);
+    int (*is_finalizing)(void);
+    int (*gil_check)(void);
+    void *(*save)(void);
+    void (*restore)(void *);
+} cg_py_api;
+CG_HIDDEN extern cg_py_api cg_py;
+CG_HIDDEN int cg_py_holds_slow(void);
+
+/* Does this thread hold the GIL (and may it let go of it)? */
+static inline int cg_py_holds(void)
+{
+    int st = atomic_load_explicit(&cg_py.state, memory_order_acquire);
+    if (__builtin_expect(st == 0, 0)) return cg_py_holds_slow();
+    return st > 0 && cg_py.is_initialized() && !cg_py.is_finalizing() && cg_py.gil_check();
+}
 
 /* ---- time ---------------------------------------------------------------- */
 #include <time.h>
