@@ -16,7 +16,7 @@
 
 static const char *preload(const char *layers)
 {
-    static char buf[4096];
+    static char buf[8192];
     snprintf(buf, sizeof buf, "LD_PRELOAD=%s%s%s", CG_SANITIZER_PRELOAD, CG_SANITIZER_PRELOAD[0] ? ":" : "", layers);
     return buf;
 }
@@ -82,7 +82,90 @@ static int ze_compile_race_linked_c_api_serialize_creates_all(int argc, char **a
     return created_all(&r);
 }
 
+/* Runs the two-API program with both layers preloaded and reads its probe's counts. */
+static int run_two_api(char **argv, const char *serialize, int *ze, int *cl, int *max, int *cross)
+{
+    char layers[2048];
+    snprintf(layers, sizeof layers, "%s:%s", argv[1], argv[2]);
+    cgtest_result r;
+    const char *env[] = {preload(layers), serialize ? serialize : "CALLGUARD_SERIALIZE", NULL};
+    const char *args[] = {argv[0], NULL};
+    CHECK(cgtest_run(&r, env, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "expected exit 0, wait status 0x%x", r.status);
+    CHECK(sscanf(r.out, "ze=%d cl=%d max_inside=%d cross=%d", ze, cl, max, cross) == 4);
+    CHECK(*ze == 8 && *cl == 8);
+    return 0;
+}
+
+/* argv: PROG ZE_LAYER CL_LAYER. One lock for both APIs: with both entry
+ * points in the domain igc, no compile of either API overlaps another. */
+static int ze_cl_compiles_in_one_domain_never_overlap(int argc, char **argv)
+{
+    CHECK(argc == 3);
+    int ze, cl, max, cross;
+    if (run_two_api(argv, "CALLGUARD_SERIALIZE=zeModuleCreate=igc,clBuildProgram=igc", &ze, &cl, &max, &cross))
+        return 1;
+    CHECKF(max == 1 && cross == 0, "max_inside=%d cross=%d", max, cross);
+    return 0;
+}
+
+/* The control: without the policy the same program's compiles overlap,
+ * across the two APIs too, so the check above can fail. */
+static int ze_cl_compiles_unserialized_overlap(int argc, char **argv)
+{
+    CHECK(argc == 3);
+    int ze, cl, max, cross;
+    if (run_two_api(argv, NULL, &ze, &cl, &max, &cross)) return 1;
+    CHECKF(max > 1 && cross > 0, "max_inside=%d cross=%d", max, cross);
+    return 0;
+}
+
+/* Runs PROG with extra environment, expects exit 0, copies its stdout. */
+static int run_ok(const char *const *env, const char *const *args, char *out, size_t cap)
+{
+    cgtest_result r;
+    CHECK(cgtest_run(&r, env, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: expected exit 0, wait status 0x%x", args[0],
+           r.status);
+    snprintf(out, cap, "%s", r.out);
+    return 0;
+}
+
+/* argv: PROG (linked against the loader) LAYER. The layer preloaded
+ * forwards the loader's zel* functions and getters (which the loader itself
+ * calls through its PLT, so they reach the layer): the program sees what it
+ * sees without the layer. */
+static int ze_passthrough_preloaded_same_as_loader(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    static char plain[8192], layered[8192];
+    const char *args[] = {argv[0], NULL};
+    const char *env[] = {preload(argv[1]), NULL};
+    if (run_ok(NULL, args, plain, sizeof plain) || run_ok(env, args, layered, sizeof layered)) return 1;
+    CHECK(strstr(plain, "pfnInit in ") != NULL);
+    CHECKF(strcmp(plain, layered) == 0, "plain:\n%s\npreloaded:\n%s", plain, layered);
+    return 0;
+}
+
+/* argv: PROG (linked against the loader) PROG_LINKED (against the layer). */
+static int ze_passthrough_linked_same_as_loader(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    static char plain[8192], linked[8192];
+    const char *a1[] = {argv[0], NULL}, *a2[] = {argv[1], NULL};
+    if (run_ok(NULL, a1, plain, sizeof plain) || run_ok(NULL, a2, linked, sizeof linked)) return 1;
+    CHECK(strstr(plain, "pfnInit in ") != NULL);
+    CHECKF(strcmp(plain, linked) == 0, "plain:\n%s\nlinked:\n%s", plain, linked);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"ze_passthrough_preloaded_same_as_loader", ze_passthrough_preloaded_same_as_loader},
+    {"ze_passthrough_linked_same_as_loader", ze_passthrough_linked_same_as_loader},
+    {"ze_cl_compiles_in_one_domain_never_overlap", ze_cl_compiles_in_one_domain_never_overlap},
+    {"ze_cl_compiles_unserialized_overlap", ze_cl_compiles_unserialized_overlap},
     {"ze_compile_race_aborts_without_callguard", ze_compile_race_aborts_without_callguard},
     {"ze_compile_race_preloaded_serialized_creates_all", ze_compile_race_preloaded_serialized_creates_all},
     {"ze_compile_race_linked_without_policy_aborts", ze_compile_race_linked_without_policy_aborts},
