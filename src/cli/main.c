@@ -189,6 +189,7 @@ static void env_set(env_list *e, const char *name, const char *value)
     if (asprintf(&entry, "%s=%s", name, value) < 0) exit(1);
     for (size_t i = 0; i < e->n; i++)
         if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
             e->v[i] = entry;
             return;
         }
@@ -206,6 +207,7 @@ static void env_unset(env_list *e, const char *name)
     size_t len = strlen(name);
     for (size_t i = 0; i < e->n; i++)
         if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
             e->v[i] = e->v[--e->n];
             e->v[e->n] = NULL;
             return;
@@ -219,6 +221,13 @@ static void env_prepend(env_list *e, const char *name, const char *first, const 
     char *v;
     if (asprintf(&v, "%s%s%s", first, old && *old ? sep : "", old && *old ? old : "") < 0) exit(1);
     env_set(e, name, v);
+    free(v);
+}
+
+static void env_free(env_list *e)
+{
+    for (size_t i = 0; i < e->n; i++) free(e->v[i]);
+    free(e->v);
 }
 
 static volatile sig_atomic_t child_pid;
@@ -251,7 +260,8 @@ static int cmd_run(int argc, char **argv)
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    char *serialize = NULL, *transition = NULL, *stall = NULL, *report = NULL, *trace = NULL, *apis = NULL;
+    static char *serialize; /* static: still reachable on an early exit */
+    char *transition = NULL, *stall = NULL, *report = NULL, *trace = NULL, *apis = NULL;
     int release_gil = 0;
     optind = 1;
     opterr = 0;
@@ -262,6 +272,7 @@ static int cmd_run(int argc, char **argv)
         case 's': {
             char *joined;
             if (asprintf(&joined, "%s%s%s", serialize ? serialize : "", serialize ? "," : "", optarg) < 0) return 1;
+            free(serialize);
             serialize = joined;
             break;
         }
@@ -283,7 +294,8 @@ static int cmd_run(int argc, char **argv)
     int use[NAPIS] = {0};
     char path[PATH_MAX];
     if (apis) {
-        char *copy = strdup(apis), *save = NULL;
+        char copy[256], *save = NULL;
+        snprintf(copy, sizeof copy, "%s", apis);
         int any = 0;
         for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
             int i = api_index(a);
@@ -291,7 +303,6 @@ static int cmd_run(int argc, char **argv)
             use[i] = any = 1;
         }
         if (!any) return usage_error("--api '%s': expected a list of cl, ze, cuda", apis);
-        free(copy);
     } else {
         for (size_t i = 0; i < NAPIS; i++)
             if (strcmp(known_apis[i], "toy") != 0) use[i] = layer_path((int)i, path, sizeof path);
@@ -315,7 +326,9 @@ static int cmd_run(int argc, char **argv)
     }
     if (serialize) {
         /* cg_configure recorded the names; check each is an entry point of a guarded API. */
-        char *copy = strdup(serialize), *save = NULL;
+        static char *copy;
+        copy = strdup(serialize);
+        char *save = NULL;
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
             item[strcspn(item, "=:")] = '\0';
             cg_site_stats st;
@@ -328,6 +341,7 @@ static int cmd_run(int argc, char **argv)
             }
         }
         free(copy);
+        copy = NULL;
     }
     if (trace && strcmp(trace, "-") != 0) {
         int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -386,6 +400,7 @@ static int cmd_run(int argc, char **argv)
         char *v;
         if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", serialize) < 0) return 1;
         env_set(&env, "CALLGUARD_SERIALIZE", v);
+        free(v);
     }
     if (release_gil) env_set(&env, "CALLGUARD_RUNTIME", "cpython");
     if (transition) env_set(&env, "CALLGUARD_TRANSITION", transition);
@@ -412,6 +427,8 @@ static int cmd_run(int argc, char **argv)
         _exit(127);
     }
     close(errpipe[1]);
+    env_free(&env);
+    free(serialize);
     child_pid = pid;
     struct sigaction sa = {0};
     sa.sa_handler = forward_signal;
@@ -444,6 +461,7 @@ static int cmd_run(int argc, char **argv)
     }
 
     if (got == (ssize_t)sizeof exec_errno) {
+        free(exits);
         remove_dir(dir);
         fprintf(stderr, "callguard: %s: %s\n", prog[0], strerror(exec_errno));
         return exec_errno == ENOENT ? 127 : 126;
