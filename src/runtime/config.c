@@ -179,9 +179,8 @@ static int cg_set_serialize_locked(const char *site, const char *domain, cg_scop
     return cg_site_each(site, cg_apply_serialize, &a);
 }
 
-static int cg_setting_apply(const cg_setting *st, cg_site *only_layer_site_check, cg_layer *layer)
+static int cg_setting_apply(const cg_setting *st, cg_layer *layer)
 {
-    (void)only_layer_site_check;
     if (!st->site) {
         /* Every site of this layer. */
         for (unsigned i = 0; i < layer->nsites; i++)
@@ -208,7 +207,7 @@ void cg_env_apply_pending(cg_layer *layer)
 {
     for (cg_setting *st = cg_settings; st; st = st->next) {
         if (st->site && cg_layer_for_name(st->site) != layer) continue;
-        int rc = cg_setting_apply(st, NULL, layer);
+        int rc = cg_setting_apply(st, layer);
         if (rc == CG_ENOENT)
             cg_die("%s: unknown entry point '%s' (the %s layer has no such function; `callguard list %s` lists them)",
                    st->origin, st->site, layer->api, layer->api);
@@ -247,8 +246,6 @@ static int cg_parse_serialize_list(const char *value, const char *origin)
                          value, item);
             break;
         }
-        uint32_t ignored;
-        (void)ignored;
         cg_setting *st = cg_setting_add(CG_SET_SERIALIZE, item, origin);
         st->domain = strdup(domain);
         st->scope = scope;
@@ -321,7 +318,7 @@ static int cg_configure_locked(const char *var, const char *v, int from_env)
         if (rc == CG_OK) {
             cg_setting *st = cg_setting_add(CG_SET_TRANSITION, NULL, var);
             st->transition = t;
-            for (cg_layer *l = cg_layers; l; l = l->next) cg_setting_apply(st, NULL, l);
+            for (cg_layer *l = cg_layers; l; l = l->next) cg_setting_apply(st, l);
             cg_refresh_all();
         }
     } else if (strcmp(k, "RUNTIME") == 0) {
@@ -557,7 +554,7 @@ static int cg_policy_load_locked(const char *path, int from_env)
         for (cg_layer *l = cg_layers; l; l = l->next) {
             for (cg_setting *st = *before; st; st = st->next) {
                 if (st->site && cg_layer_for_name(st->site) != l) continue;
-                rc = cg_setting_apply(st, NULL, l);
+                rc = cg_setting_apply(st, l);
                 if (rc == CG_ENOENT) return cg_fail(rc, "%s: unknown entry point '%s'", st->origin, st->site);
                 if (rc != CG_OK) return rc;
             }
