@@ -69,7 +69,7 @@ static const char usage[] =
     "  --stall-ms N        a call or lock wait this long with the runtime held is a stall (default 50)\n"
     "  --report FILE|-     write the report as JSON to FILE, or as a table to stderr (-)\n"
     "  --trace FILE|-      one line per guarded call\n"
-    "  --api LIST          the APIs to guard, comma-separated: cl, ze, cuda (default: all installed)\n"
+    "  --api LIST          the APIs to guard, comma-separated: cl, ze (default: every installed layer)\n"
     "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
     "configuration error; 126 if PROGRAM is not executable; 127 if it is not found.\n"
     "\n"
