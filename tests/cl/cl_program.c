@@ -166,6 +166,11 @@ static int run(const char *counts_path)
     printf("saxpy: out[0]=%.1f out[%d]=%.1f sum=%.1f\n", out[0], N - 1, out[N - 1], sum);
     printf("saxpy twice: out[0]=%.1f sum=%.1f\n", out2[0], sum2);
     printf("callbacks: build=%d event=%d\n", atomic_load(&build_notified), atomic_load(&event_callbacks));
+    /* A pass-through name (cl_gl.h, not cl.h): the layer forwards it uncounted, so not through CL(). */
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)s.platform, 0};
+    size_t size = 0;
+    printf("clGetGLContextInfoKHR: %d\n",
+           clGetGLContextInfoKHR(props, CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR, 0, NULL, &size));
 
     OK(CL(clReleaseEvent, user));
     OK(CL(clReleaseEvent, read_ev));
