@@ -8,8 +8,42 @@
  *   ze_compile_race_linked [capi]   linked against libcallguard_ze.so in place
  *                                   of the loader; "capi" serializes
  *                                   zeModuleCreate through callguard's C API
+ *   ze_compile_race_dlopen          dlopens libze_loader.so.1 by soname and
+ *                                   takes every entry point with dlsym, which
+ *                                   only a soname shim reaches
  *
  * Prints "created N modules" and exits 0 when all 16 were created. */
+#ifdef CG_ZE_DLOPEN
+#include <dlfcn.h>
+#include <level_zero/ze_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define ZE_FNS(X)                                                                                                    \
+    X(zeInit) X(zeDriverGet) X(zeDeviceGet) X(zeContextCreate) X(zeContextDestroy) X(zeModuleCreate)                 \
+    X(zeModuleDestroy)
+#define ZE_PTR(f) static __typeof__(f) *p_##f;
+ZE_FNS(ZE_PTR)
+static void ze_dlopen(void)
+{
+    void *h = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "dlopen libze_loader.so.1: %s\n", dlerror());
+        exit(3);
+    }
+#define ZE_SYM(f)                                                                                                    \
+    if (!(p_##f = (__typeof__(f) *)dlsym(h, #f))) exit(3);
+    ZE_FNS(ZE_SYM)
+}
+/* From here on every call goes through the pointers dlsym returned. */
+#define zeInit p_zeInit
+#define zeDriverGet p_zeDriverGet
+#define zeDeviceGet p_zeDeviceGet
+#define zeContextCreate p_zeContextCreate
+#define zeContextDestroy p_zeContextDestroy
+#define zeModuleCreate p_zeModuleCreate
+#define zeModuleDestroy p_zeModuleDestroy
+#endif
+
 #include "ze_util.h"
 
 #include <pthread.h>
@@ -44,6 +78,9 @@ int main(int argc, char **argv)
         return 2;
 #endif
     }
+#ifdef CG_ZE_DLOPEN
+    ze_dlopen();
+#endif
     sim = ze_sim_open();
     pthread_barrier_init(&barrier, NULL, THREADS);
     pthread_t threads[THREADS];

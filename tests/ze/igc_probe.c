@@ -4,7 +4,12 @@
  * layers let through, and counts how many threads are inside either at once
  * and how often one API's compile started while the other's was running.
  * It sleeps in its window so that an overlap shows even where PoCL
- * serializes its own compiles: what it measures is callguard's lock. */
+ * serializes its own compiles: what it measures is callguard's lock.
+ *
+ * It forwards to the real libraries by absolute path, not RTLD_NEXT: under
+ * `callguard run` the program's libze_loader.so.1 and libOpenCL.so.1 are
+ * callguard's soname shims, and a shim that looks for the real function
+ * among the loaded objects would find this probe again. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -38,9 +43,10 @@ static void enter(atomic_int *mine, atomic_int *other, atomic_int *calls)
     nanosleep(&ts, NULL);
 }
 
-static void *next(const char *name)
+static void *open_real(const char *path, const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
+    void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    void *p = h ? dlsym(h, name) : NULL;
     if (!p) abort();
     return p;
 }
@@ -50,7 +56,7 @@ PROBE_EXPORT ze_result_t zeModuleCreate(ze_context_handle_t context, ze_device_h
                                         ze_module_build_log_handle_t *log)
 {
     static __typeof__(zeModuleCreate) *_Atomic real;
-    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(zeModuleCreate) *)next("zeModuleCreate"));
+    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(zeModuleCreate) *)open_real(CG_PROBE_ZE_PATH, "zeModuleCreate"));
     enter(&inside_ze, &inside_cl, &calls_ze);
     ze_result_t r = atomic_load(&real)(context, device, desc, module, log);
     atomic_fetch_sub(&inside_ze, 1);
@@ -62,7 +68,7 @@ PROBE_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices, cons
                                    void *user_data)
 {
     static __typeof__(clBuildProgram) *_Atomic real;
-    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(clBuildProgram) *)next("clBuildProgram"));
+    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(clBuildProgram) *)open_real(CG_PROBE_CL_PATH, "clBuildProgram"));
     enter(&inside_cl, &inside_ze, &calls_cl);
     cl_int r = atomic_load(&real)(program, num_devices, device_list, options, pfn_notify, user_data);
     atomic_fetch_sub(&inside_cl, 1);

@@ -161,7 +161,85 @@ static int ze_passthrough_linked_same_as_loader(int argc, char **argv)
     return 0;
 }
 
+/* ---- the same scenarios through `callguard run` ---- */
+
+/* argv: CALLGUARD PROG. `callguard run --serialize zeModuleCreate` lets every
+ * module be created, and its report counts all 16 creations. */
+static int ze_compile_race_callguard_run_serialized_creates_all(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char report[512];
+    snprintf(report, sizeof report, "%s/report.json", cgtest_tmpdir());
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--serialize", "zeModuleCreate", "--report", report, "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    if (created_all(&r)) return 1;
+    FILE *f = fopen(report, "r");
+    CHECK(f != NULL);
+    static char json[1 << 16];
+    size_t n = fread(json, 1, sizeof json - 1, f);
+    fclose(f);
+    json[n] = '\0';
+    CHECKF(strstr(json, "\"name\": \"zeModuleCreate\", \"calls\": 16,") != NULL, "report: %.2000s", json);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG. Guarded but not serialized, the driver still
+ * aborts, and `callguard run` dies of the same signal. */
+static int ze_compile_race_callguard_run_unserialized_aborts(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    return died_of_sigabrt(&r);
+}
+
+/* argv: PROG_DLOPEN: a program that dlopens libze_loader.so.1 by soname
+ * and calls through dlsym's pointers aborts on its own... */
+static int ze_compile_race_dlopen_aborts_without_callguard(int argc, char **argv)
+{
+    CHECK(argc == 1);
+    cgtest_result r;
+    const char *args[] = {argv[0], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    return died_of_sigabrt(&r);
+}
+
+/* argv: CALLGUARD PROG_DLOPEN: ...and is serialized by `callguard run`
+ * through its libze_loader.so.1 shim. */
+static int ze_compile_race_dlopen_callguard_run_shim_creates_all(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--serialize", "zeModuleCreate", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    return created_all(&r);
+}
+
+/* argv: CALLGUARD PROG ZE_LAYER CL_LAYER (the layers are unused: the CLI
+ * finds its own). One lock for both APIs through the command line. */
+static int ze_cl_compiles_callguard_run_one_domain_never_overlap(int argc, char **argv)
+{
+    CHECK(argc == 4);
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--serialize", "zeModuleCreate=igc,clBuildProgram=igc", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "expected exit 0, wait status 0x%x", r.status);
+    int ze, cl, max, cross;
+    CHECK(sscanf(r.out, "ze=%d cl=%d max_inside=%d cross=%d", &ze, &cl, &max, &cross) == 4);
+    CHECK(ze == 8 && cl == 8);
+    CHECKF(max == 1 && cross == 0, "max_inside=%d cross=%d", max, cross);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},
+    {"ze_compile_race_callguard_run_unserialized_aborts", ze_compile_race_callguard_run_unserialized_aborts},
+    {"ze_compile_race_dlopen_aborts_without_callguard", ze_compile_race_dlopen_aborts_without_callguard},
+    {"ze_compile_race_dlopen_callguard_run_shim_creates_all", ze_compile_race_dlopen_callguard_run_shim_creates_all},
+    {"ze_cl_compiles_callguard_run_one_domain_never_overlap", ze_cl_compiles_callguard_run_one_domain_never_overlap},
     {"ze_passthrough_preloaded_same_as_loader", ze_passthrough_preloaded_same_as_loader},
     {"ze_passthrough_linked_same_as_loader", ze_passthrough_linked_same_as_loader},
     {"ze_cl_compiles_in_one_domain_never_overlap", ze_cl_compiles_in_one_domain_never_overlap},
