@@ -178,6 +178,23 @@ def list_prints_policies_and_reasons():
     check(r.returncode == 2 and "vulkan" in r.stderr, r.stderr)
 
 
+
+def run_release_gil_ends_the_stall():
+    """The second bug through the CLI: an embedded CPython whose thread waits
+    1 s in the driver holding the GIL. Plain `run` only reports the stall;
+    `run --release-gil` leaves the GIL and the main thread keeps ticking."""
+    pause = os.environ["CG_PAUSE"]
+    out = os.path.join(TMP, "pause.txt")
+    path = os.path.join(TMP, "stall.json")
+    r = run([CG, "run", "--api", "toy", "--report", path, "--", pause, "stall", "1", out])
+    check(r.returncode == 0, "detect only: the whole wait is a pause and one stall: %s %s" % (r.stdout, r.stderr))
+    rep = json.load(open(path))
+    waits = [s for p in rep["processes"] for s in p["sites"] if s["name"] == "toyWait"]
+    check(waits and waits[0]["stalls"] == 1, "the report shows the stall: %s" % waits)
+    r = run([CG, "run", "--api", "toy", "--release-gil", "--", pause, "no-stall", "0", out])
+    check(r.returncode == 0, "--release-gil: pauses of at most 50 ms: %s %s" % (r.stdout, r.stderr))
+
+
 if __name__ == "__main__":
     globals()[TEST]()
     print(TEST + ": ok")
