@@ -44,6 +44,10 @@ static const char script[] =
     "    longest = max(longest, now - last)\n"
     "    last = now\n"
     "t.join()\n"
+    "class Last:  # makes a guarded call while the interpreter finalizes\n"
+    "    def __del__(self, wait=toyext.wait):\n"
+    "        wait(1)\n"
+    "last = Last()\n"
     "open(OUT, 'w').write('%.1f' % (longest * 1000))\n";
 
 int main(int argc, char **argv)
