@@ -107,6 +107,8 @@ CG_HIDDEN cg_layer *cg_layer_for_name(const char *name);
 /* Calls fn on the site named and every variant sharing its policy. Caller holds cg_cfg_lock. */
 CG_HIDDEN int cg_site_each(const char *name, void (*fn)(cg_site *, void *), void *arg);
 CG_HIDDEN int cg_is_callguard_object(const void *addr);
+/* Is this layer loaded as its vendor library's soname shim? */
+CG_HIDDEN int cg_layer_is_shim(const cg_layer *l);
 CG_HIDDEN void cg_note_own_object(const void *addr);
 
 /* ---- lock domains (domain.c) --------------------------------------------- */

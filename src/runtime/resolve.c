@@ -81,6 +81,15 @@ static void *cg_open_library(cg_layer *l)
 
 void *cg_resolve(cg_layer *l, const char *name)
 {
+    /* A shim has taken the vendor's soname, so the real library is not
+     * loaded under it: what the first two steps would find is some other
+     * interposer, and one that forwards with RTLD_NEXT lands back in the
+     * shim, forever. A shim opens the real library by its path first. */
+    if (cg_layer_is_shim(l)) {
+        void *h = cg_open_library(l);
+        void *p = h ? dlsym(h, name) : NULL;
+        if (p && !cg_is_callguard_object(p)) return p;
+    }
     void *p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
     if (p && !cg_is_callguard_object(p)) return p;
 

@@ -29,6 +29,32 @@ void cg_note_own_object(const void *addr)
     }
 }
 
+/* Layers loaded as soname shims: the file is named by the vendor soname
+ * (lib/callguard/shims/libOpenCL.so.1). */
+static cg_layer *cg_shims[CG_MAX_OWN];
+static _Atomic int cg_nshims;
+
+static void cg_note_if_shim(cg_layer *l)
+{
+    Dl_info info;
+    if (!l->soname || !dladdr(l, &info) || !info.dli_fname) return;
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    int n = atomic_load(&cg_nshims);
+    if (strcmp(base, l->soname) == 0 && n < CG_MAX_OWN) {
+        cg_shims[n] = l;
+        atomic_store(&cg_nshims, n + 1);
+    }
+}
+
+int cg_layer_is_shim(const cg_layer *l)
+{
+    int n = atomic_load(&cg_nshims);
+    for (int i = 0; i < n; i++)
+        if (cg_shims[i] == l) return 1;
+    return 0;
+}
+
 int cg_is_callguard_object(const void *addr)
 {
     Dl_info info;
@@ -126,6 +152,7 @@ void cg_layer_register(cg_layer *l)
             return;
         }
     cg_note_own_object(l);
+    cg_note_if_shim(l);
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];
         const cg_site_default *d = &l->defaults[i];

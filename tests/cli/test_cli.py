@@ -113,6 +113,19 @@ def run_prepends_existing_preload():
     check(parts[-1] == other and parts[0].endswith("libcallguard_toy.so"), "layer first, then theirs: %s" % r.stdout)
 
 
+def run_shim_does_not_loop_through_a_forwarding_interposer():
+    spy = os.path.join(TOYLIB, "libcg_toy_spy.so")
+    plain = run([PROG, "calls", "9"], env={"LD_PRELOAD": spy})
+    check(plain.returncode == 0 and "spy saw 9 toyAdd calls" in plain.stderr, plain.stderr)
+    r, rep = report_of([PROG, "calls", "9"], env={"LD_PRELOAD": spy})
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-300:]))
+    check("spy saw 9 toyAdd calls" in r.stderr, "the spy still sees every call once: %s" % r.stderr)
+    s = [x for x in rep["processes"][0]["sites"] if x["name"] == "toyAdd"][0]
+    # The layer guards the call; the spy forwards into the shim, which passes it
+    # straight through as nested (no second lock).
+    check(s["calls"] - s["nested"] == 9, "guarded once each: %s" % s)
+
+
 def run_rejects_bad_options_before_starting():
     marker = os.path.join(TMP, "started")
     bad = [
