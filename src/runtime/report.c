@@ -51,6 +51,12 @@ static void cg_add(cg_totals *t, const cg_counters *c)
     t->stall_ns += cg_ld(&c->stall_ns);
 }
 
+static void cg_sum(cg_totals *all, const cg_totals *t)
+{
+    all->calls += t->calls, all->nested += t->nested, all->errors += t->errors, all->total_ns += t->total_ns;
+    all->lock_wait_ns += t->lock_wait_ns, all->stalls += t->stalls, all->stall_ns += t->stall_ns;
+}
+
 static uint32_t cg_nrec(const cg_stats_region *r)
 {
     uint32_t n = atomic_load(&r->h.nrecords);
@@ -118,8 +124,7 @@ static void cg_emit_json(FILE *out, const cg_proc_view *procs, size_t n)
                      "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
                 (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.total_ns,
                 (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
-        all.calls += t.calls, all.nested += t.nested, all.errors += t.errors, all.total_ns += t.total_ns;
-        all.lock_wait_ns += t.lock_wait_ns, all.stalls += t.stalls, all.stall_ns += t.stall_ns;
+        cg_sum(&all, &t);
         nproc++;
     }
     fprintf(out,
@@ -166,8 +171,7 @@ static void cg_emit_text(FILE *out, const cg_proc_view *procs, size_t n)
                     (unsigned long)cg_ld(&c->errors), cg_ms(cg_ld(&c->total_ns)), cg_ms(cg_ld(&c->max_ns)),
                     cg_ms(cg_ld(&c->lock_wait_ns)), (unsigned long)cg_ld(&c->stalls), policy);
         }
-        all.calls += t.calls, all.nested += t.nested, all.errors += t.errors, all.total_ns += t.total_ns;
-        all.lock_wait_ns += t.lock_wait_ns, all.stalls += t.stalls;
+        cg_sum(&all, &t);
         nproc++;
     }
     fprintf(out,
