@@ -277,13 +277,19 @@ static char *cg_report_path;
 static void cg_report_at_exit(void)
 {
     if (!cg_report_path) return;
-    atomic_store(&cg_stats->h.state, CG_PROC_EXITING);
     int text = strcmp(cg_report_path, "-") == 0;
     if (cg_report_write(cg_report_path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
         fprintf(stderr, "callguard: %s\n", cg_last_error());
 }
 
-static void cg_mark_exiting(void) { atomic_store(&cg_stats->h.state, CG_PROC_EXITING); }
+/* glibc's on_exit hands its handlers the exit status: recorded, a report
+ * can say how a process ended even when its own parent reaped it. */
+static void cg_note_exit(int status, void *arg)
+{
+    (void)arg;
+    cg_stats->h.status = status;
+    atomic_store(&cg_stats->h.state, CG_PROC_EXITED);
+}
 
 static const char *const cg_apis[] = {"TOY", "CL", "ZE", "CUDA"};
 
@@ -696,6 +702,6 @@ __attribute__((constructor)) static void cg_init(void)
         if (cg_configure_locked(var, eq + 1, 1) != CG_OK) cg_die("%s=%s: %s", var, eq + 1, cg_last_error());
     }
     if (cg_report_path) atexit(cg_report_at_exit);
-    if (dir && *dir) atexit(cg_mark_exiting);
+    on_exit(cg_note_exit, NULL); /* registered last: runs before the report is written */
     pthread_atfork(cg_atfork_prepare, cg_atfork_parent, cg_atfork_child);
 }

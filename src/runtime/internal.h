@@ -39,8 +39,7 @@ typedef struct cg_stats_record {
     char pad[192 - 8 - CG_NAME_MAX - CG_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters)];
 } cg_stats_record;
 
-/* EXITING: the process wrote its own report at exit, status not yet known. */
-enum { CG_PROC_RUNNING = 0, CG_PROC_EXITED = 1, CG_PROC_SIGNALED = 2, CG_PROC_EXECED = 3, CG_PROC_EXITING = 4 };
+enum { CG_PROC_RUNNING = 0, CG_PROC_EXITED = 1, CG_PROC_SIGNALED = 2, CG_PROC_EXECED = 3 };
 
 typedef struct cg_stats_header {
     char magic[8];

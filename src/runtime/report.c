@@ -20,16 +20,15 @@ static void cg_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* EXITING means the process ran its exit handlers but nobody outside saw
- * its status (its own parent reaped it); RUNNING, once the tree is gone,
- * means it ended without them: a signal, _exit() or a crash. */
+/* RUNNING, once the tree is gone, means the process ended without running
+ * its exit handlers (a signal, _exit() or a crash) and nobody outside saw
+ * how: its own parent reaped it. */
 static const char *cg_state_name(int state)
 {
     switch (state) {
     case CG_PROC_EXITED: return "exited";
     case CG_PROC_SIGNALED: return "signaled";
     case CG_PROC_EXECED: return "execed";
-    case CG_PROC_EXITING: return "exited";
     default: return "unknown";
     }
 }
@@ -150,7 +149,6 @@ static void cg_emit_text(FILE *out, const cg_proc_view *procs, size_t n)
         char ex[48];
         if (state == CG_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
         else if (state == CG_PROC_SIGNALED) snprintf(ex, sizeof ex, "killed by signal %d", status);
-        else if (state == CG_PROC_EXITING) snprintf(ex, sizeof ex, "exited");
         else if (state == CG_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d (%s): %.200s\n", r->h.pid, ex, r->h.command);

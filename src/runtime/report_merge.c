@@ -79,7 +79,7 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
 
     /* How each process ended: what the CLI reaped is exact; an image that
      * was replaced by exec left a later file with the same pid; a process
-     * that ran its exit handlers says so in its own header. */
+     * that called exit() wrote its status in its own header. */
     for (size_t i = 0; i < n; i++) {
         int pid = v[i].region->h.pid;
         int later = 0;
@@ -300,7 +300,6 @@ static void cg_read_process(cg_json *j, cg_proc_view *v)
                     v->exit_state = strcmp(ev, "exited") == 0     ? CG_PROC_EXITED
                                     : strcmp(ev, "signaled") == 0 ? CG_PROC_SIGNALED
                                     : strcmp(ev, "execed") == 0   ? CG_PROC_EXECED
-                                    : strcmp(ev, "exiting") == 0  ? CG_PROC_EXITING
                                                                   : CG_PROC_RUNNING;
                 } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cg_num(j, &num)) {
                     v->exit_status = (int)num;

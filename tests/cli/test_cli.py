@@ -59,7 +59,7 @@ def run_reports_every_process_of_the_tree():
     procs = rep["processes"]
     check(len(procs) == 2, "two processes: %s" % procs)
     parent = [p for p in procs if p["exit"].get("status") == 0 and p["exit"]["state"] == "exited" and calls(p) == 5]
-    child = [p for p in procs if calls(p) == 4]
+    child = [p for p in procs if calls(p) == 4 and p["exit"] == {"state": "exited", "status": 0}]
     check(parent and child, "parent 3+2 calls, child 4: %s" % procs)
     check(child[0]["ppid"] == parent[0]["pid"], "child's ppid is the parent")
     check(rep["totals"]["calls"] == sum(p["totals"]["calls"] for p in procs), "totals add up")
