@@ -20,6 +20,9 @@ def run(args, env=None):
     # Each test process its own PoCL cache; one PoCL thread (2 cores here).
     e.setdefault("POCL_CACHE_DIR", tempfile.mkdtemp(prefix="pocl-", dir=TMP))
     e["POCL_MAX_PTHREAD_COUNT"] = "1"
+    # A real build every run: PoCL then spawns /usr/bin/ld as a child, which
+    # inherits the guard, makes no OpenCL call and so gets no section.
+    e["PYOPENCL_NO_CACHE"] = "1"
     e.update(env or {})
     return subprocess.run(args, env=e, capture_output=True, text=True, timeout=300)
 
