@@ -5,7 +5,7 @@ set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   build-essential cmake pkg-config clang-14 libclang-14-dev libinih-dev \
   python3 python3-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
