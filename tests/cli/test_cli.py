@@ -53,6 +53,19 @@ def run_passes_exit_status_and_signal():
     check(r.returncode == 126 and "/etc/passwd" in r.stderr, "126: %d %s" % (r.returncode, r.stderr))
 
 
+def run_forwards_sigterm_and_dies_of_it():
+    """A service manager stops `callguard run` with SIGTERM: the program gets
+    it, and callguard exits the way the program did."""
+    import time
+    e = dict(os.environ)
+    p = subprocess.Popen([CG, "run", "--api", "toy", "--", "sleep", "30"], env=e)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=10)
+    check(rc == -signal.SIGTERM and time.monotonic() - t0 < 5, "killed by SIGTERM promptly: %d" % rc)
+
+
 def run_reports_every_process_of_the_tree():
     r, rep = report_of([PROG, "fork"])
     check(r.returncode == 0, r.stderr)
