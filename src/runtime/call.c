@@ -59,8 +59,12 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
         void *real = cg_resolve(s->layer, s->name);
         if (!real) return -1;
+        /* Under the configuration lock: a policy written at this moment must
+         * not be overtaken by a refresh computed from the policy before it. */
+        pthread_mutex_lock(&cg_cfg_lock);
         atomic_store_explicit(&s->real, real, memory_order_release);
         cg_site_refresh(s);
+        pthread_mutex_unlock(&cg_cfg_lock);
     }
     int stats = atomic_load_explicit(&cg_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
