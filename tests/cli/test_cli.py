@@ -66,6 +66,17 @@ def run_forwards_sigterm_and_dies_of_it():
     check(rc == -signal.SIGTERM and time.monotonic() - t0 < 5, "killed by SIGTERM promptly: %d" % rc)
 
 
+def run_trace_writes_a_line_per_call():
+    path = os.path.join(TMP, "trace.txt")
+    r = guarded([PROG, "calls", "7"], "--trace", path)
+    check(r.returncode == 0, r.stderr)
+    lines = [l.split() for l in open(path).read().splitlines()]
+    adds = [l for l in lines if l[:2] == ["toy", "toyAdd"]]
+    check(len(adds) == 7, "one line per toyAdd call: %s" % lines)
+    check(all(len(l) == 5 and l[2].isdigit() and l[3].isdigit() and l[4] == "0" for l in adds),
+          "api site call_ns lock_wait_ns error: %s" % adds)
+
+
 def run_reports_every_process_of_the_tree():
     r, rep = report_of([PROG, "fork"])
     check(r.returncode == 0, r.stderr)
