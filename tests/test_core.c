@@ -530,6 +530,83 @@ static int test_bad_values_through_c_api(int argc, char **argv)
     return 0;
 }
 
+/* ---- transitions and stalls ---------------------------------------------------- */
+
+static atomic_int outside_calls;
+static int always_holds(void) { return 1; }
+static void count_outside(void (*fn)(void *), void *arg)
+{
+    atomic_fetch_add(&outside_calls, 1);
+    fn(arg);
+}
+static const cg_adapter counting_adapter = {"counting", always_holds, count_outside};
+
+static int test_transition_policy_picks_calls_to_leave(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d = dev(0);
+    CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_ACTIVE) == CG_OK);
+    /* blocking: only sites the policy marks blocking (toyWait) leave the runtime. */
+    CHECK(cg_set_transition(NULL, CG_TRANSITION_BLOCKING) == CG_OK);
+    atomic_store(&outside_calls, 0);
+    toyNop(1);
+    toyWait(d, 1);
+    CHECK(atomic_load(&outside_calls) == 1);
+    /* always: every call; never: none. */
+    CHECK(cg_set_transition(NULL, CG_TRANSITION_ALWAYS) == CG_OK);
+    toyNop(1);
+    toyWait(d, 1);
+    CHECK(atomic_load(&outside_calls) == 3);
+    CHECK(cg_set_transition("toyWait", CG_TRANSITION_NEVER) == CG_OK);
+    toyWait(d, 1);
+    CHECK(atomic_load(&outside_calls) == 3);
+    /* A site marked blocking at run time joins the blocking set. */
+    CHECK(cg_set_transition(NULL, CG_TRANSITION_BLOCKING) == CG_OK);
+    CHECK(cg_set_blocking("toyNop", 1, "test says so") == CG_OK);
+    toyNop(1);
+    CHECK(atomic_load(&outside_calls) == 4);
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    return 0;
+}
+
+static int test_stall_is_a_long_call_with_the_runtime_held(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d = dev(0);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_set_stall_ms(20) == CG_OK);
+    /* Detect only: nothing is left, long calls made holding the runtime are stalls. */
+    CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_DETECT) == CG_OK);
+    atomic_store(&outside_calls, 0);
+    toyWait(d, 40);
+    toyWait(d, 1);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECKF(s.calls == 2 && s.stalls == 1 && s.stall_ns >= 20000000u, "calls %lu stalls %lu",
+           (unsigned long)s.calls, (unsigned long)s.stalls);
+    CHECK(atomic_load(&outside_calls) == 0);
+    /* Left around the call: no stall, however long. */
+    CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_ACTIVE) == CG_OK);
+    toyWait(d, 40);
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECK(s.calls == 3 && s.stalls == 1 && atomic_load(&outside_calls) == 1);
+    /* A wait for a domain lock held by another thread counts too. */
+    CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_DETECT) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "stall", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyAdd", "stall", CG_SCOPE_PROCESS) == CG_OK);
+    pthread_t t;
+    pthread_create(&t, NULL, hold_lock, NULL); /* holds the domain in toyCompile for 300 ms */
+    cgtest_sleep_ms(50);
+    int32_t sum;
+    toyAdd(1, 2, &sum);
+    pthread_join(t, NULL);
+    CHECK(cg_get_stats("toyAdd", &s) == CG_OK);
+    CHECKF(s.stalls == 1 && s.lock_wait_ns >= 100000000u, "stalls %lu lock wait %lu ns", (unsigned long)s.stalls,
+           (unsigned long)s.lock_wait_ns);
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_compile_race", child_compile_race},
     {"child_count_then_die", child_count_then_die},
@@ -547,5 +624,7 @@ const cgtest_case cgtest_cases[] = {
     {"report_json_and_table", test_report_json_and_table},
     {"bad_settings_exit_2_before_first_call", test_bad_settings_exit_2_before_first_call},
     {"bad_values_through_c_api", test_bad_values_through_c_api},
+    {"transition_policy_picks_calls_to_leave", test_transition_policy_picks_calls_to_leave},
+    {"stall_is_a_long_call_with_the_runtime_held", test_stall_is_a_long_call_with_the_runtime_held},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
