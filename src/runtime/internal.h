@@ -75,7 +75,8 @@ typedef struct cg_proc_view {
     int exit_status;
 } cg_proc_view;
 
-CG_HIDDEN int cg_report_emit(FILE *out, const cg_proc_view *procs, size_t n, cg_report_format format);
+/* Writes a report of these processes to path ("-": stderr). */
+CG_HIDDEN int cg_report_to(const char *path, const cg_proc_view *procs, size_t n, cg_report_format format);
 
 /* ---- configuration (config.c) -------------------------------------------- */
 typedef struct cg_config {

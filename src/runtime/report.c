@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <errno.h>
 #include <string.h>
 
 static void cg_json_str(FILE *out, const char *s)
@@ -179,10 +180,23 @@ static void cg_emit_text(FILE *out, const cg_proc_view *procs, size_t n)
             (unsigned long)all.errors, cg_ms(all.total_ns), cg_ms(all.lock_wait_ns), (unsigned long)all.stalls);
 }
 
-int cg_report_emit(FILE *out, const cg_proc_view *procs, size_t n, cg_report_format format)
+static int cg_report_emit(FILE *out, const cg_proc_view *procs, size_t n, cg_report_format format)
 {
     if (format == CG_REPORT_TEXT) cg_emit_text(out, procs, n);
     else cg_emit_json(out, procs, n);
     if (fflush(out) != 0 || ferror(out)) return cg_fail(CG_EIO, "cannot write the report");
     return CG_OK;
+}
+
+int cg_report_to(const char *path, const cg_proc_view *procs, size_t n, cg_report_format format)
+{
+    if (!path || !*path) return cg_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
+    if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
+        return cg_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
+    FILE *out = strcmp(path, "-") == 0 ? stderr : fopen(path, "w");
+    if (!out) return cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
+    int rc = cg_report_emit(out, procs, n, format);
+    if (out != stderr && fclose(out) != 0 && rc == CG_OK)
+        rc = cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
+    return rc;
 }

@@ -16,21 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int cg_open_out(const char *path, FILE **out)
-{
-    if (!path || !*path) return cg_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
-    *out = strcmp(path, "-") == 0 ? stderr : fopen(path, "w");
-    if (!*out) return cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
-    return CG_OK;
-}
-
-static int cg_close_out(const char *path, FILE *out, int rc)
-{
-    if (out != stderr && fclose(out) != 0 && rc == CG_OK)
-        rc = cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
-    return rc;
-}
-
 static int cg_by_start(const void *a, const void *b)
 {
     const cg_proc_view *x = a, *y = b;
@@ -98,9 +83,7 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
             }
     }
 
-    FILE *out;
-    int rc = cg_open_out(path, &out);
-    if (rc == CG_OK) rc = cg_close_out(path, out, cg_report_emit(out, v, n, format));
+    int rc = cg_report_to(path, v, n, format);
     for (size_t i = 0; i < n; i++) munmap((void *)v[i].region, sizeof(cg_stats_region));
     free(v);
     return rc;
@@ -390,11 +373,7 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
                      (long)(j.s - text), j.msg);
     else if (!have_processes)
         rc = cg_fail(CG_EFORMAT, "%s: report without \"processes\"", json_path);
-    if (rc == CG_OK) {
-        FILE *out;
-        rc = cg_open_out(path, &out);
-        if (rc == CG_OK) rc = cg_close_out(path, out, cg_report_emit(out, v, n, format));
-    }
+    if (rc == CG_OK) rc = cg_report_to(path, v, n, format);
     for (size_t i = 0; i < n; i++) free((void *)v[i].region);
     free(v);
     free(text);

@@ -182,15 +182,6 @@ int cg_reset_stats(void)
 
 int cg_report_write(const char *path, cg_report_format format)
 {
-    if (!path || !*path) return cg_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
-    if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
-        return cg_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
-    int to_stderr = strcmp(path, "-") == 0;
-    FILE *out = to_stderr ? stderr : fopen(path, "w");
-    if (!out) return cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
     cg_proc_view v = {.region = cg_stats};
-    int rc = cg_report_emit(out, &v, 1, format);
-    if (!to_stderr && fclose(out) != 0 && rc == CG_OK)
-        rc = cg_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
-    return rc;
+    return cg_report_to(path, &v, 1, format);
 }
