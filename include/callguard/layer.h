@@ -86,6 +86,7 @@ typedef struct cg_layer {
     /* filled in by the runtime */
     void *priv;
     struct cg_layer *next;
+    _Atomic int warned;              /* the missing-library message was printed */
 } cg_layer;
 
 /* Called from the layer's constructor. Safe to call before main. */

@@ -314,11 +314,11 @@ static int cmd_run(int argc, char **argv)
      * stops us before the program starts rather than inside it. */
     struct {
         const char *flag, *var, *value;
-    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", serialize}, {"--transition", "CALLGUARD_TRANSITION", transition},
-                  {"--stall-ms", "CALLGUARD_STALL_MS", stall},       {"--trace", "CALLGUARD_TRACE", trace}};
+    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", serialize},
+                  {"--transition", "CALLGUARD_TRANSITION", transition},
+                  {"--stall-ms", "CALLGUARD_STALL_MS", stall}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
-        if (strcmp(checks[i].var, "CALLGUARD_TRACE") == 0) continue; /* opened by each process; checked below */
         if (cg_configure(checks[i].var, checks[i].value) != CG_OK) {
             const char *msg = strstr(cg_last_error(), ": ");
             return usage_error("%s %s: %s", checks[i].flag, checks[i].value, msg ? msg + 2 : cg_last_error());

@@ -102,13 +102,13 @@ void *cg_resolve(cg_layer *l, const char *name)
         if (p && !cg_is_callguard_object(p)) return p;
     }
 
-    static _Atomic int warned;
-    if (!atomic_exchange(&warned, 1)) {
+    /* Once per layer: every other entry point of it is missing too. */
+    if (!atomic_exchange(&l->warned, 1)) {
         const char *env = getenv(l->library_env);
         fprintf(stderr,
-                "callguard: cannot find the real %s (%s API, %s%s%s); every call returns %s. "
+                "callguard: cannot find the real %s (%s API, %s%s); every call returns %s. "
                 "Set %s to the library's absolute path\n",
-                name, l->api, env && *env ? "tried " : "library ", env && *env ? env : l->soname, "",
+                name, l->api, env && *env ? "tried " : "library ", env && *env ? env : l->soname,
                 l->result_name && l->result_name(l->missing_result) ? l->result_name(l->missing_result) : "an error",
                 l->library_env);
     }
