@@ -14,6 +14,8 @@
 #include <string.h>
 #include <toy.h>
 
+#include "pause_script.h"
+
 static PyObject *ext_wait(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -30,25 +32,12 @@ static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, "toyext", NULL, -
 static PyObject *ext_init(void) { return PyModule_Create(&ext_module); }
 
 static const char script[] =
-    "import threading, time, toyext\n"
-    "def worker():\n"
-    "    time.sleep(0.2)  # let the main thread start ticking first\n"
-    "    toyext.wait(1000)\n"
-    "t = threading.Thread(target=worker)\n"
-    "t.start()\n"
-    "longest = 0.0\n"
-    "last = time.monotonic()\n"
-    "while t.is_alive():\n"
-    "    time.sleep(0.001)\n"
-    "    now = time.monotonic()\n"
-    "    longest = max(longest, now - last)\n"
-    "    last = now\n"
-    "t.join()\n"
+    CG_PAUSE_TICKER("toyext")
     "class Last:  # makes a guarded call while the interpreter finalizes\n"
     "    def __del__(self, wait=toyext.wait):\n"
     "        wait(1)\n"
     "last = Last()\n"
-    "open(OUT, 'w').write('%.1f' % (longest * 1000))\n";
+    CG_PAUSE_WRITE;
 
 int main(int argc, char **argv)
 {

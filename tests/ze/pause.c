@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include "ze_util.h"
+#include "../python/pause_script.h"
 
 #include <callguard/callguard.h>
 #include <time.h>
@@ -44,21 +45,7 @@ static PyMethodDef ext_methods[] = {{"wait", ext_wait, METH_VARARGS, "wait on an
 static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, "zeext", NULL, -1, ext_methods, NULL, NULL, NULL, NULL};
 static PyObject *ext_init(void) { return PyModule_Create(&ext_module); }
 
-static const char script[] = "import threading, time, zeext\n"
-                             "def worker():\n"
-                             "    time.sleep(0.2)  # let the main thread start ticking first\n"
-                             "    zeext.wait(1000)\n"
-                             "t = threading.Thread(target=worker)\n"
-                             "t.start()\n"
-                             "longest = 0.0\n"
-                             "last = time.monotonic()\n"
-                             "while t.is_alive():\n"
-                             "    time.sleep(0.001)\n"
-                             "    now = time.monotonic()\n"
-                             "    longest = max(longest, now - last)\n"
-                             "    last = now\n"
-                             "t.join()\n"
-                             "open(OUT, 'w').write('%.1f' % (longest * 1000))\n";
+static const char script[] = CG_PAUSE_TICKER("zeext") CG_PAUSE_WRITE;
 
 int main(int argc, char **argv)
 {
