@@ -198,6 +198,21 @@ static void time_rows(void)
 
 /* ---- instruction counts (callgrind) ------------------------------------------------ */
 
+#if CG_BENCH_CALLGRIND
+/* Counts N_IR calls of one loop alone and dumps them as "KEY.WHICH". */
+static void count_loop(uint32_t (*loop)(long), const char *key, const char *which)
+{
+    char name[64];
+    sink += loop(16); /* warm: resolve, fault in */
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    sink += loop(N_IR);
+    CALLGRIND_TOGGLE_COLLECT;
+    snprintf(name, sizeof name, "%s.%s", key, which);
+    CALLGRIND_DUMP_STATS_AT(name);
+}
+#endif
+
 static int count_rows(void)
 {
 #if CG_BENCH_CALLGRIND
@@ -205,24 +220,11 @@ static int count_rows(void)
         fprintf(stderr, "bench_call: --count runs under valgrind --tool=callgrind --collect-atstart=no\n");
         return 2;
     }
-    char name[64];
     for (size_t i = 0; i < NROWS; i++) {
         row *w = &rows[i];
-        sink += w->base(16); /* warm: resolve, fault in */
-        CALLGRIND_ZERO_STATS;
-        CALLGRIND_TOGGLE_COLLECT;
-        sink += w->base(N_IR);
-        CALLGRIND_TOGGLE_COLLECT;
-        snprintf(name, sizeof name, "%s.base", w->key);
-        CALLGRIND_DUMP_STATS_AT(name);
+        count_loop(w->base, w->key, "base");
         w->on();
-        sink += w->cand(16);
-        CALLGRIND_ZERO_STATS;
-        CALLGRIND_TOGGLE_COLLECT;
-        sink += w->cand(N_IR);
-        CALLGRIND_TOGGLE_COLLECT;
-        snprintf(name, sizeof name, "%s.cand", w->key);
-        CALLGRIND_DUMP_STATS_AT(name);
+        count_loop(w->cand, w->key, "cand");
         w->off();
     }
     return 0;
