@@ -1,4 +1,4 @@
-"""Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR.
+"""Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR TOYLAYER.
 
 Each test is a function named for the behaviour it checks; it runs real
 programs under `callguard run` and checks what they print, how they exit,
@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB = sys.argv[1:7]
+TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[1:8]
 TMP = tempfile.mkdtemp(prefix="cgcli-")
 
 
@@ -23,7 +23,7 @@ def run(args, env=None, **kw):
 
 
 def guarded(prog_args, *opts, env=None):
-    return run([CG, "run", "--api", "toy", *opts, "--", *prog_args], env=env)
+    return run([CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args], env=env)
 
 
 def report_of(prog_args, *opts, env=None):
@@ -58,7 +58,7 @@ def run_forwards_sigterm_and_dies_of_it():
     it, and callguard exits the way the program did."""
     import time
     e = dict(os.environ)
-    p = subprocess.Popen([CG, "run", "--api", "toy", "--", "sleep", "30"], env=e)
+    p = subprocess.Popen([CG, "run", "--layer", TOYLAYER, "--", "sleep", "30"], env=e)
     time.sleep(0.5)
     t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
@@ -162,7 +162,7 @@ def run_rejects_bad_options_before_starting():
         (["--bogus"], "--bogus"),
     ]
     for opts, says in bad:
-        r = run([CG, "run", *(["--api", "toy"] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
+        r = run([CG, "run", *(["--layer", TOYLAYER] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
         check(r.returncode == 2, "%s: exit %d" % (opts, r.returncode))
         check(says in r.stderr and r.stderr.count("\n") == 1, "%s: one line naming it: %r" % (opts, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % opts)
@@ -206,7 +206,7 @@ def report_refuses_what_is_not_a_report():
 
 
 def list_prints_policies_and_reasons():
-    r = run([CG, "list", "toy"])
+    r = run([CG, "list", TOYLAYER])
     check(r.returncode == 0, r.stderr)
     line = [l for l in r.stdout.splitlines() if l.startswith("toyCompile ")]
     check(line and "compiles a program in the driver" in line[0], r.stdout)
@@ -223,12 +223,12 @@ def run_release_gil_ends_the_stall():
     pause = os.environ["CG_PAUSE"]
     out = os.path.join(TMP, "pause.txt")
     path = os.path.join(TMP, "stall.json")
-    r = run([CG, "run", "--api", "toy", "--report", path, "--", pause, "stall", "1", out])
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", pause, "stall", "1", out])
     check(r.returncode == 0, "detect only: the whole wait is a pause and one stall: %s %s" % (r.stdout, r.stderr))
     rep = json.load(open(path))
     waits = [s for p in rep["processes"] for s in p["sites"] if s["name"] == "toyWait"]
     check(waits and waits[0]["stalls"] == 1, "the report shows the stall: %s" % waits)
-    r = run([CG, "run", "--api", "toy", "--release-gil", "--", pause, "no-stall", "0", out])
+    r = run([CG, "run", "--layer", TOYLAYER, "--release-gil", "--", pause, "no-stall", "0", out])
     check(r.returncode == 0, "--release-gil: pauses of at most 50 ms: %s %s" % (r.stdout, r.stderr))
 
 
