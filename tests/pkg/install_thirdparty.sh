@@ -99,6 +99,18 @@ cp -a "$p" "$tmp/nogen"
 rm "$tmp/nogen/bin/callguard-gen"
 expect_configure_error "$tmp/nogen" \
   "callguard_add_layer\(acme\): cannot generate the layer: the layer generator $tmp/nogen/bin/callguard-gen is not there"
+# A layer generated already (SOURCE) builds without the generator.
+mkdir -p "$tmp/committed"
+cat >"$tmp/committed/CMakeLists.txt" <<EOF2
+cmake_minimum_required(VERSION 3.25)
+project(acme_committed LANGUAGES C)
+find_package(callguard REQUIRED)
+callguard_add_layer(acme SOURCE $tmp/pc/gen/cg_acme.c INCLUDE_DIRECTORIES $src/examples/thirdparty)
+EOF2
+cmake -S "$tmp/committed" -B "$tmp/committed/b" -DCMAKE_PREFIX_PATH="$tmp/nogen" >"$tmp/log" 2>&1 &&
+  cmake --build "$tmp/committed/b" >>"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "SOURCE without a generator"; }
+[ -e "$tmp/committed/b/libcallguard_acme.so" ] && [ -e "$tmp/committed/b/callguard/shims/libacme.so.1" ] ||
+  fail "SOURCE built no layer or shim"
 # A generator whose libclang cannot be loaded: its DT_NEEDED renamed to a
 # library no machine has, as when libclang1-14 is not installed.
 cp -a "$p" "$tmp/noclang"
