@@ -17,7 +17,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "../src/runtime/internal.h"
+#include "../src/runtime/stats.h"
 
 static toy_device_t dev(uint32_t i)
 {
@@ -309,11 +309,11 @@ static long stats_dir_calls(const char *dir, const char *site, int *files)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         int fd = open(path, O_RDONLY);
         if (fd < 0) continue;
-        cg_stats_region *r = mmap(NULL, sizeof *r, PROT_READ, MAP_SHARED, fd, 0);
+        cgi_stats_region *r = mmap(NULL, sizeof *r, PROT_READ, MAP_SHARED, fd, 0);
         close(fd);
         if (r == MAP_FAILED) continue;
         (*files)++;
-        if (memcmp(r->h.magic, CG_STATS_MAGIC, sizeof CG_STATS_MAGIC) == 0)
+        if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) == 0)
             for (uint32_t i = 0; i < atomic_load(&r->h.nrecords); i++)
                 if (strcmp(r->r[i].name, site) == 0) calls += (long)atomic_load(&r->r[i].c.calls);
         munmap(r, sizeof *r);

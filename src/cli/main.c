@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "../runtime/names.h"
+
 #ifndef CG_LIBDIR_REL
 #define CG_LIBDIR_REL "lib"
 #endif
@@ -146,7 +148,6 @@ static int cmd_list(int argc, char **argv)
     cg_site_info *s = calloc((size_t)n + 1, sizeof *s);
     if (!s) return 1;
     n = cg_list_sites(known_apis[api], s, (size_t)n);
-    static const char *const tnames[] = {"always", "blocking", "never"};
     printf("%-40s %-10s %-16s %s\n", "entry point", "transition", "serialize", "blocking reason");
     for (long i = 0; i < n; i++) {
         char ser[64];
@@ -155,7 +156,7 @@ static int cmd_list(int argc, char **argv)
         char name[96];
         if (s[i].variant_of) snprintf(name, sizeof name, "%s (as %s)", s[i].name, s[i].variant_of);
         else snprintf(name, sizeof name, "%s", s[i].name);
-        printf("%-40s %-10s %-16s %s\n", name, tnames[s[i].transition % 3], ser, s[i].blocking ? s[i].reason : "-");
+        printf("%-40s %-10s %-16s %s\n", name, cgi_transition_name(s[i].transition), ser, s[i].blocking ? s[i].reason : "-");
     }
     printf("%ld entry points\n", n);
     free(s);
@@ -252,7 +253,16 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-static int cmd_run(int argc, char **argv)
+/* The options of `callguard run`. */
+typedef struct run_opts {
+    char *serialize; /* every --serialize joined by commas */
+    const char *transition, *stall, *report, *trace, *apis;
+    int release_gil;
+    char **prog;
+} run_opts;
+
+/* Returns -1 when the program should start, else the exit status. */
+static int run_parse_options(int argc, char **argv, run_opts *o)
 {
     static const struct option opts[] = {
         {"serialize", required_argument, NULL, 's'}, {"release-gil", no_argument, NULL, 'g'},
@@ -260,9 +270,6 @@ static int cmd_run(int argc, char **argv)
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    static char *serialize; /* static: still reachable on an early exit */
-    char *transition = NULL, *stall = NULL, *report = NULL, *trace = NULL, *apis = NULL;
-    int release_gil = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -271,52 +278,61 @@ static int cmd_run(int argc, char **argv)
         switch (c) {
         case 's': {
             char *joined;
-            if (asprintf(&joined, "%s%s%s", serialize ? serialize : "", serialize ? "," : "", optarg) < 0) return 1;
-            free(serialize);
-            serialize = joined;
+            if (asprintf(&joined, "%s%s%s", o->serialize ? o->serialize : "", o->serialize ? "," : "", optarg) < 0)
+                return 1;
+            free(o->serialize);
+            o->serialize = joined;
             break;
         }
-        case 'g': release_gil = 1; break;
-        case 't': transition = optarg; break;
-        case 'm': stall = optarg; break;
-        case 'r': report = optarg; break;
-        case 'T': trace = optarg; break;
-        case 'a': apis = optarg; break;
+        case 'g': o->release_gil = 1; break;
+        case 't': o->transition = optarg; break;
+        case 'm': o->stall = optarg; break;
+        case 'r': o->report = optarg; break;
+        case 'T': o->trace = optarg; break;
+        case 'a': o->apis = optarg; break;
         case 'h': fputs(usage, stdout); return 0;
         case ':': return usage_error("run: %s needs a value", argv[optind - 1]);
         default: return usage_error("run: unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc) return usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
-    char **prog = argv + optind;
+    o->prog = argv + optind;
+    return -1;
+}
 
-    /* Which layers. */
-    int use[NAPIS] = {0};
+/* Which layers: those --api names, else every installed one. Loads them
+ * into this process, so the checks below know their entry points. */
+static int run_choose_layers(const run_opts *o, int use[NAPIS])
+{
     char path[PATH_MAX];
-    if (apis) {
+    if (o->apis) {
         char copy[256], *save = NULL;
-        snprintf(copy, sizeof copy, "%s", apis);
+        snprintf(copy, sizeof copy, "%s", o->apis);
         int any = 0;
         for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
             int i = api_index(a);
-            if (i < 0) return usage_error("--api %s: unknown API '%s': expected a list of cl, ze, cuda", apis, a);
+            if (i < 0) return usage_error("--api %s: unknown API '%s': expected a list of cl, ze, cuda", o->apis, a);
             use[i] = any = 1;
         }
-        if (!any) return usage_error("--api '%s': expected a list of cl, ze, cuda", apis);
+        if (!any) return usage_error("--api '%s': expected a list of cl, ze, cuda", o->apis);
     } else {
         for (size_t i = 0; i < NAPIS; i++)
             if (strcmp(known_apis[i], "toy") != 0) use[i] = layer_path((int)i, path, sizeof path);
     }
     for (size_t i = 0; i < NAPIS; i++)
         if (use[i] && !load_layer((int)i)) return 2;
+    return -1;
+}
 
-    /* Check every value here, against the layers just loaded, so a typo
-     * stops us before the program starts rather than inside it. */
+/* Checks every value here, against the layers just loaded, so a typo stops
+ * us before the program starts rather than inside it. */
+static int run_check_values(const run_opts *o, const int use[NAPIS])
+{
     struct {
         const char *flag, *var, *value;
-    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", serialize},
-                  {"--transition", "CALLGUARD_TRANSITION", transition},
-                  {"--stall-ms", "CALLGUARD_STALL_MS", stall}};
+    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
+                  {"--transition", "CALLGUARD_TRANSITION", o->transition},
+                  {"--stall-ms", "CALLGUARD_STALL_MS", o->stall}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
         if (cg_configure(checks[i].var, checks[i].value) != CG_OK) {
@@ -324,11 +340,10 @@ static int cmd_run(int argc, char **argv)
             return usage_error("%s %s: %s", checks[i].flag, checks[i].value, msg ? msg + 2 : cg_last_error());
         }
     }
-    if (serialize) {
+    if (o->serialize) {
         /* cg_configure recorded the names; check each is an entry point of a guarded API. */
-        static char *copy;
-        copy = strdup(serialize);
-        char *save = NULL;
+        char *copy = strdup(o->serialize), *save = NULL;
+        if (!copy) return 1;
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
             item[strcspn(item, "=:")] = '\0';
             cg_site_stats st;
@@ -336,53 +351,46 @@ static int cmd_run(int argc, char **argv)
                 char have[64] = "";
                 for (size_t i = 0; i < NAPIS; i++)
                     if (use[i]) snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", known_apis[i]);
-                return usage_error("--serialize: unknown entry point '%s' (not in the %s layer%s; `callguard list API` lists them)",
-                                   item, have, strchr(have, ',') ? "s" : "");
+                int rc = usage_error("--serialize: unknown entry point '%s' (not in the %s layer%s; `callguard list API` lists them)",
+                                     item, have, strchr(have, ',') ? "s" : "");
+                free(copy);
+                return rc;
             }
         }
         free(copy);
-        copy = NULL;
     }
-    if (trace && strcmp(trace, "-") != 0) {
-        int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0) return usage_error("--trace %s: cannot open for writing: %s", trace, strerror(errno));
+    if (o->trace && strcmp(o->trace, "-") != 0) {
+        int fd = open(o->trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) return usage_error("--trace %s: cannot open for writing: %s", o->trace, strerror(errno));
         close(fd);
     }
-    if (report && !*report) return usage_error("--report: expected a file name or '-'");
-    if (report && strcmp(report, "-") != 0) {
-        int fd = open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) return usage_error("--report %s: cannot open for writing: %s", report, strerror(errno));
+    if (o->report && !*o->report) return usage_error("--report: expected a file name or '-'");
+    if (o->report && strcmp(o->report, "-") != 0) {
+        int fd = open(o->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return usage_error("--report %s: cannot open for writing: %s", o->report, strerror(errno));
         close(fd);
     }
+    return -1;
+}
 
-    /* The child's environment. */
-    env_list env = {0};
-    for (char **e = environ; *e; e++) {
-        if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue; /* we write the one report */
-        char *eq = strchr(*e, '=');
-        if (!eq) continue;
-        char *name = strndup(*e, (size_t)(eq - *e));
-        env_set(&env, name, eq + 1);
-        free(name);
-    }
-    char preload[4 * PATH_MAX] = "";
-    for (size_t i = 0; i < NAPIS; i++)
-        if (use[i]) {
-            layer_path((int)i, path, sizeof path);
-            snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", path);
-        }
-    env_prepend(&env, "LD_PRELOAD", preload, ":");
-    char statsdir[] = "/tmp/callguard-XXXXXX";
+/* A directory for this run: the processes' statistics files, and shims/. */
+static char *run_make_dir(char *buf, size_t cap)
+{
     const char *tmp = getenv("TMPDIR");
-    char statsbuf[PATH_MAX];
-    snprintf(statsbuf, sizeof statsbuf, "%s/callguard-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    char *dir = mkdtemp(statsbuf);
-    if (!dir) dir = mkdtemp(statsdir);
+    snprintf(buf, cap, "%s/callguard-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char *dir = mkdtemp(buf);
     if (!dir) {
-        fprintf(stderr, "callguard: cannot create a directory for statistics: %s\n", strerror(errno));
-        return 2;
+        snprintf(buf, cap, "/tmp/callguard-XXXXXX");
+        dir = mkdtemp(buf);
     }
-    /* Shims of the guarded APIs only: a directory of links made for this run. */
+    if (!dir) fprintf(stderr, "callguard: cannot create a directory for statistics: %s\n", strerror(errno));
+    return dir;
+}
+
+/* The shims of the guarded APIs only: links made for this run, first on
+ * the child's library path. */
+static void run_link_shims(env_list *env, const int use[NAPIS], const char *dir)
+{
     char shims[PATH_MAX];
     snprintf(shims, sizeof shims, "%s/shims", dir);
     int nshims = 0;
@@ -393,22 +401,57 @@ static int cmd_run(int argc, char **argv)
             snprintf(to, sizeof to, "%s/%s", shims, api_sonames[i]);
             if (use[i] && access(from, R_OK) == 0 && symlink(from, to) == 0) nshims++;
         }
-    if (nshims) env_prepend(&env, "LD_LIBRARY_PATH", shims, ":");
-    env_set(&env, "CALLGUARD_STATS_DIR", dir);
-    if (serialize) {
+    if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");
+}
+
+/* The child's environment: ours, with the layers preloaded and the options
+ * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
+static void run_child_environment(env_list *env, const run_opts *o, const int use[NAPIS], const char *dir)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue;
+        char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char *name = strndup(*e, (size_t)(eq - *e));
+        env_set(env, name, eq + 1);
+        free(name);
+    }
+    char preload[4 * PATH_MAX] = "", path[PATH_MAX];
+    for (size_t i = 0; i < NAPIS; i++)
+        if (use[i]) {
+            layer_path((int)i, path, sizeof path);
+            snprintf(preload + strlen(preload), sizeof preload - strlen(preload), "%s%s", preload[0] ? ":" : "", path);
+        }
+    env_prepend(env, "LD_PRELOAD", preload, ":");
+    run_link_shims(env, use, dir);
+    env_set(env, "CALLGUARD_STATS_DIR", dir);
+    if (o->serialize) {
         const char *old = getenv("CALLGUARD_SERIALIZE");
         char *v;
-        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", serialize) < 0) return 1;
-        env_set(&env, "CALLGUARD_SERIALIZE", v);
+        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", o->serialize) < 0) exit(1);
+        env_set(env, "CALLGUARD_SERIALIZE", v);
         free(v);
     }
-    if (release_gil) env_set(&env, "CALLGUARD_RUNTIME", "cpython");
-    if (transition) env_set(&env, "CALLGUARD_TRANSITION", transition);
-    if (stall) env_set(&env, "CALLGUARD_STALL_MS", stall);
-    if (trace) env_set(&env, "CALLGUARD_TRACE", trace);
-    env_unset(&env, "CALLGUARD_REPORT");
+    if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
+    if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
+    if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);
+    env_unset(env, "CALLGUARD_REPORT");
+}
 
-    /* Adopt orphaned descendants, so "after the whole tree has exited" means it. */
+/* How the program's process tree ended. */
+typedef struct run_result {
+    int exec_errno; /* nonzero: the program could not be started */
+    int child_status;
+    cg_proc_exit *exits;
+    size_t nexits;
+} run_result;
+
+/* Starts the program and waits for it and every orphan of its tree that
+ * comes to us, so "after the whole tree has exited" means it. Returns 0, or
+ * 1 when callguard itself failed. */
+static int run_start_and_wait(char **prog, env_list *env, run_result *r)
+{
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
@@ -420,15 +463,13 @@ static int cmd_run(int argc, char **argv)
     }
     if (pid == 0) {
         close(errpipe[0]);
-        environ = env.v;
+        environ = env->v;
         execvp(prog[0], prog);
         int e = errno;
         if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
         _exit(127);
     }
     close(errpipe[1]);
-    env_free(&env);
-    free(serialize);
     child_pid = pid;
     struct sigaction sa = {0};
     sa.sa_handler = forward_signal;
@@ -440,13 +481,12 @@ static int cmd_run(int argc, char **argv)
     signal(SIGQUIT, SIG_IGN);
 
     int exec_errno = 0;
-    ssize_t got = read(errpipe[0], &exec_errno, sizeof exec_errno);
+    if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
     close(errpipe[0]);
 
-    /* Reap the child and every orphan that comes to us. */
-    size_t nexits = 0, cap = 16;
-    cg_proc_exit *exits = malloc(cap * sizeof *exits);
-    int child_status = 0;
+    size_t cap = 16;
+    r->exits = malloc(cap * sizeof *r->exits);
+    if (!r->exits) return 1;
     for (;;) {
         int st;
         pid_t w = waitpid(-1, &st, 0);
@@ -454,26 +494,28 @@ static int cmd_run(int argc, char **argv)
             if (errno == EINTR) continue;
             break;
         }
-        if (w == pid) child_status = st;
-        if (nexits == cap) exits = realloc(exits, (cap *= 2) * sizeof *exits);
-        if (!exits) return 1;
-        exits[nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+        if (w == pid) r->child_status = st;
+        if (r->nexits == cap) {
+            cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
+            if (!more) return 1;
+            r->exits = more;
+        }
+        r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
     }
+    return 0;
+}
 
-    if (got == (ssize_t)sizeof exec_errno) {
-        free(exits);
-        remove_dir(dir);
-        fprintf(stderr, "callguard: %s: %s\n", prog[0], strerror(exec_errno));
-        return exec_errno == ENOENT ? 127 : 126;
-    }
-    if (report) {
-        int text = strcmp(report, "-") == 0;
-        if (cg_report_merge(dir, exits, nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
-            fprintf(stderr, "callguard: %s\n", cg_last_error());
-    }
-    remove_dir(dir);
-    free(exits);
+static void run_write_report(const char *report, const char *dir, const run_result *r)
+{
+    if (!report) return;
+    int text = strcmp(report, "-") == 0;
+    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
+        fprintf(stderr, "callguard: %s\n", cg_last_error());
+}
 
+/* Exits as the program did: its status, or its signal. */
+static int run_exit_as_child(int child_status)
+{
     if (WIFSIGNALED(child_status)) {
         int sig = WTERMSIG(child_status);
         /* Die the same way, without a core of our own. */
@@ -487,6 +529,40 @@ static int cmd_run(int argc, char **argv)
         return 128 + sig;
     }
     return WEXITSTATUS(child_status);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static run_opts o; /* static: still reachable on an early exit */
+    int use[NAPIS] = {0}, rc;
+    if ((rc = run_parse_options(argc, argv, &o)) >= 0) return rc;
+    if ((rc = run_choose_layers(&o, use)) >= 0) return rc;
+    if ((rc = run_check_values(&o, use)) >= 0) return rc;
+
+    char dirbuf[PATH_MAX];
+    char *dir = run_make_dir(dirbuf, sizeof dirbuf);
+    if (!dir) return 2;
+    env_list env = {0};
+    run_child_environment(&env, &o, use, dir);
+    run_result r = {0};
+    rc = run_start_and_wait(o.prog, &env, &r);
+    env_free(&env);
+    free(o.serialize);
+    o.serialize = NULL;
+    if (rc != 0) {
+        free(r.exits);
+        return rc;
+    }
+    if (r.exec_errno) {
+        free(r.exits);
+        remove_dir(dir);
+        fprintf(stderr, "callguard: %s: %s\n", o.prog[0], strerror(r.exec_errno));
+        return r.exec_errno == ENOENT ? 127 : 126;
+    }
+    run_write_report(o.report, dir, &r);
+    remove_dir(dir);
+    free(r.exits);
+    return run_exit_as_child(r.child_status);
 }
 
 int main(int argc, char **argv)

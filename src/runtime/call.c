@@ -4,18 +4,24 @@
  * re-entering the runtime (CPython may never return from re-entry at exit),
  * never call into the runtime while holding a domain lock. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "call.h"
+
+#include "domain.h"
+#include "python.h"
+#include "resolve.h"
+#include "site.h"
+#include "stats.h"
 
 #include <errno.h>
 
 /* Depth of guarded calls on this thread. Initial-exec and one int: libraries
  * dlopen'd by Python or Julia get initial-exec TLS from a small static pool,
  * and this is read only on the slow path. */
-static __thread int cg_depth __attribute__((tls_model("initial-exec")));
+static __thread int cgi_depth __attribute__((tls_model("initial-exec")));
 
-CG_HIDDEN void cg_call_after_fork_child(void) { cg_depth = 0; }
+void cgi_call_after_fork_child(void) { cgi_depth = 0; }
 
-typedef struct cg_frame {
+typedef struct cgi_frame {
     cg_site *site;
     const void *key;
     cg_thunk thunk;
@@ -25,30 +31,30 @@ typedef struct cg_frame {
     int err;
     int saved_errno;
     uint64_t wait_ns, call_ns;
-} cg_frame;
+} cgi_frame;
 
 /* Runs with the runtime left when the site's transition says so. */
-static void cg_inner(void *p)
+static void cgi_inner(void *p)
 {
-    cg_frame *f = p;
-    if (f->domain) cg_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
-    uint64_t t0 = f->timed ? cg_now_ns() : 0;
+    cgi_frame *f = p;
+    if (f->domain) cgi_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
+    uint64_t t0 = f->timed ? cgi_now_ns() : 0;
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
-    if (f->timed) f->call_ns = cg_now_ns() - t0;
-    if (f->domain) cg_domain_unlock(f->domain, f->scope, f->key);
+    if (f->timed) f->call_ns = cgi_now_ns() - t0;
+    if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
 }
 
-static void cg_max(_Atomic uint64_t *m, uint64_t v)
+static void cgi_max(_Atomic uint64_t *m, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
     while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
     }
 }
 
-static void cg_trace_line(const cg_site *s, const cg_frame *f)
+static void cgi_trace_line(const cg_site *s, const cgi_frame *f)
 {
-    FILE *t = atomic_load_explicit(&cg_cfg.trace, memory_order_acquire);
+    FILE *t = atomic_load_explicit(&cgi_cfg.trace, memory_order_acquire);
     if (!t) return;
     fprintf(t, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)f->call_ns, (unsigned long)f->wait_ns,
             f->err);
@@ -57,19 +63,19 @@ static void cg_trace_line(const cg_site *s, const cg_frame *f)
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
-        void *real = cg_resolve(s->layer, s->name);
+        void *real = cgi_resolve(s->layer, s->name);
         if (!real) return -1;
         /* Under the configuration lock: a policy written at this moment must
          * not be overtaken by a refresh computed from the policy before it. */
-        pthread_mutex_lock(&cg_cfg_lock);
+        pthread_mutex_lock(&cgi_cfg_lock);
         atomic_store_explicit(&s->real, real, memory_order_release);
-        cg_site_refresh(s);
-        pthread_mutex_unlock(&cg_cfg_lock);
+        cgi_site_refresh(s);
+        pthread_mutex_unlock(&cgi_cfg_lock);
     }
-    int stats = atomic_load_explicit(&cg_cfg.stats_on, memory_order_relaxed);
+    int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
 
-    if (cg_depth > 0) {
+    if (cgi_depth > 0) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. */
         int saved = 0, err = thunk(args);
@@ -83,18 +89,18 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         return 0;
     }
 
-    cg_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
+    cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
-    const cg_adapter *ad = atomic_load_explicit(&cg_cfg.adapter, memory_order_acquire);
+    const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
     int leave = 0, held = 0;
     if (ad) {
         uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
         int wants = t == CG_TRANSITION_ALWAYS ||
                     (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
-        int active = atomic_load_explicit(&cg_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
-        if ((active && wants) || stats) held = ad == &cg_cpython_adapter ? cg_py_holds() : ad->holds();
+        int active = atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
+        if ((active && wants) || stats) held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
         leave = held && active && wants;
         if (leave) held = 0;
     }
@@ -102,36 +108,36 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     /* Only leaving CPython (no lock, no statistics): the hot case of a
      * binding that releases the GIL around every call, kept free of the
      * generic callback hops. */
-    if (leave && ad == &cg_cpython_adapter && !f.domain && !stats) {
-        cg_depth++;
-        void *ts = cg_py.save();
+    if (leave && ad == &cgi_cpython_adapter && !f.domain && !stats) {
+        cgi_depth++;
+        void *ts = cgi_py.save();
         thunk(args);
         int saved = errno;
-        cg_py.restore(ts);
-        cg_depth--;
+        cgi_py.restore(ts);
+        cgi_depth--;
         errno = saved;
         return 0;
     }
 
-    cg_depth++;
+    cgi_depth++;
     if (leave)
-        ad->call_outside(cg_inner, &f);
+        ad->call_outside(cgi_inner, &f);
     else
-        cg_inner(&f);
-    cg_depth--;
+        cgi_inner(&f);
+    cgi_depth--;
 
     if (stats) {
         atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
         if (f.err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&c->total_ns, f.call_ns, memory_order_relaxed);
-        cg_max(&c->max_ns, f.call_ns);
+        cgi_max(&c->max_ns, f.call_ns);
         if (f.wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f.wait_ns, memory_order_relaxed);
-        uint64_t limit = atomic_load_explicit(&cg_cfg.stall_ns, memory_order_relaxed);
+        uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
         if (held && (f.call_ns >= limit || f.wait_ns >= limit)) {
             atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&c->stall_ns, f.call_ns + f.wait_ns, memory_order_relaxed);
         }
-        cg_trace_line(s, &f);
+        cgi_trace_line(s, &f);
     }
     errno = f.saved_errno;
     return 0;

@@ -5,67 +5,69 @@
  * keyed by the first input handle). Mixing scopes in one domain would give
  * two locks that do not exclude each other, so it is refused. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "domain.h"
+
+#include "errors.h"
+#include "names.h"
 
 #include <string.h>
 
-typedef struct cg_domain {
-    char name[CG_DOMAIN_NAME_MAX];
+typedef struct cgi_domain {
+    char name[CGI_DOMAIN_NAME_MAX];
     uint32_t scope;
     pthread_mutex_t lock;
-    pthread_mutex_t stripe[CG_STRIPES];
-} cg_domain;
+    pthread_mutex_t stripe[CGI_STRIPES];
+} cgi_domain;
 
-static cg_domain cg_domains[CG_MAX_DOMAINS];
-static _Atomic uint32_t cg_ndomains;
+static cgi_domain cgi_domains[CGI_MAX_DOMAINS];
+static _Atomic uint32_t cgi_ndomains;
 
-static void cg_domain_init_locks(cg_domain *d)
+static void cgi_domain_init_locks(cgi_domain *d)
 {
     pthread_mutex_init(&d->lock, NULL);
-    for (int i = 0; i < CG_STRIPES; i++) pthread_mutex_init(&d->stripe[i], NULL);
+    for (int i = 0; i < CGI_STRIPES; i++) pthread_mutex_init(&d->stripe[i], NULL);
 }
 
-/* Caller holds cg_cfg_lock. */
-int cg_domain_get(const char *name, cg_scope scope, uint32_t *id)
+/* Caller holds cgi_cfg_lock. */
+int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
 {
     size_t len = strlen(name);
-    if (len == 0 || len >= CG_DOMAIN_NAME_MAX)
-        return cg_fail(CG_EINVAL, "domain name '%s': expected 1 to %d characters", name, CG_DOMAIN_NAME_MAX - 1);
+    if (len == 0 || len >= CGI_DOMAIN_NAME_MAX)
+        return cgi_fail(CG_EINVAL, "domain name '%s': expected 1 to %d characters", name, CGI_DOMAIN_NAME_MAX - 1);
     for (size_t i = 0; i < len; i++) {
         char ch = name[i];
         int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
                  ch == '-' || ch == '.';
         if (!ok)
-            return cg_fail(CG_EINVAL, "domain name '%s': expected letters, digits, '_', '-' or '.'", name);
+            return cgi_fail(CG_EINVAL, "domain name '%s': expected letters, digits, '_', '-' or '.'", name);
     }
-    uint32_t n = atomic_load(&cg_ndomains);
+    uint32_t n = atomic_load(&cgi_ndomains);
     for (uint32_t i = 0; i < n; i++) {
-        if (strcmp(cg_domains[i].name, name) != 0) continue;
-        if (cg_domains[i].scope != (uint32_t)scope)
-            return cg_fail(CG_EINVAL, "domain '%s' is %s-scoped; a site cannot join it with scope %s", name,
-                           cg_domains[i].scope == CG_SCOPE_HANDLE ? "handle" : "process",
-                           scope == CG_SCOPE_HANDLE ? "handle" : "process");
+        if (strcmp(cgi_domains[i].name, name) != 0) continue;
+        if (cgi_domains[i].scope != (uint32_t)scope)
+            return cgi_fail(CG_EINVAL, "domain '%s' is %s-scoped; a site cannot join it with scope %s", name,
+                           cgi_scope_name(cgi_domains[i].scope), cgi_scope_name(scope));
         *id = i + 1;
         return CG_OK;
     }
-    if (n == CG_MAX_DOMAINS) return cg_fail(CG_ENOMEM, "too many lock domains (at most %d)", CG_MAX_DOMAINS);
-    cg_domain *d = &cg_domains[n];
+    if (n == CGI_MAX_DOMAINS) return cgi_fail(CG_ENOMEM, "too many lock domains (at most %d)", CGI_MAX_DOMAINS);
+    cgi_domain *d = &cgi_domains[n];
     memcpy(d->name, name, len + 1);
     d->scope = scope;
-    cg_domain_init_locks(d);
-    atomic_store(&cg_ndomains, n + 1);
+    cgi_domain_init_locks(d);
+    atomic_store(&cgi_ndomains, n + 1);
     *id = n + 1;
     return CG_OK;
 }
 
-const char *cg_domain_name(uint32_t id)
+const char *cgi_domain_name(uint32_t id)
 {
-    return id && id <= atomic_load(&cg_ndomains) ? cg_domains[id - 1].name : "";
+    return id && id <= atomic_load(&cgi_ndomains) ? cgi_domains[id - 1].name : "";
 }
 
-static pthread_mutex_t *cg_domain_mutex(uint32_t id, uint32_t scope, const void *key)
+static pthread_mutex_t *cgi_domain_mutex(uint32_t id, uint32_t scope, const void *key)
 {
-    cg_domain *d = &cg_domains[id - 1];
+    cgi_domain *d = &cgi_domains[id - 1];
     if (scope != CG_SCOPE_HANDLE || !key) return &d->lock;
     /* Handles are pointers to driver objects, often neighbours in one
      * array: mix every bit so they spread over the stripes. */
@@ -73,32 +75,32 @@ static pthread_mutex_t *cg_domain_mutex(uint32_t id, uint32_t scope, const void 
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
-    return &d->stripe[h & (CG_STRIPES - 1)];
+    return &d->stripe[h & (CGI_STRIPES - 1)];
 }
 
-void cg_domain_lock(uint32_t id, uint32_t scope, const void *key, uint64_t *wait_ns)
+void cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, uint64_t *wait_ns)
 {
-    pthread_mutex_t *m = cg_domain_mutex(id, scope, key);
+    pthread_mutex_t *m = cgi_domain_mutex(id, scope, key);
     if (!wait_ns) {
         pthread_mutex_lock(m);
         return;
     }
     /* Time only a wait that happens: an uncontended lock costs no clock. */
     if (pthread_mutex_trylock(m) == 0) return;
-    uint64_t t0 = cg_now_ns();
+    uint64_t t0 = cgi_now_ns();
     pthread_mutex_lock(m);
-    *wait_ns = cg_now_ns() - t0;
+    *wait_ns = cgi_now_ns() - t0;
 }
 
-void cg_domain_unlock(uint32_t id, uint32_t scope, const void *key)
+void cgi_domain_unlock(uint32_t id, uint32_t scope, const void *key)
 {
-    pthread_mutex_unlock(cg_domain_mutex(id, scope, key));
+    pthread_mutex_unlock(cgi_domain_mutex(id, scope, key));
 }
 
 /* After fork only the forking thread exists: locks other threads held stay
  * held in the child forever unless reset. */
-void cg_domains_after_fork_child(void)
+void cgi_domains_after_fork_child(void)
 {
-    uint32_t n = atomic_load(&cg_ndomains);
-    for (uint32_t i = 0; i < n; i++) cg_domain_init_locks(&cg_domains[i]);
+    uint32_t n = atomic_load(&cgi_ndomains);
+    for (uint32_t i = 0; i < n; i++) cgi_domain_init_locks(&cgi_domains[i]);
 }

@@ -1,0 +1,168 @@
+/* The CALLGUARD_* variables. A bad value in the environment is reported in
+ * one line on stderr and the process exits with status 2 before any guarded
+ * call; through cg_configure it is an error code instead. */
+#define _GNU_SOURCE
+#include "environment.h"
+
+#include "errors.h"
+#include "policy_file.h"
+#include "python.h"
+#include "settings.h"
+#include "site.h"
+#include "values.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* FN[=DOMAIN][:process|:handle][,...] */
+static int cgi_parse_serialize_list(const char *value, const char *origin)
+{
+    char *copy = strdup(value), *save = NULL;
+    if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
+    int rc = CG_OK;
+    if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle][,...]");
+    for (char *item = strtok_r(copy, ",", &save); item && rc == CG_OK; item = strtok_r(NULL, ",", &save)) {
+        cg_scope scope = CG_SCOPE_PROCESS;
+        char *colon = strchr(item, ':');
+        if (colon) {
+            *colon = '\0';
+            if (cgi_parse_scope(colon + 1, &scope) != CG_OK) {
+                rc = cgi_fail(CG_EINVAL, "'%s': scope '%s': expected process or handle", value, colon + 1);
+                break;
+            }
+        }
+        char *eq = strchr(item, '=');
+        const char *domain = item;
+        if (eq) {
+            *eq = '\0';
+            domain = eq + 1;
+        }
+        if (!cgi_valid_site_name(item)) {
+            rc = cgi_fail(CG_EINVAL, "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle][,...]",
+                         value, item);
+            break;
+        }
+        cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, item, origin);
+        st->domain = strdup(domain);
+        st->scope = scope;
+        if (!*domain) rc = cgi_fail(CG_EINVAL, "'%s': empty domain name after '%s='", value, item);
+    }
+    free(copy);
+    return rc;
+}
+
+int cgi_runtime_set_locked(const char *v)
+{
+    if (strcmp(v, "none") == 0) {
+        atomic_store(&cgi_cfg.adapter, NULL);
+    } else if (strcmp(v, "auto") == 0) {
+        atomic_store(&cgi_cfg.adapter_mode, CG_ADAPTER_DETECT);
+        atomic_store(&cgi_cfg.adapter, cgi_cpython_adapter_if_present());
+    } else if (strcmp(v, "cpython") == 0) {
+        atomic_store(&cgi_cfg.adapter_mode, CG_ADAPTER_ACTIVE);
+        atomic_store(&cgi_cfg.adapter, cg_adapter_cpython());
+    } else {
+        return cgi_fail(CG_EINVAL, "runtime '%s': expected auto, none or cpython", v);
+    }
+    cgi_refresh_all();
+    return CG_OK;
+}
+
+static char *cgi_report_path;
+static char *cgi_report_path;
+
+const char *cgi_env_report_path(void) { return cgi_report_path; }
+
+static const char *const cgi_apis[] = {"TOY", "CL", "ZE", "CUDA"};
+
+static int cgi_library_var(const char *name)
+{
+    for (size_t i = 0; i < sizeof cgi_apis / sizeof *cgi_apis; i++) {
+        size_t n = strlen(cgi_apis[i]);
+        if (strncmp(name, cgi_apis[i], n) == 0 && strcmp(name + n, "_LIBRARY") == 0) return 1;
+    }
+    return 0;
+}
+
+/* Applies one CALLGUARD_* variable. Per-site ones are recorded and applied
+ * to layers already registered and to those that register later. */
+int cgi_configure_locked(const char *var, const char *v, int from_env)
+{
+    if (strncmp(var, "CALLGUARD_", 10) != 0)
+        return cgi_fail(CG_EINVAL, "'%s' is not a callguard setting (expected CALLGUARD_...)", var);
+    const char *k = var + 10;
+    int rc = CG_OK;
+    if (strcmp(k, "SERIALIZE") == 0) {
+        cgi_setting **before = cgi_settings_mark();
+        rc = cgi_parse_serialize_list(v, var);
+        if (rc == CG_OK && !from_env)
+            for (cgi_setting *st = *before; st && rc == CG_OK; st = st->next)
+                rc = cgi_site_set_serialize(st->site, st->domain, st->scope);
+    } else if (strcmp(k, "TRANSITION") == 0) {
+        cg_transition t = CG_TRANSITION_ALWAYS;
+        rc = cgi_parse_transition(v, &t);
+        if (rc == CG_OK) {
+            cgi_setting *st = cgi_setting_add(CGI_SET_TRANSITION, NULL, var);
+            st->transition = t;
+            for (cg_layer *l = cgi_layers; l; l = l->next) cgi_setting_apply(st, l);
+            cgi_refresh_all();
+        }
+    } else if (strcmp(k, "RUNTIME") == 0) {
+        rc = cgi_runtime_set_locked(v);
+    } else if (strcmp(k, "REPORT") == 0) {
+        if (!*v) return cgi_fail(CG_EINVAL, "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
+        free(cgi_report_path);
+        cgi_report_path = strdup(v);
+        atomic_store(&cgi_cfg.stats_on, 1);
+        cgi_refresh_all();
+    } else if (strcmp(k, "TRACE") == 0) {
+        FILE *f = strcmp(v, "-") == 0 ? stderr : (*v ? fopen(v, "a") : NULL);
+        if (!f) return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", v, *v ? strerror(errno) : "empty name");
+        setvbuf(f, NULL, _IOLBF, 0);
+        atomic_store(&cgi_cfg.trace, f);
+        atomic_store(&cgi_cfg.stats_on, 1);
+        cgi_refresh_all();
+    } else if (strcmp(k, "STALL_MS") == 0) {
+        uint32_t ms = 0;
+        rc = cgi_parse_ms(v, &ms);
+        if (rc == CG_OK) atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
+    } else if (strcmp(k, "POLICY") == 0) {
+        rc = cgi_policy_load_locked(v, from_env);
+    } else if (strcmp(k, "STATS_DIR") == 0) {
+        if (!from_env) return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR can only be set in the environment");
+        /* handled by cgi_init before anything else */
+    } else if (cgi_library_var(k)) {
+        if (v[0] != '/' || access(v, R_OK) != 0)
+            return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
+                           v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
+    } else {
+        return cgi_fail(CG_EINVAL,
+                       "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
+                       "_STALL_MS, _POLICY, _TOY_LIBRARY, _CL_LIBRARY, _ZE_LIBRARY, _CUDA_LIBRARY");
+    }
+    return rc;
+}
+
+void cgi_env_read(void)
+{
+    /* The policy file first, then the rest of the environment: later wins. */
+    const char *policy = getenv("CALLGUARD_POLICY");
+    if (policy && cgi_configure_locked("CALLGUARD_POLICY", policy, 1) != CG_OK)
+        cgi_die("CALLGUARD_POLICY=%s: %s", policy, cg_last_error());
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "CALLGUARD_", 10) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char var[64];
+        size_t n = (size_t)(eq - *e);
+        if (n >= sizeof var) cgi_die("%.*s: unknown setting", (int)n, *e);
+        memcpy(var, *e, n);
+        var[n] = '\0';
+        if (strcmp(var, "CALLGUARD_POLICY") == 0) continue;
+        if (cgi_configure_locked(var, eq + 1, 1) != CG_OK) cgi_die("%s=%s: %s", var, eq + 1, cg_last_error());
+    }
+}

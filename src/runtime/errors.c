@@ -1,0 +1,42 @@
+/* Errors: the per-thread message, status names, and the start-up exit. */
+#define _GNU_SOURCE
+#include "errors.h"
+
+#include <unistd.h>
+
+static __thread char cgi_err[512];
+
+int cgi_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cgi_err, sizeof cgi_err, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *cg_last_error(void) { return cgi_err; }
+
+const char *cg_status_name(int status)
+{
+    switch (status) {
+    case CG_OK: return "CG_OK";
+    case CG_EINVAL: return "CG_EINVAL";
+    case CG_ENOENT: return "CG_ENOENT";
+    case CG_EIO: return "CG_EIO";
+    case CG_ENOMEM: return "CG_ENOMEM";
+    case CG_EFORMAT: return "CG_EFORMAT";
+    default: return "unknown status";
+    }
+}
+
+void cgi_die(const char *fmt, ...)
+{
+    char line[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "callguard: %s\n", line);
+    _exit(2);
+}

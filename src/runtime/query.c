@@ -1,0 +1,82 @@
+/* The C API that reads: statistics, reports of this process, the sites of
+ * the loaded layers, result names. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include "domain.h"
+#include "errors.h"
+#include "report.h"
+#include "site.h"
+#include "stats.h"
+
+#include <string.h>
+
+int cg_get_stats(const char *name, cg_site_stats *out)
+{
+    if (!name || !out) return cgi_fail(CG_EINVAL, "cg_get_stats: site and out must not be NULL");
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cg_site *s = cgi_site_find(name);
+    if (s) {
+        cg_counters *c = s->ctr;
+        out->calls = atomic_load(&c->calls);
+        out->nested = atomic_load(&c->nested);
+        out->errors = atomic_load(&c->errors);
+        out->total_ns = atomic_load(&c->total_ns);
+        out->max_ns = atomic_load(&c->max_ns);
+        out->lock_wait_ns = atomic_load(&c->lock_wait_ns);
+        out->stalls = atomic_load(&c->stalls);
+        out->stall_ns = atomic_load(&c->stall_ns);
+    }
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    if (!s) return cgi_fail(CG_ENOENT, "unknown entry point '%s'", name);
+    return CG_OK;
+}
+
+int cg_reset_stats(void)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    uint32_t n = atomic_load(&cgi_stats->h.nrecords);
+    for (uint32_t i = 0; i < n; i++) memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return CG_OK;
+}
+
+int cg_report_write(const char *path, cg_report_format format)
+{
+    cgi_proc_view v = {.region = cgi_stats};
+    return cgi_report_to(path, &v, 1, format);
+}
+
+const char *cg_result_name(const char *api, long result)
+{
+    if (!api) return NULL;
+    for (cg_layer *l = cgi_layers; l; l = l->next)
+        if (strcmp(l->api, api) == 0 && l->result_name) return l->result_name(result);
+    return NULL;
+}
+
+long cg_list_sites(const char *api, cg_site_info *out, size_t max)
+{
+    long n = 0;
+    pthread_mutex_lock(&cgi_cfg_lock);
+    for (cg_layer *l = cgi_layers; l; l = l->next) {
+        if (api && strcmp(api, l->api) != 0) continue;
+        for (unsigned i = 0; i < l->nsites; i++) {
+            const cg_site *s = &l->sites[i];
+            if ((size_t)n < max) {
+                cg_site_info *o = &out[n];
+                o->api = l->api;
+                o->name = s->name;
+                o->variant_of = s->base != i ? l->sites[s->base].name : NULL;
+                o->transition = (cg_transition)atomic_load(&s->transition);
+                o->blocking = (int)atomic_load(&s->blocking);
+                o->reason = o->blocking ? s->reason : NULL;
+                o->domain = cgi_domain_name(atomic_load(&s->domain));
+                o->scope = (cg_scope)atomic_load(&s->scope);
+            }
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return n;
+}

@@ -1,0 +1,16 @@
+/* Finding the real library (resolve.c), and the registry of callguard's own
+ * objects that keeps a resolution from landing back in callguard. */
+#ifndef CGI_RESOLVE_H
+#define CGI_RESOLVE_H
+
+#include "internal.h"
+
+CGI_HIDDEN void *cgi_resolve(cg_layer *layer, const char *name);
+/* Records the object holding addr as one of callguard's (runtime, layer, shim). */
+CGI_HIDDEN void cgi_note_own_object(const void *addr);
+CGI_HIDDEN int cgi_is_callguard_object(const void *addr);
+/* Records the layer as its vendor library's soname shim, when its file is named by the soname. */
+CGI_HIDDEN void cgi_note_if_shim(cg_layer *l);
+CGI_HIDDEN int cgi_layer_is_shim(const cg_layer *l);
+
+#endif

@@ -1,0 +1,32 @@
+/* Layers, sites and their policy slots (site.c), and the process-wide
+ * configuration that decides whether a site is idle. */
+#ifndef CGI_SITE_H
+#define CGI_SITE_H
+
+#include "internal.h"
+
+typedef struct cgi_config {
+    _Atomic int stats_on;
+    _Atomic uint64_t stall_ns;
+    const cg_adapter *_Atomic adapter;
+    _Atomic int adapter_mode;
+    FILE *_Atomic trace;
+} cgi_config;
+
+CGI_HIDDEN extern cgi_config cgi_cfg;
+/* Serializes every configuration change and layer registration. */
+CGI_HIDDEN extern pthread_mutex_t cgi_cfg_lock;
+
+/* The registered layers, newest first. Written under cgi_cfg_lock. */
+CGI_HIDDEN extern cg_layer *cgi_layers;
+/* Recomputes site->direct from its policy and the global configuration. */
+CGI_HIDDEN void cgi_site_refresh(cg_site *s);
+CGI_HIDDEN void cgi_refresh_all(void);
+/* Finds a site (the base of its variants) by name; NULL if none. */
+CGI_HIDDEN cg_site *cgi_site_find(const char *name);
+/* The layer whose prefixes the name starts with; NULL if none. */
+CGI_HIDDEN cg_layer *cgi_layer_for_name(const char *name);
+/* Calls fn on the site named and every variant sharing its policy. Caller holds cgi_cfg_lock. */
+CGI_HIDDEN int cgi_site_each(const char *name, void (*fn)(cg_site *, void *), void *arg);
+
+#endif
