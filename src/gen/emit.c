@@ -144,8 +144,13 @@ static void emit_layer_struct(FILE *out, const policy *p)
  * layer asks from its own object, not from libcallguard. */
 static void emit_dlsym_next(FILE *out)
 {
-    fputs("/* dlsym(RTLD_NEXT) from this object: \"next\" means after the layer, not after libcallguard. */\n"
-          "static void *cg_dlsym_next(const char *name) { return dlsym(RTLD_NEXT, name); }\n\n",
+    fputs("/* dlsym(RTLD_NEXT) from this object: \"next\" means after the layer, not after libcallguard.\n"
+          " * dlsym takes \"this object\" from its return address: the empty asm keeps the call from\n"
+          " * becoming a tail call, whose return address would be in libcallguard. */\n"
+          "static void *cg_dlsym_next(const char *name)\n{\n"
+          "    void *p = dlsym(RTLD_NEXT, name);\n"
+          "    __asm__ __volatile__(\"\" : \"+r\"(p));\n"
+          "    return p;\n}\n\n",
           out);
 }
 

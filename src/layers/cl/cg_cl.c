@@ -329,8 +329,15 @@ static const char *cg_result_name(long r)
     }
 }
 
-/* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard. */
-static void *cg_dlsym_next(const char *name) { return dlsym(RTLD_NEXT, name); }
+/* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
+ * dlsym takes "this object" from its return address: the empty asm keeps the call from
+ * becoming a tail call, whose return address would be in libcallguard. */
+static void *cg_dlsym_next(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
 
 /* Exported by the vendor library but not declared by the header: forwarded unguarded. */
 static const char *const cg_passthrough[] = {

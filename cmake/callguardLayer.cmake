@@ -1,0 +1,274 @@
+# callguardLayer.cmake: callguard_add_layer(), which builds a guarded API
+# layer. Installed with callguard's CMake package (find_package(callguard))
+# and included by callguard's own build, so both build layers one way.
+#
+#   callguard_add_layer(NAME
+#                       POLICY file.ini | SOURCE cg_NAME.c
+#                       [INCLUDE_DIRECTORIES dir...]
+#                       [LIBRARY_PATH /abs/path/libNAME.so.N]
+#                       [VERSION_SCRIPT file.versions]
+#                       [OUTPUT_DIRECTORY dir]
+#                       [NO_SHIM] [INSTALL])
+#
+# Builds target callguard_NAME, libcallguard_NAME.so, linked to
+# callguard::callguard, and (unless NO_SHIM) target callguard_NAME_shim: the
+# same layer under the vendor library's soname ([api] library), in
+# OUTPUT_DIRECTORY/callguard/shims/ beside the layer, as installed callguard
+# keeps its own. NAME is the policy's [api] name.
+#
+#   POLICY               generate the layer at build time: a custom command
+#                        runs callguard-gen on the policy and the API header,
+#                        again whenever either changes. Needs the generator
+#                        installed with callguard and libclang (Debian:
+#                        libclang1-14, libclang-common-14-dev), checked when
+#                        this function runs, with one clear error if missing.
+#                        The header must exist at configure time.
+#   SOURCE               a layer callguard-gen wrote already (committed, say):
+#                        no generator or libclang needed.
+#   INCLUDE_DIRECTORIES  where the API header is: -I for callguard-gen and the
+#                        compiler.
+#   LIBRARY_PATH         the real library's absolute path, the layer's last
+#                        resort after RTLD_NEXT, an already loaded copy and
+#                        CALLGUARD_<NAME>_LIBRARY. Generator expressions work.
+#   VERSION_SCRIPT       the real library's symbol versions, given to the shim.
+#   OUTPUT_DIRECTORY     where libcallguard_NAME.so goes (default:
+#                        CMAKE_LIBRARY_OUTPUT_DIRECTORY, else the current
+#                        binary directory).
+#   INSTALL              install the layer in CMAKE_INSTALL_LIBDIR and the
+#                        shim in CMAKE_INSTALL_LIBDIR/callguard/shims.
+#
+# CALLGUARD_GENERATOR (cache) names another callguard-gen to run.
+include_guard(GLOBAL)
+
+# The one-line reason a generator cannot start, from what the dynamic loader said.
+function(_callguard_gen_start_error gen output out_var)
+  if(output MATCHES "error while loading shared libraries: ([^:]+):")
+    set(lib ${CMAKE_MATCH_1})
+    if(lib MATCHES "^libclang-([0-9]+)\\.so")
+      set(pkg "libclang1-${CMAKE_MATCH_1}")
+    elseif(lib MATCHES "^libinih")
+      set(pkg "libinih1")
+    elseif(lib MATCHES "^libLLVM-([0-9]+)\\.so")
+      set(pkg "libllvm${CMAKE_MATCH_1}")
+    else()
+      set(pkg "")
+    endif()
+    if(pkg)
+      set(${out_var} "${gen} cannot start: ${lib} is missing (Debian package ${pkg})" PARENT_SCOPE)
+    else()
+      set(${out_var} "${gen} cannot start: ${lib} is missing" PARENT_SCOPE)
+    endif()
+  else()
+    string(STRIP "${output}" output)
+    set(${out_var} "${gen} --help failed: ${output}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Checks once per configure that the installed generator runs and that
+# clang's builtin headers are where it will look for them.
+function(_callguard_check_generator caller)
+  get_property(checked GLOBAL PROPERTY _CALLGUARD_GENERATOR_CHECKED)
+  if(checked AND checked STREQUAL CALLGUARD_GENERATOR)
+    return()
+  endif()
+  set(why "")
+  if(NOT CALLGUARD_GENERATOR)
+    set(why "no generator: set CALLGUARD_GENERATOR to callguard-gen")
+  elseif(NOT EXISTS "${CALLGUARD_GENERATOR}" OR IS_DIRECTORY "${CALLGUARD_GENERATOR}")
+    string(CONCAT why "the layer generator ${CALLGUARD_GENERATOR} is not there (callguard-gen is installed in "
+                      "bin/ with callguard; set CALLGUARD_GENERATOR if yours is elsewhere)")
+  else()
+    execute_process(COMMAND "${CALLGUARD_GENERATOR}" --help RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                    ERROR_VARIABLE err)
+    if(NOT rc STREQUAL "0")
+      _callguard_gen_start_error("${CALLGUARD_GENERATOR}" "${err}${out}" why)
+    elseif(CALLGUARD_CLANG_RESOURCE_INCLUDE AND NOT EXISTS "${CALLGUARD_CLANG_RESOURCE_INCLUDE}/stddef.h")
+      set(pkg "libclang-common-14-dev")
+      if(CALLGUARD_CLANG_RESOURCE_INCLUDE MATCHES "/llvm-([0-9]+)/")
+        set(pkg "libclang-common-${CMAKE_MATCH_1}-dev")
+      endif()
+      string(CONCAT why "clang's builtin headers, which ${CALLGUARD_GENERATOR} reads API headers with, are "
+                        "missing: no ${CALLGUARD_CLANG_RESOURCE_INCLUDE}/stddef.h (Debian package ${pkg})")
+    endif()
+  endif()
+  if(why)
+    message(FATAL_ERROR "${caller}: cannot generate the layer: ${why}. callguard_add_layer(... POLICY ...) runs "
+                        "callguard-gen at build time, which needs libclang; a layer generated already builds "
+                        "without them: callguard_add_layer(NAME SOURCE cg_NAME.c).")
+  endif()
+  set_property(GLOBAL PROPERTY _CALLGUARD_GENERATOR_CHECKED "${CALLGUARD_GENERATOR}")
+endfunction()
+
+# Reads the API name, soname and header from a generated layer's text.
+function(_callguard_layer_facts text prefix)
+  foreach(field api soname header)
+    if(text MATCHES "\n    \\.${field} = \"([^\"]*)\"")
+      set(${prefix}_${field} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+    else()
+      set(${prefix}_${field} "" PARENT_SCOPE)
+    endif()
+  endforeach()
+endfunction()
+
+function(callguard_add_layer name)
+  cmake_parse_arguments(L "NO_SHIM;INSTALL" "POLICY;SOURCE;LIBRARY_PATH;VERSION_SCRIPT;OUTPUT_DIRECTORY"
+                        "INCLUDE_DIRECTORIES" ${ARGN})
+  set(caller "callguard_add_layer(${name})")
+  if(NOT name MATCHES "^[a-z][a-z0-9_]*$")
+    message(FATAL_ERROR "callguard_add_layer(${name} ...): NAME must be the policy's [api] name "
+                        "(lower case letters, digits, _): the layer is libcallguard_NAME.so")
+  endif()
+  if(L_UNPARSED_ARGUMENTS)
+    list(GET L_UNPARSED_ARGUMENTS 0 bad)
+    message(FATAL_ERROR "${caller}: unexpected argument '${bad}': expected POLICY file.ini or SOURCE file.c, "
+                        "INCLUDE_DIRECTORIES, LIBRARY_PATH, VERSION_SCRIPT, OUTPUT_DIRECTORY, NO_SHIM, INSTALL "
+                        "(the old callguard_add_layer(target source) is callguard_add_layer(NAME SOURCE source))")
+  endif()
+  if((L_POLICY AND L_SOURCE) OR (NOT L_POLICY AND NOT L_SOURCE))
+    message(FATAL_ERROR "${caller}: give one of POLICY file.ini (generate the layer) or SOURCE file.c "
+                        "(a layer generated already)")
+  endif()
+  if(NOT CMAKE_C_COMPILER_LOADED)
+    message(FATAL_ERROR "${caller}: layers are C: enable it (project(... LANGUAGES C) or enable_language(C))")
+  endif()
+  if(TARGET callguard_${name})
+    message(FATAL_ERROR "${caller}: target callguard_${name} exists already")
+  endif()
+
+  set(includes "")
+  foreach(dir IN LISTS L_INCLUDE_DIRECTORIES)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND includes "${dir}")
+  endforeach()
+
+  if(L_POLICY)
+    if(CALLGUARD_IN_TREE)
+      message(FATAL_ERROR "${caller}: callguard's own layers are committed (SOURCE cg_${name}.c; "
+                          "tests/gen/layers.txt regenerates them)")
+    endif()
+    get_filename_component(policy "${L_POLICY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${policy}")
+      message(FATAL_ERROR "${caller}: POLICY ${L_POLICY}: no such file (${policy})")
+    endif()
+    _callguard_check_generator("${caller}")
+
+    # Generate once now: the policy and the header are checked by the
+    # generator's own reader at configure time, and its output names the
+    # API, the soname and the header.
+    set(gen_args "${policy}")
+    foreach(dir IN LISTS includes)
+      list(APPEND gen_args -I "${dir}")
+    endforeach()
+    set(gendir "${CMAKE_CURRENT_BINARY_DIR}/callguard_${name}")
+    file(MAKE_DIRECTORY "${gendir}")
+    execute_process(COMMAND "${CALLGUARD_GENERATOR}" ${gen_args} -o "${gendir}" --stdout
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
+    if(NOT rc STREQUAL "0")
+      string(STRIP "${err}" err)
+      message(FATAL_ERROR "${caller}: callguard-gen refused ${L_POLICY} (exit ${rc}):\n${err}")
+    endif()
+    _callguard_layer_facts("${text}" facts)
+    set(source "${gendir}/cg_${facts_api}.c")
+
+    # What the generated file depends on: the policy, the files it names
+    # (passthrough = @FILE), the header and the generator.
+    set(depends "${policy}" "${CALLGUARD_GENERATOR}")
+    file(STRINGS "${policy}" at_lines REGEX "^[ \t]*passthrough[ \t]*[=:][ \t]*@")
+    get_filename_component(pdir "${policy}" DIRECTORY)
+    foreach(line IN LISTS at_lines)
+      string(REGEX REPLACE "^[^@]*@[ \t]*" "" f "${line}")
+      string(STRIP "${f}" f)
+      get_filename_component(f "${f}" ABSOLUTE BASE_DIR "${pdir}")
+      list(APPEND depends "${f}")
+    endforeach()
+    foreach(dir IN LISTS includes)
+      if(facts_header AND EXISTS "${dir}/${facts_header}")
+        list(APPEND depends "${dir}/${facts_header}")
+        break()
+      endif()
+    endforeach()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
+    add_custom_command(OUTPUT "${source}"
+      COMMAND "${CALLGUARD_GENERATOR}" ${gen_args} -o "${gendir}"
+      DEPENDS ${depends}
+      COMMENT "callguard-gen: the ${facts_api} layer from ${L_POLICY}"
+      VERBATIM)
+    # One target owns the generated file, so the layer and its shim never
+    # run the rule twice at once.
+    add_custom_target(callguard_${name}_source DEPENDS "${source}")
+  else()
+    get_filename_component(source "${L_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${source}")
+      message(FATAL_ERROR "${caller}: SOURCE ${L_SOURCE}: no such file (${source})")
+    endif()
+    file(READ "${source}" text LIMIT 65536)
+    _callguard_layer_facts("${text}" facts)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
+  endif()
+
+  if(NOT facts_api OR NOT facts_soname)
+    message(FATAL_ERROR "${caller}: ${source} does not read as a layer callguard-gen wrote (no .api or .soname)")
+  endif()
+  if(NOT facts_api STREQUAL name)
+    message(FATAL_ERROR "${caller}: the policy's [api] name is '${facts_api}': NAME must be the API's name "
+                        "(the layer is libcallguard_${facts_api}.so)")
+  endif()
+  string(TOUPPER "${name}" upper)
+
+  if(L_OUTPUT_DIRECTORY)
+    get_filename_component(outdir "${L_OUTPUT_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  elseif(CMAKE_LIBRARY_OUTPUT_DIRECTORY)
+    set(outdir "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
+  else()
+    set(outdir "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+
+  set(targets callguard_${name})
+  if(NOT L_NO_SHIM)
+    list(APPEND targets callguard_${name}_shim)
+  endif()
+  foreach(t IN LISTS targets)
+    add_library(${t} SHARED "${source}")
+    # gnu11: the wrappers take the header's own prototypes with __typeof__.
+    set_target_properties(${t} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS ON
+      C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
+    target_include_directories(${t} PRIVATE ${includes})
+    target_link_libraries(${t} PRIVATE callguard::callguard ${CMAKE_DL_LIBS})
+    # A deprecated entry point is still wrapped; nodelete: a dlclose must not
+    # unmap code another thread may still be in.
+    target_compile_options(${t} PRIVATE -Wno-deprecated-declarations)
+    target_link_options(${t} PRIVATE -Wl,-z,nodelete)
+    if(L_LIBRARY_PATH)
+      target_compile_definitions(${t} PRIVATE "CG_LIBRARY_PATH_${upper}=\"${L_LIBRARY_PATH}\"")
+    endif()
+  endforeach()
+  set_target_properties(callguard_${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${outdir}")
+  if(L_POLICY)
+    foreach(t IN LISTS targets)
+      add_dependencies(${t} callguard_${name}_source)
+    endforeach()
+  endif()
+
+  if(NOT L_NO_SHIM)
+    # The shim answers a dlopen of the soname: it has the soname, the
+    # vendor's symbol versions, and sits where `callguard run` looks.
+    set(shim callguard_${name}_shim)
+    target_link_options(${shim} PRIVATE "-Wl,-soname,${facts_soname}")
+    if(L_VERSION_SCRIPT)
+      get_filename_component(vs "${L_VERSION_SCRIPT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      target_link_options(${shim} PRIVATE "-Wl,--version-script=${vs}")
+      set_property(TARGET ${shim} APPEND PROPERTY LINK_DEPENDS "${vs}")
+    endif()
+    set_target_properties(${shim} PROPERTIES PREFIX "" SUFFIX "" OUTPUT_NAME "${facts_soname}"
+      LIBRARY_OUTPUT_DIRECTORY "${outdir}/callguard/shims")
+  endif()
+
+  if(L_INSTALL)
+    include(GNUInstallDirs)
+    set_target_properties(${targets} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+    install(TARGETS callguard_${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    if(NOT L_NO_SHIM)
+      install(TARGETS ${shim} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/callguard/shims)
+    endif()
+  endif()
+endfunction()

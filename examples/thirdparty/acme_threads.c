@@ -1,0 +1,89 @@
+/* acme_threads.c: a multithreaded acme program, unaware of callguard.
+ * Each of THREADS threads (default 4) compiles its own program, runs it
+ * three times, waits 20 ms for the device and releases it; the compiles
+ * start together. With --strict, libacme aborts when two threads are inside
+ * acmeCompile at once: run it under
+ *     callguard run --layer libcallguard_acme.so --serialize acmeCompile -- ./acme_threads --strict
+ * and it succeeds. */
+#include "acme.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RUNS = 3, MAX_THREADS = 64 };
+
+static pthread_barrier_t start;
+static int failures;
+static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fail(int thread, const char *what, acme_result_t r)
+{
+    fprintf(stderr, "acme_threads: thread %d: %s returned %d\n", thread, what, (int)r);
+    pthread_mutex_lock(&failures_lock);
+    failures++;
+    pthread_mutex_unlock(&failures_lock);
+}
+
+static void *worker(void *arg)
+{
+    int id = (int)(long)arg;
+    char source[32];
+    snprintf(source, sizeof source, "kernel-%d", id);
+    pthread_barrier_wait(&start);
+
+    acme_program_t program;
+    acme_result_t r = acmeCompile(source, &program);
+    if (r != ACME_SUCCESS) {
+        fail(id, "acmeCompile", r);
+        return NULL;
+    }
+    for (int i = 0; i < RUNS; i++) {
+        int out = 0;
+        r = acmeRun(program, i, &out);
+        if (r != ACME_SUCCESS || out != i + (int)strlen(source)) fail(id, "acmeRun", r);
+    }
+    if ((r = acmeWait(20)) != ACME_SUCCESS) fail(id, "acmeWait", r);
+    if ((r = acmeRelease(program)) != ACME_SUCCESS) fail(id, "acmeRelease", r);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned flags = 0;
+    int threads = 4;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--strict") == 0) {
+            flags |= ACME_INIT_ABORT_ON_CONCURRENT_COMPILE;
+        } else {
+            char *end;
+            long n = strtol(argv[i], &end, 10);
+            if (*end || n < 1 || n > MAX_THREADS) {
+                fprintf(stderr, "usage: acme_threads [--strict] [THREADS (1 to %d)]\n", MAX_THREADS);
+                return 2;
+            }
+            threads = (int)n;
+        }
+    }
+
+    acme_result_t r = acmeInit(flags);
+    if (r != ACME_SUCCESS) {
+        fprintf(stderr, "acme_threads: acmeInit returned %d\n", (int)r);
+        return 1;
+    }
+    pthread_t tid[MAX_THREADS];
+    pthread_barrier_init(&start, NULL, (unsigned)threads);
+    for (int i = 0; i < threads; i++)
+        pthread_create(&tid[i], NULL, worker, (void *)(long)i);
+    for (int i = 0; i < threads; i++)
+        pthread_join(tid[i], NULL);
+    pthread_barrier_destroy(&start);
+
+    if (failures) {
+        fprintf(stderr, "acme_threads: %d calls failed\n", failures);
+        return 1;
+    }
+    printf("acme_threads: %d threads compiled, ran %d times each, waited and released\n", threads, RUNS);
+    return 0;
+}
