@@ -207,20 +207,25 @@ void cgi_settings_apply_pending(cg_layer *layer)
 
 void cgi_settings_report_unmatched(void)
 {
+    enum { SHOWN = 8 }; /* one line: the first few, then how many more */
     char line[1024];
     size_t len = 0, n = 0;
     for (const cgi_setting *st = cgi_settings; st; st = st->next) {
         if (!st->site || st->matched) continue;
         int dup = 0; /* a policy section gives up to three settings of one name */
-        for (const cgi_setting *o = cgi_settings; o != st; o = o->next)
-            if (o->site && !o->matched && strcmp(o->site, st->site) == 0 && strcmp(o->origin, st->origin) == 0) dup = 1;
+        for (const cgi_setting *o = cgi_settings; o != st && !dup; o = o->next)
+            dup = o->site && !o->matched && strcmp(o->site, st->site) == 0 && strcmp(o->origin, st->origin) == 0;
         if (dup) continue;
-        if (len < sizeof line)
+        if (n < SHOWN && len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s)", n ? ", " : "", st->site, st->origin);
         n++;
     }
     if (!n) return;
     if (len >= sizeof line) len = sizeof line - 1;
-    fprintf(stderr, "callguard: never applied, no loaded layer has %s: %.*s\n", n == 1 ? "this entry point" : "these entry points",
-            (int)len, line);
+    if (n > SHOWN)
+        fprintf(stderr, "callguard: never applied, no loaded layer has these %zu entry points: %.*s and %zu more\n", n,
+                (int)len, line, n - SHOWN);
+    else
+        fprintf(stderr, "callguard: never applied, no loaded layer has %s: %.*s\n",
+                n == 1 ? "this entry point" : "these entry points", (int)len, line);
 }
