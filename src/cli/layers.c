@@ -87,7 +87,10 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
     }
     free(given);
     for (size_t i = 0; i < set->n; i++)
-        if (strcmp(set->v[i].file, file) == 0) return free(file), 0; /* named twice */
+        if (strcmp(set->v[i].file, file) == 0) { /* named twice */
+            free(file);
+            return 0;
+        }
 
     long before = cg_list_layers(NULL, 0);
     if (!dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
