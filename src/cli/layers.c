@@ -103,6 +103,20 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
     if (!info) exit(1);
     after = cg_list_layers(info, (size_t)after);
     if (after <= before) {
+        /* Loaded already, and registered then: preloaded into this CLI by
+         * an outer `callguard run`. */
+        for (long k = 0; k < after; k++) {
+            char *p = realpath(info[k].path, NULL);
+            int same = p && strcmp(p, file) == 0;
+            free(p);
+            if (same) {
+                before = k;
+                after = k + 1;
+                break;
+            }
+        }
+    }
+    if (after <= before) {
         fprintf(stderr, "callguard: %s is not a callguard layer (loading it registered none)\n", file);
         free(info), free(file);
         return 2;
