@@ -3,7 +3,8 @@
 # against an installed callguard: find_package(callguard) +
 # callguard_add_layer builds the acme layer out of tree; the layer guards a
 # program linked to libacme, with exact counts in the report; serializing
-# acmeCompile turns the program's abort into success; pkg-config users build
+# acmeCompile turns the program's abort into success; callguard run --layer
+# and callguard list take it from the build tree; pkg-config users build
 # the same layer by hand; and configuring without a usable generator fails
 # with a message naming what is missing.
 # usage: install_thirdparty.sh BUILD_DIR SOURCE_DIR
@@ -59,19 +60,39 @@ assert sites["acmeWait"]["policy"]["blocking"] is True
 PY
 }
 
-# The layer preloaded by hand; it finds libacme as the program's own.
-LD_PRELOAD=$b/libcallguard_acme.so CALLGUARD_REPORT=$tmp/preload.json "$b/acme_threads" 4 >"$tmp/out" ||
-  fail "acme_threads under the preloaded layer"
-check_counts "$tmp/preload.json" 4 0
+cg=$p/bin/callguard
+export CALLGUARD_ACME_LIBRARY=$b/libacme.so.1
+# callguard run --layer: the layer preloaded and its shim first on the
+# library path, so the program's own libacme.so.1 is the shim, which finds
+# the real one by CALLGUARD_ACME_LIBRARY.
+"$cg" run --layer "$b/libcallguard_acme.so" --report "$tmp/run.json" -- "$b/acme_threads" 4 >"$tmp/out" ||
+  fail "acme_threads under callguard run --layer"
+grep -q "^acme_threads: 4 threads compiled" "$tmp/out" || fail "acme_threads printed: $(cat "$tmp/out")"
+check_counts "$tmp/run.json" 4 0
+# Looked up by dlopen("libacme.so.1") + dlsym: the shim's guarded functions.
+"$cg" run --layer "$b/libcallguard_acme.so" --report "$tmp/dlopen.json" -- "$b/acme_threads" --dlopen 3 >"$tmp/out" ||
+  fail "acme_threads --dlopen under callguard run --layer"
+check_counts "$tmp/dlopen.json" 3 0
+# Two threads in acmeCompile abort the program; serialized, it succeeds.
 set +e
-LD_PRELOAD=$b/libcallguard_acme.so "$b/acme_threads" --strict 4 >"$tmp/out" 2>"$tmp/err"
+"$cg" run --layer "$b/libcallguard_acme.so" -- "$b/acme_threads" --strict 4 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 set -e
 [ $rc = 134 ] || fail "--strict without serialization: exit $rc, expected 134 (SIGABRT): $(cat "$tmp/err")"
-grep -q "threads inside acmeCompile at once" "$tmp/err" || fail "the abort is not acme's"
-LD_PRELOAD=$b/libcallguard_acme.so CALLGUARD_SERIALIZE=acmeCompile CALLGUARD_REPORT=$tmp/serial.json \
-  "$b/acme_threads" --strict 4 >"$tmp/out" || fail "--strict with acmeCompile serialized"
+grep -q "threads inside acmeCompile at once" "$tmp/err" || fail "the abort is not acme's: $(cat "$tmp/err")"
+"$cg" run --layer "$b/libcallguard_acme.so" --serialize acmeCompile --report "$tmp/serial.json" -- \
+  "$b/acme_threads" --strict 4 >"$tmp/out" || fail "--strict with --serialize acmeCompile"
 check_counts "$tmp/serial.json" 4 1
+# The layer by hand, without the CLI.
+LD_PRELOAD=$b/libcallguard_acme.so CALLGUARD_REPORT=$tmp/preload.json "$b/acme_threads" 2 >"$tmp/out" ||
+  fail "acme_threads under the preloaded layer"
+check_counts "$tmp/preload.json" 2 0
+# callguard list reads the layer's description.
+"$cg" list "$b/libcallguard_acme.so" >"$tmp/list" || fail "callguard list PATH.so"
+grep -q "shim $b/callguard/shims/libacme.so.1" "$tmp/list" || fail "list shows no shim: $(cat "$tmp/list")"
+grep -q "CALLGUARD_ACME_LIBRARY" "$tmp/list" || fail "list shows no library variable"
+grep -Eq "^acmeWait +always +- +waits for the device" "$tmp/list" || fail "list: acmeWait: $(cat "$tmp/list")"
+tail -n 1 "$tmp/list" | grep -q "^5 entry points" || fail "list: $(tail -n 1 "$tmp/list")"
 
 # pkg-config users: the same layer generated and compiled by hand
 # (the lines of docs/thirdparty.md).
@@ -83,7 +104,7 @@ mkdir -p "$tmp/pc/gen"
 cc -std=gnu11 -shared -fPIC -fvisibility=hidden -Wno-deprecated-declarations -I "$src/examples/thirdparty" \
   "$tmp/pc/gen/cg_acme.c" -o "$tmp/pc/libcallguard_acme.so" $(pkg-config --cflags --libs callguard) -ldl \
   -Wl,-z,nodelete -Wl,-rpath,"$(pkg-config --variable=libdir callguard)" || fail "compiling with pkg-config"
-LD_PRELOAD=$tmp/pc/libcallguard_acme.so CALLGUARD_REPORT=$tmp/pc.json "$b/acme_threads" 2 >"$tmp/out" ||
+"$cg" run --layer "$tmp/pc/libcallguard_acme.so" --report "$tmp/pc.json" -- "$b/acme_threads" 2 >"$tmp/out" ||
   fail "acme_threads under the pkg-config layer"
 check_counts "$tmp/pc.json" 2 0
 
