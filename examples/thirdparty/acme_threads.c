@@ -8,6 +8,7 @@
  * dlopen("libacme.so.1") and dlsym, as programs that load a driver at run
  * time do (under callguard run: the layer's shim). */
 #include "acme.h"
+#include "acme_ext.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -105,6 +106,7 @@ int main(int argc, char **argv)
     }
 
     if (by_dlopen && look_up_by_dlopen() != 0) return 1;
+    printf("acme_threads: %s\n", acmeGetBuildInfo());
     acme_result_t r = acme.init(flags);
     if (r != ACME_SUCCESS) {
         fprintf(stderr, "acme_threads: acmeInit returned %d\n", (int)r);
