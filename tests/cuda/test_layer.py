@@ -3,7 +3,7 @@
 Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
 CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_RACE (compile race linked to the stand-in),
 CG_RACE_LINKED (linked to the layer), CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress),
-CG_PROBE (the resolver probe), CG_EXPECTED_LAYER (what the probe must print for the layer),
+CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe must print for the layer),
 CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter
 for the pause tests).
 Each test is a function named for the behaviour it checks.
@@ -70,6 +70,19 @@ def cuda_layer_compile_race_serialized_loads_every_module():
     check(rows.get("cuModuleLoadData") == 16, "16 cuModuleLoadData calls in the report: %s" % rows)
     check(rows.get("cuCtxCreate") == 1, "cuCtxCreate_v2 counted as cuCtxCreate: %s" % rows)
     check("cuCtxCreate_v2" not in rows, "no row of a variant's own: %s" % rows)
+
+
+def cuda_layer_serializes_as_seen_from_below():
+    """A forwarding probe set as CALLGUARD_CUDA_LIBRARY counts the threads inside the driver's
+    cuModuleLoadData: several at once without serialization, one with it (what tests/gpu checks on the
+    H200, here on the stand-in without its abort mode)."""
+    env = {"CALLGUARD_CUDA_LIBRARY": E["CG_INSIDE"], "CGCUDA_COMPILE_MS": "50"}
+    r = run([E["CG_RACE_LINKED"], E["CG_INSIDE"]], env)
+    check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "every module loads", r)
+    inside = int(r.stdout.split("at most ")[1].split()[0])
+    check(inside > 1, "unserialized, several threads inside at once", r)
+    r = run([E["CG_RACE_LINKED"], E["CG_INSIDE"]], dict(env, CALLGUARD_SERIALIZE="cuModuleLoadData"))
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout, "serialized", r)
 
 
 def cuda_layer_preloaded_serializes_a_program_linked_to_the_driver():
