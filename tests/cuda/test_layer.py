@@ -3,9 +3,10 @@
 Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
 CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_RACE (compile race linked to the stand-in),
 CG_RACE_LINKED (linked to the layer), CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress),
-CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe must print for the layer),
+CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe
+must print for the layer),
 CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter
-for the pause tests).
+for the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
 Each test is a function named for the behaviour it checks.
 """
 import json
@@ -209,6 +210,28 @@ def cuda_pause_with_adapter_at_most_50ms():
     longest, sync = pause("cpython")
     check(longest <= 50, "the main thread paused %.1f ms (at most 50)" % longest)
     check(sync["stalls"] == 0 and sync["calls"] == 1, "no stall: %s" % sync)
+
+
+def cuda_python_runs_unchanged_through_the_layer():
+    """cuda-python binds only cuGetProcAddress_v2 of the libcuda.so.1 it dlopens by soname; with the layer
+    answering that dlopen (a folder where libcuda.so.1 is the layer), its output is the same as on the
+    stand-in alone, and its calls are counted under their header names."""
+    job = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_python_job.py")
+    plain = run([E["CG_CUDA_PYTHON"], job], {"LD_LIBRARY_PATH": os.path.dirname(E["CG_STANDIN"])})
+    check(plain.returncode == 0 and "sync <CUresult.CUDA_SUCCESS: 0>" in plain.stdout, "on the stand-in", plain)
+    folder = os.path.join(TMP, "as-libcuda")
+    os.makedirs(folder, exist_ok=True)
+    os.symlink(E["CG_LAYER"], os.path.join(folder, "libcuda.so.1"))
+    path = os.path.join(TMP, "cuda-python.json")
+    env = linked_env(LD_LIBRARY_PATH=folder, CALLGUARD_REPORT=path)
+    if E.get("CG_SANITIZER_PRELOAD"):
+        env.update(LD_PRELOAD=E["CG_SANITIZER_PRELOAD"], ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
+    r = run([E["CG_CUDA_PYTHON"], job], env)
+    check(r.returncode == 0 and r.stdout == plain.stdout, "the same output through the layer", r)
+    rows = report(path)
+    for name in ("cuInit", "cuModuleLoadData", "cuLaunchKernel", "cuStreamSynchronize", "cuCtxCreate"):
+        check(rows.get(name) == 1, "%s: one call: %s" % (name, rows))
+    check(rows.get("cuGetProcAddress", 0) > 100, "cuda-python's lookups counted: %s" % rows.get("cuGetProcAddress"))
 
 
 if __name__ == "__main__":
