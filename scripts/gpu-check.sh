@@ -97,9 +97,10 @@ else
     sed 's/^/    /' "$OUT/probe-real.diff"
 fi
 
-# 3. Through the layer, the same answers, each pointer the layer's own wrapper ("same").
+# 3. Through the layer, the same answers, each pointer the layer's own wrapper ("same"), but cuGetExportTable
+#    forwarded untouched: the driver's own ("other"): tests/cuda/procaddr_expected_layer.txt.
 CALLGUARD_CUDA_LIBRARY=$REAL "$B/bin/cuda_procaddr_probe" "$LAYER" >"$OUT/probe-layer.txt" 2>&1
-if diff -u tests/cuda/procaddr_expected.txt "$OUT/probe-layer.txt" >"$OUT/probe-layer.diff"; then
+if diff -u tests/cuda/procaddr_expected_layer.txt "$OUT/probe-layer.txt" >"$OUT/probe-layer.diff"; then
     ok "resolver through the layer: its own wrappers, for every version and flag asked, and for itself"
 else
     bad "resolver through the layer differs (- expected, + layer on the driver):"

@@ -100,7 +100,8 @@ def cuda_layer_preloaded_serializes_a_program_linked_to_the_driver():
 def cuda_layer_procaddress_returns_its_own_wrappers():
     """Every pointer the layer's cuGetProcAddress/_v2 returns for a guarded name is the layer's wrapper of the
     export the real resolver chose (same name, in the layer), for every version and flag asked; asked for
-    itself it returns its own resolver; cuGetExportTable and what the driver does not know pass through."""
+    itself it returns its own resolver; cuGetExportTable (forwarded, no site) comes back as the driver's own
+    pointer, and what the driver does not know passes through."""
     r = run([E["CG_PROBE"], E["CG_LAYER"]], linked_env())
     check(r.returncode == 0, "probe ran", r)
     with open(E["CG_EXPECTED_LAYER"]) as f:
