@@ -14,6 +14,8 @@
 #endif
 #include "policy_ini.h"
 
+#include "../runtime/names.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -22,10 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pini_transition_words[] = {"always", "blocking", "never", NULL};
-const char *const pini_scope_words[] = {"process", "handle", NULL};
-const char *const pini_yes_no_words[] = {"no", "yes", NULL};
-const char *const pini_wrapper_words[] = {"generated", "hand", NULL};
+static const char *const yes_no_words[] = {"no", "yes"};
+static const char *const wrapper_words[] = {"generated", "hand"};
 
 #define A (1u << PINI_API)
 #define D (1u << PINI_DEFAULTS)
@@ -46,13 +46,13 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_CFLAGS] = {"cflags", A, NULL},
     [PINI_PASSTHROUGH] = {"passthrough", A, NULL},
     [PINI_VARIANTS] = {"variants", A, NULL},
-    [PINI_BLOCKING] = {"blocking", S, pini_yes_no_words},
+    [PINI_BLOCKING] = {"blocking", S, yes_no_words, 2},
     [PINI_REASON] = {"reason", S, NULL},
-    [PINI_TRANSITION] = {"transition", D | S, pini_transition_words},
+    [PINI_TRANSITION] = {"transition", D | S, cgi_transition_names, CGI_NTRANSITIONS},
     [PINI_SERIALIZE] = {"serialize", S, NULL},
-    [PINI_SCOPE] = {"scope", S, pini_scope_words},
+    [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
-    [PINI_WRAPPER] = {"wrapper", S, pini_wrapper_words},
+    [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 2},
 };
 #undef A
 #undef D
@@ -99,9 +99,9 @@ static const struct {
     [PINI_VARIANTS] = {F_NAME_LIST, "a comma-separated list of name suffixes (_v2, _ptds)"},
     [PINI_BLOCKING] = {F_WORDS, "yes or no"},
     [PINI_REASON] = {F_TEXT, "why the call blocks"},
-    [PINI_TRANSITION] = {F_WORDS, "always, blocking or never"},
+    [PINI_TRANSITION] = {F_WORDS, CGI_TRANSITION_CHOICES},
     [PINI_SERIALIZE] = {F_DOMAIN, "a domain name of letters, digits, _ . - (or nothing: not serialized)"},
-    [PINI_SCOPE] = {F_WORDS, "process or handle"},
+    [PINI_SCOPE] = {F_WORDS, CGI_SCOPE_CHOICES},
     [PINI_VARIANT_OF] = {F_IDENT, "an entry point name"},
     [PINI_WRAPPER] = {F_WORDS, "generated or hand"},
 };
@@ -155,9 +155,10 @@ const char *pini_path(const pini_file *f) { return f->path; }
 
 int pini_word(pini_key key, const char *value)
 {
-    const char *const *w = (unsigned)key < PINI_NKEYS ? pini_keys[key].values : NULL;
-    for (int i = 0; w && w[i]; i++)
-        if (strcmp(w[i], value) == 0) return i;
+    if ((unsigned)key >= PINI_NKEYS) return -1;
+    const pini_key_info *k = &pini_keys[key];
+    for (unsigned i = 0; i < k->nvalues; i++)
+        if (strcmp(k->values[i], value) == 0) return (int)i;
     return -1;
 }
 

@@ -48,20 +48,15 @@ typedef struct pini_key_info {
     const char *name;
     unsigned sections;         /* bit (1u << pini_kind) for each kind of section that accepts it */
     const char *const *values; /* the accepted words of a key with fixed values, else NULL */
+    unsigned nvalues;
 } pini_key_info;
 
 extern const pini_key_info pini_keys[PINI_NKEYS];
 
-/* The words of the keys with fixed values; a value's index is what
- * pini_word() returns: transition (always 0, blocking 1, never 2, the order
- * of enum cg_transition), scope (process 0, handle 1), blocking (no 0,
- * yes 1), wrapper (generated 0, hand 1). */
-extern const char *const pini_transition_words[];
-extern const char *const pini_scope_words[];
-extern const char *const pini_yes_no_words[];
-extern const char *const pini_wrapper_words[];
-
-/* Index of `value` among the key's words, or -1. */
+/* Index of `value` among the words of a key with fixed values, or -1:
+ * transition and scope as enum cg_transition and cg_scope number them
+ * (src/runtime/names.h spells them), blocking no 0 / yes 1, wrapper
+ * generated 0 / hand 1. */
 int pini_word(pini_key key, const char *value);
 
 /* One section, as read and checked. */
