@@ -41,7 +41,8 @@ int cli_cmd_list(int argc, char **argv)
     if (argc == 1) return list_layers_installed();
     if (argc != 2) return cli_usage_error("list: expected one layer: an installed API's name or a layer's path");
     const char *arg = argv[1];
-    int is_path = strchr(arg, '/') != NULL;
+    size_t len = strlen(arg);
+    int is_path = strchr(arg, '/') != NULL || (len > 3 && strcmp(arg + len - 3, ".so") == 0);
     cli_layers set = {0};
     if (cli_layer_load(&set, is_path ? NULL : arg, is_path ? arg : NULL) != 0) return 2;
     const cli_layer *l = &set.v[0];

@@ -90,9 +90,10 @@ static void remove_dir(const char *dir)
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        char *p;
+        if (asprintf(&p, "%s/%s", dir, e->d_name) < 0) break;
         if (unlink(p) != 0 && errno == EISDIR) remove_dir(p);
+        free(p);
     }
     closedir(d);
     rmdir(dir);

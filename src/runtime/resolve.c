@@ -105,14 +105,13 @@ void cgi_library_set(const char *var, const char *path)
     }
     if (v && v->var) {
         char *p = strdup(path);
-        if (p) free(v->path), v->path = p;
+        if (p) v->path = p; /* the old value is not freed: a reader may hold it */
     }
     pthread_mutex_unlock(&cgi_registry_lock);
 }
 
 /* The real library's path a user gave for this layer; NULL if none. Valid
- * for the life of the process (replaced values are not freed before the
- * handle they opened is cached). */
+ * for the life of the process (replaced values are never freed). */
 static const char *cgi_library_given(const cg_layer *l)
 {
     if (!l->library_env) return NULL;

@@ -301,6 +301,15 @@ def run_default_takes_every_installed_layer_and_no_test_layer():
           r.stdout + r.stderr)
 
 
+def run_inside_run_reads_the_preloaded_layer():
+    """An inner `callguard run` has the outer one's layers preloaded: loading
+    the same layer again registers nothing new, and it still reads it."""
+    path = os.path.join(TMP, "inner.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--", CG, "run", "--layer", TOYLAYER, "--report", path, "--", PROG, "calls"])
+    check(r.returncode == 0, r.stderr)
+    check(calls(json.load(open(path))["processes"][0]) == 5, "the inner run's report")
+
+
 def list_describes_a_layer_from_a_path():
     r = run([CG, "list", TOYLAYER])
     check(r.returncode == 0, r.stderr)
