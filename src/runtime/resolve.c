@@ -223,35 +223,14 @@ void *cgi_resolve(cg_layer *l, const char *name)
     return NULL;
 }
 
-/* What a pass-through name runs when the real library is missing. Its
- * prototype is unknown, so all it can do is return the layer's
- * missing_result; one stub per layer (there are at most a few layers). */
-#define CGI_MISSING_STUBS 8
-static long cgi_missing_value[CGI_MISSING_STUBS];
-static cg_layer *cgi_missing_layer[CGI_MISSING_STUBS];
-#define CGI_MISSING_STUB(k)                                                                                             \
-    static long cgi_missing_##k(void) { return cgi_missing_value[k]; }
-CGI_MISSING_STUB(0)
-CGI_MISSING_STUB(1)
-CGI_MISSING_STUB(2)
-CGI_MISSING_STUB(3)
-CGI_MISSING_STUB(4)
-CGI_MISSING_STUB(5)
-CGI_MISSING_STUB(6)
-CGI_MISSING_STUB(7)
-static long (*const cgi_missing_stub[CGI_MISSING_STUBS])(void) = {cgi_missing_0, cgi_missing_1, cgi_missing_2,
-                                                                 cgi_missing_3, cgi_missing_4, cgi_missing_5,
-                                                                 cgi_missing_6, cgi_missing_7};
+/* What a pass-through name runs when the real library is missing: the
+ * layer's own stub, which returns its missing_result (its prototype is
+ * unknown: that is all it can do). A layer that has none gets 0. */
+static long cgi_missing_unknown(void) { return 0; }
 
 void *cg_resolve_passthrough(cg_layer *l, const char *name)
 {
     void *p = cgi_resolve(l, name);
     if (p) return p;
-    pthread_mutex_lock(&cgi_cfg_lock);
-    int k = 0;
-    while (k < CGI_MISSING_STUBS - 1 && cgi_missing_layer[k] && cgi_missing_layer[k] != l) k++;
-    cgi_missing_layer[k] = l;
-    cgi_missing_value[k] = l->missing_result;
-    pthread_mutex_unlock(&cgi_cfg_lock);
-    return (void *)cgi_missing_stub[k];
+    return l->passthrough_missing ? (void *)l->passthrough_missing : (void *)cgi_missing_unknown;
 }
