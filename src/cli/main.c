@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <ctype.h>
+#include <link.h>
 
 #include "../runtime/names.h"
 
@@ -133,6 +135,31 @@ static int load_layer(int api)
         return 0;
     }
     return 1;
+}
+
+/* A shim needs libcallguard-real-API.so, linked in its folder to the library
+ * chosen for this run: CALLGUARD_<API>_LIBRARY, else what the dynamic
+ * loader finds for the soname here, where no shim of this run is on the
+ * path yet (under an outer `callguard run`, what it finds is that run's
+ * shim: then the shim's own real library). Without one the shim is left
+ * out, as it could not load. */
+static int link_real_library(const char *shims, int api)
+{
+    char var[64], dep[64], found[PATH_MAX], to[PATH_MAX];
+    snprintf(var, sizeof var, "CALLGUARD_%s_LIBRARY", known_apis[api]);
+    for (char *p = var; *p; p++) *p = (char)toupper((unsigned char)*p);
+    snprintf(dep, sizeof dep, "libcallguard-real-%s.so", known_apis[api]);
+    const char *path = getenv(var);
+    if (!path || path[0] != '/') {
+        void *h = dlopen(api_sonames[api], RTLD_LAZY | RTLD_LOCAL);
+        void *real = h ? dlopen(dep, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        struct link_map *lm = NULL;
+        if (!h || dlinfo(real ? real : h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || lm->l_name[0] != '/') return 0;
+        if (!realpath(lm->l_name, found)) return 0;
+        path = found;
+    }
+    snprintf(to, sizeof to, "%s/%s", shims, dep);
+    return access(path, R_OK) == 0 && symlink(path, to) == 0;
 }
 
 /* ---- list and report ---------------------------------------------------------- */
@@ -399,7 +426,8 @@ static void run_link_shims(env_list *env, const int use[NAPIS], const char *dir)
             char from[PATH_MAX], to[PATH_MAX];
             snprintf(from, sizeof from, "%s/callguard/shims/%s", libdir, api_sonames[i]);
             snprintf(to, sizeof to, "%s/%s", shims, api_sonames[i]);
-            if (use[i] && access(from, R_OK) == 0 && symlink(from, to) == 0) nshims++;
+            if (use[i] && access(from, R_OK) == 0 && link_real_library(shims, (int)i) && symlink(from, to) == 0)
+                nshims++;
         }
     if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");
 }
