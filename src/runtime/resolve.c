@@ -130,7 +130,7 @@ static void *cgi_open_library(cg_layer *l)
     pthread_mutex_lock(&open_lock);
     void *h = l->priv;
     if (!h) {
-        if (cg_layer_is_shim(l)) {
+        if (cgi_layer_is_shim(l)) {
             /* The shim's DT_NEEDED, loaded with it: found by that name. */
             char *dep = NULL;
             if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = dlopen(dep, RTLD_LAZY | RTLD_NOLOAD);
