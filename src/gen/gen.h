@@ -1,7 +1,8 @@
 /* gen.h: what the parts of callguard-gen share.
  *
  * The generator runs in three steps, one file each:
- *   policy.c  reads the INI policy (syntax and values, no header knowledge),
+ *   policy.c  turns the INI policy, read by the shared reader
+ *             (src/policy/policy_ini.c: syntax and values), into `policy`,
  *   parse.c   reads the API header with libclang and checks the policy
  *             against what the header declares,
  *   emit.c    writes the layer's C file.
@@ -42,7 +43,7 @@ typedef struct site_policy {
     char *serialize;
     char *variant_of;
     int variant_line; /* of the variant_of key */
-    int nkeys;        /* keys set in the section */
+    int hand_written; /* wrapper = hand: the exported wrapper is written by hand (cg_<api>_hand.c) */
 } site_policy;
 
 typedef struct policy {
@@ -59,6 +60,8 @@ typedef struct policy {
     char *errcode; /* name of the out-parameter through which handle-returning calls report a result, or NULL */
     strlist cflags;
     strlist passthrough; /* exported by the vendor library, not declared by the header: forwarded unguarded */
+    strlist variants;    /* name suffixes (_v2, _ptds): a function named base+suffix shares base's site policy */
+    int variants_line;
     int default_transition;
     int api_line; /* line of [api], for errors about missing keys */
     site_policy *sites;

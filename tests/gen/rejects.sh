@@ -1,32 +1,60 @@
 #!/bin/bash
-# rejects.sh GEN DATA CASE: each case feeds callguard-gen one bad input and
-# checks that it exits 2 with a message naming the problem (and its line),
-# writing nothing.
-GEN=$1 DATA=$2
+# rejects.sh GEN DATA CASE [POLICY_CHECK]: each case feeds callguard-gen one
+# bad input and checks that it exits 2 with a message naming the problem (and
+# its line), writing nothing. Errors of the policy reader that callguard-gen
+# and libcallguard share are checked on both sides (expect_policy_error):
+# POLICY_CHECK is a program linked to libcallguard (policy_check.c).
+GEN=$1 DATA=$2 CHECK=${4:-}
 source "$(dirname "$0")/lib.sh"
 cd "$DATA"
 
+# expect_policy_error FILE MESSAGE: the generator refuses FILE with MESSAGE,
+# and so does the runtime, through CALLGUARD_POLICY and through cg_policy_load.
+expect_policy_error() {
+    local file=$1 want=$2
+    expect_reject "$want" "$file" -I .
+    [ -n "$CHECK" ] || return 0
+    local out
+    set +e
+    out=$(CALLGUARD_POLICY="$file" "$CHECK" 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "CALLGUARD_POLICY=$file: expected exit status 2, got $rc: $out"
+    grep -qF -- "$want" <<<"$out" || fail "CALLGUARD_POLICY=$file: stderr lacks: $want (got: $out)"
+    [ "$(wc -l <<<"$out")" -eq 1 ] || fail "CALLGUARD_POLICY=$file: the error must be one line: $out"
+    set +e
+    out=$("$CHECK" "$file" 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "cg_policy_load($file): expected status 2, got $rc: $out"
+    grep -qF -- "$want" <<<"$out" || fail "cg_policy_load($file): error lacks: $want (got: $out)"
+}
+
 gen_rejects_unknown_key() {
-    expect_reject "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, reason," \
-        unknown_key.ini -I .
+    expect_policy_error unknown_key.ini \
+        "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, reason,"
+    # [api] keys are named too, and the runtime accepts every one of them.
+    expect_policy_error unknown_api_key.ini "unknown_api_key.ini:6: unknown key frobnicate in [api]: [api] accepts \
+name, header, headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough or variants"
 }
 
 gen_rejects_duplicate_key() {
     # libinih passes the second `reason` as a second call; it must not silently win.
-    expect_reject "duplicate_key.ini:10: duplicate key reason in [shCreate] (first set at line 9)" duplicate_key.ini -I .
+    expect_policy_error duplicate_key.ini "duplicate_key.ini:10: duplicate key reason in [shCreate] (first set at line 9)"
 }
 
 gen_rejects_duplicate_section() {
-    expect_reject "duplicate_section.ini:11: duplicate section [shCreate] (first at line 7)" duplicate_section.ini -I .
+    expect_policy_error duplicate_section.ini "duplicate_section.ini:11: duplicate section [shCreate] (first at line 7)"
 }
 
 gen_rejects_blocking_without_reason() {
-    expect_reject "blocking_without_reason.ini:7: [shCreate] has blocking = yes without reason" \
-        blocking_without_reason.ini -I .
+    expect_policy_error blocking_without_reason.ini "blocking_without_reason.ini:7: [shCreate] has blocking = yes without reason"
+    expect_policy_error empty_reason.ini "empty_reason.ini:9: reason is empty: expected why the call blocks"
 }
 
 gen_rejects_bad_transition() {
-    expect_reject "bad_transition.ini:8: transition = sometimes: expected always, blocking or never" bad_transition.ini -I .
+    expect_policy_error bad_transition.ini "bad_transition.ini:8: transition = sometimes: expected always, blocking or never"
+    expect_policy_error bad_wrapper.ini "bad_wrapper.ini:8: wrapper = by hand: expected generated or hand"
 }
 
 gen_rejects_unknown_entry_point() {
@@ -37,12 +65,11 @@ gen_rejects_bad_variant() {
     expect_reject "bad_variant.ini:8: variant_of = shNope: expected another entry point the header declares" \
         bad_variant.ini -I .
     # A variant shares its base's policy: setting its own would be ignored.
-    expect_reject "variant_with_keys.ini:7: [shVoidArgs] is a variant_of shAlloc and shares its policy" \
-        variant_with_keys.ini -I .
+    expect_policy_error variant_with_keys.ini "variant_with_keys.ini:7: [shVoidArgs] is a variant_of shAlloc and shares its policy"
 }
 
 gen_rejects_missing_required_key() {
-    expect_reject "missing_key.ini:1: [api] has no library" missing_key.ini -I .
+    expect_policy_error missing_key.ini "missing_key.ini:1: [api] has no library"
 }
 
 gen_rejects_unparsable_header() {
@@ -52,7 +79,44 @@ gen_rejects_unparsable_header() {
 }
 
 gen_rejects_unreadable_policy() {
-    expect_reject "cannot read no_such_policy.ini: No such file or directory" no_such_policy.ini -I .
+    expect_policy_error no_such_policy.ini "cannot read policy file no_such_policy.ini: No such file or directory"
+}
+
+policy_rejects_line_too_long() {
+    # Debian's libinih cuts a line at 199 bytes and reads the rest as a new
+    # line: here the tail of a comment would set serialize. Refused instead.
+    local f="$WORK/long.ini"
+    { sed -n 1,5p shapes.ini; echo; echo "[shCreate]"
+      printf '; %0196d serialize = oops\n' 0; echo "blocking = no"; } >"$f"
+    expect_policy_error "$f" "long.ini:8: line too long: 215 characters, at most 198"
+    # 198 characters is fine.
+    { cat shapes.ini; printf '; %0196d\n' 0; } >"$WORK/ok.ini"
+    gen "$WORK/ok.ini" -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "a line of 198 characters was refused"
+}
+
+policy_rejects_nul_byte() {
+    local f="$WORK/nul.ini"
+    { sed -n 1,5p shapes.ini; printf '[shCreate]\nreason = a\0b\nblocking = yes\n'; } >"$f"
+    expect_policy_error "$f" "nul.ini:7: NUL byte in the line"
+}
+
+policy_rejects_key_before_section() {
+    expect_policy_error key_before_section.ini "key_before_section.ini:2: name = shapes before any section"
+}
+
+policy_rejects_indented_line() {
+    # libinih would append an indented line to the value above it.
+    expect_policy_error indented_line.ini "indented_line.ini:9: indented line: it would continue the value set at line 8"
+}
+
+policy_rejects_bad_section() {
+    expect_policy_error bad_section_name.ini \
+        "bad_section_name.ini:7: section [sh Create]: expected [api], [defaults] or an entry point name"
+    expect_policy_error lacks_prefix.ini \
+        "lacks_prefix.ini:8: unknown entry point clBuildProgram: its name lacks the [api] prefix sh"
+    expect_policy_error scope_without_serialize.ini \
+        "scope_without_serialize.ini:8: [shCreate] has scope = handle without serialize"
 }
 
 gen_rejects_bad_usage() {

@@ -1,0 +1,514 @@
+/* policy_ini.c: reads a policy file through libinih, with every check that
+ * needs neither the header nor the loaded layers.
+ *
+ * libinih reports no line numbers to its handler, passes a duplicate key as
+ * a second call, says nothing about empty or repeated sections, splits a
+ * line longer than its 200-byte buffer into two lines (the tail of a long
+ * comment becomes a setting), and appends an indented line to the value of
+ * the key above it. So the file is fed to libinih through our own line
+ * reader, which counts lines, refuses what libinih would misread, and sees
+ * every section header itself. Only the first error is reported: later ones
+ * are often its echoes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getline, strndup */
+#endif
+#include "policy_ini.h"
+
+#include "../runtime/names.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const yes_no_words[] = {"no", "yes"};
+static const char *const wrapper_words[] = {"generated", "hand"};
+
+#define A (1u << PINI_API)
+#define D (1u << PINI_DEFAULTS)
+#define S (1u << PINI_SITE)
+
+/* In the order error messages list a section's keys. */
+const pini_key_info pini_keys[PINI_NKEYS] = {
+    [PINI_NAME] = {"name", A, NULL},
+    [PINI_HEADER] = {"header", A, NULL},
+    [PINI_HEADERS] = {"headers", A, NULL},
+    [PINI_PREFIX] = {"prefix", A, NULL},
+    [PINI_LIBRARY] = {"library", A, NULL},
+    [PINI_RESULT] = {"result", A, NULL},
+    [PINI_SUCCESS] = {"success", A, NULL},
+    [PINI_MISSING] = {"missing", A, NULL},
+    [PINI_RESULTS] = {"results", A, NULL},
+    [PINI_ERRCODE] = {"errcode", A, NULL},
+    [PINI_CFLAGS] = {"cflags", A, NULL},
+    [PINI_PASSTHROUGH] = {"passthrough", A, NULL},
+    [PINI_VARIANTS] = {"variants", A, NULL},
+    [PINI_BLOCKING] = {"blocking", S, yes_no_words, 2},
+    [PINI_REASON] = {"reason", S, NULL},
+    [PINI_TRANSITION] = {"transition", D | S, cgi_transition_names, CGI_NTRANSITIONS},
+    [PINI_SERIALIZE] = {"serialize", S, NULL},
+    [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
+    [PINI_VARIANT_OF] = {"variant_of", S, NULL},
+    [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 2},
+};
+#undef A
+#undef D
+#undef S
+
+/* The order keys are listed in messages: as docs/configuration.md lists them. */
+static const pini_key key_order[PINI_NKEYS] = {
+    PINI_NAME,     PINI_HEADER,   PINI_HEADERS,    PINI_PREFIX,     PINI_LIBRARY,     PINI_RESULT,   PINI_SUCCESS,
+    PINI_MISSING,  PINI_RESULTS,  PINI_ERRCODE,    PINI_CFLAGS,     PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
+    PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,     PINI_VARIANT_OF,  PINI_WRAPPER,
+};
+
+/* How each value must look, and what a message says is expected. */
+typedef enum vform {
+    F_TEXT,        /* anything but empty */
+    F_ANY,         /* anything, empty too */
+    F_NAME,        /* lower-case letters, digits, _ */
+    F_IDENT,       /* a C identifier */
+    F_WORDS,       /* one of pini_keys[k].values */
+    F_NAME_LIST,   /* comma-separated [A-Za-z0-9_]+, at least one */
+    F_TEXT_LIST,   /* comma-separated, at least one */
+    F_CODE,        /* an identifier or an integer */
+    F_RESULTS,     /* enum or FIRST..LAST */
+    F_DOMAIN,      /* [A-Za-z0-9_.-]*: empty is "not serialized" */
+    F_PASSTHROUGH, /* @FILE, or function names split on commas and blanks */
+} vform;
+
+static const struct {
+    vform form;
+    const char *expect;
+} forms[PINI_NKEYS] = {
+    [PINI_NAME] = {F_NAME, "lower-case letters, digits and _"},
+    [PINI_HEADER] = {F_TEXT, "a header as written in #include <...>"},
+    [PINI_HEADERS] = {F_TEXT_LIST, "a comma-separated list of headers"},
+    [PINI_PREFIX] = {F_NAME_LIST, "a comma-separated list of name prefixes"},
+    [PINI_LIBRARY] = {F_TEXT, "the vendor library's soname"},
+    [PINI_RESULT] = {F_IDENT, "a type name"},
+    [PINI_SUCCESS] = {F_CODE, "a result code name or an integer"},
+    [PINI_MISSING] = {F_CODE, "a result code name or an integer"},
+    [PINI_RESULTS] = {F_RESULTS, "enum or FIRST..LAST (two macro names)"},
+    [PINI_ERRCODE] = {F_IDENT, "a parameter name"},
+    [PINI_CFLAGS] = {F_ANY, "compiler flags"},
+    [PINI_PASSTHROUGH] = {F_PASSTHROUGH, "function names, or @FILE with one name a line"},
+    [PINI_VARIANTS] = {F_NAME_LIST, "a comma-separated list of name suffixes (_v2, _ptds)"},
+    [PINI_BLOCKING] = {F_WORDS, "yes or no"},
+    [PINI_REASON] = {F_TEXT, "why the call blocks"},
+    [PINI_TRANSITION] = {F_WORDS, CGI_TRANSITION_CHOICES},
+    [PINI_SERIALIZE] = {F_DOMAIN, "a domain name of letters, digits, _ . - (or nothing: not serialized)"},
+    [PINI_SCOPE] = {F_WORDS, CGI_SCOPE_CHOICES},
+    [PINI_VARIANT_OF] = {F_IDENT, "an entry point name"},
+    [PINI_WRAPPER] = {F_WORDS, "generated or hand"},
+};
+
+struct pini_file {
+    const char *path;
+    FILE *f;
+    int lineno;
+    int error; /* PINI_* of the first error; PINI_OK while none */
+    char *err;
+    size_t errsize;
+    pini_section *secs;
+    size_t nsecs;
+    long cur;      /* index of the section being read, -1 before the first */
+    int key_line;  /* line of the last key of the current section, 0 if none yet */
+    char *line;    /* getline's buffer */
+    size_t linecap;
+};
+
+static int fail(pini_file *f, int status, int line, const char *fmt, va_list ap)
+{
+    if (f->error) return f->error;
+    f->error = status;
+    if (!f->errsize) return status;
+    int n = line > 0 ? snprintf(f->err, f->errsize, "%s:%d: ", f->path, line) : 0;
+    if (n < 0 || (size_t)n >= f->errsize) return status;
+    vsnprintf(f->err + n, f->errsize - (size_t)n, fmt, ap);
+    return status;
+}
+
+int pini_error(pini_file *f, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fail(f, PINI_EFORMAT, line, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int fail_status(pini_file *f, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_status(pini_file *f, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fail(f, status, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+const char *pini_path(const pini_file *f) { return f->path; }
+
+int pini_word(pini_key key, const char *value)
+{
+    if ((unsigned)key >= PINI_NKEYS) return -1;
+    const pini_key_info *k = &pini_keys[key];
+    for (unsigned i = 0; i < k->nvalues; i++)
+        if (strcmp(k->values[i], value) == 0) return (int)i;
+    return -1;
+}
+
+int pini_split(const char *v, const char *seps, int (*fn)(const char *item, size_t len, void *arg), void *arg)
+{
+    while (*v) {
+        size_t n = strcspn(v, seps);
+        const char *a = v, *b = v + n;
+        while (a < b && isspace((unsigned char)*a)) a++;
+        while (b > a && isspace((unsigned char)b[-1])) b--;
+        if (b > a) {
+            int rc = fn(a, (size_t)(b - a), arg);
+            if (rc) return rc;
+        }
+        v += n;
+        if (*v) v++;
+    }
+    return 0;
+}
+
+/* ---- forms of values ------------------------------------------------------ */
+
+static int chars_in(const char *s, size_t n, const char *extra)
+{
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!isalnum(c) && !strchr(extra, c)) return 0;
+    }
+    return 1;
+}
+
+static int is_ident_n(const char *s, size_t n)
+{
+    return n && (isalpha((unsigned char)*s) || *s == '_') && chars_in(s, n, "_");
+}
+
+static int is_ident(const char *s) { return is_ident_n(s, strlen(s)); }
+
+static int bad_ident_item(const char *s, size_t n, void *arg)
+{
+    (void)arg;
+    return !is_ident_n(s, n);
+}
+
+static int bad_name_item(const char *s, size_t n, void *arg)
+{
+    (void)arg;
+    return !chars_in(s, n, "_");
+}
+
+static int count_item(const char *s, size_t n, void *arg)
+{
+    (void)s, (void)n;
+    ++*(int *)arg;
+    return 0;
+}
+
+static int is_code(const char *s)
+{
+    if (is_ident(s)) return 1;
+    if (*s == '-') s++;
+    if (!isdigit((unsigned char)*s)) return 0;
+    char *end;
+    errno = 0;
+    (void)strtoll(s, &end, 0);
+    return errno == 0 && *end == '\0';
+}
+
+static int value_ok(pini_key k, const char *v)
+{
+    int items = 0;
+    switch (forms[k].form) {
+    case F_TEXT: return *v != '\0';
+    case F_ANY: return 1;
+    case F_NAME:
+        for (const char *c = v; *c; c++)
+            if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_')) return 0;
+        return *v != '\0';
+    case F_IDENT: return is_ident(v);
+    case F_WORDS: return pini_word(k, v) >= 0;
+    case F_NAME_LIST:
+        pini_split(v, ",", count_item, &items);
+        return items > 0 && !pini_split(v, ",", bad_name_item, NULL);
+    case F_TEXT_LIST: pini_split(v, ",", count_item, &items); return items > 0;
+    case F_CODE: return is_code(v);
+    case F_RESULTS: {
+        if (strcmp(v, "enum") == 0) return 1;
+        const char *dots = strstr(v, "..");
+        return dots && is_ident_n(v, (size_t)(dots - v)) && is_ident(dots + 2);
+    }
+    case F_DOMAIN: return !*v || chars_in(v, strlen(v), "_.-");
+    case F_PASSTHROUGH:
+        if (*v == '@') return v[1] != '\0';
+        pini_split(v, ", \t", count_item, &items);
+        return items > 0 && !pini_split(v, ", \t", bad_ident_item, NULL);
+    }
+    return 0;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static const char *kind_label(pini_kind k)
+{
+    return k == PINI_API ? "[api]" : k == PINI_DEFAULTS ? "[defaults]" : "an entry point section";
+}
+
+/* "a, b or c": the keys a kind of section accepts. */
+static void key_list(pini_kind kind, char *out, size_t size)
+{
+    size_t n = 0, total = 0, len = 0;
+    for (int i = 0; i < PINI_NKEYS; i++) total += (pini_keys[key_order[i]].sections >> kind) & 1;
+    out[0] = '\0';
+    for (int i = 0; i < PINI_NKEYS; i++) {
+        const pini_key_info *k = &pini_keys[key_order[i]];
+        if (!((k->sections >> kind) & 1)) continue;
+        n++;
+        int w = snprintf(out + len, size - len, "%s%s", n == 1 ? "" : n == total ? " or " : ", ", k->name);
+        if (w < 0 || (size_t)w >= size - len) return;
+        len += (size_t)w;
+    }
+}
+
+static void enter_section(pini_file *f, const char *name, size_t n)
+{
+    for (size_t i = 0; i < f->nsecs; i++)
+        if (strlen(f->secs[i].name) == n && strncmp(f->secs[i].name, name, n) == 0) {
+            pini_error(f, f->lineno, "duplicate section [%.*s] (first at line %d)", (int)n, name, f->secs[i].line);
+            return;
+        }
+    pini_kind kind = PINI_SITE;
+    if (n == 3 && strncmp(name, "api", 3) == 0) kind = PINI_API;
+    else if (n == 8 && strncmp(name, "defaults", 8) == 0) kind = PINI_DEFAULTS;
+    else if (!is_ident_n(name, n)) {
+        pini_error(f, f->lineno, "section [%.*s]: expected [api], [defaults] or an entry point name", (int)n, name);
+        return;
+    }
+    pini_section *secs = realloc(f->secs, (f->nsecs + 1) * sizeof *secs);
+    char *copy = strndup(name, n);
+    if (secs) f->secs = secs;
+    if (!secs || !copy) {
+        free(copy);
+        fail_status(f, PINI_ENOMEM, "out of memory");
+        return;
+    }
+    pini_section *s = &f->secs[f->nsecs];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->name = copy;
+    s->line = f->lineno;
+    f->cur = (long)f->nsecs++;
+    f->key_line = 0;
+}
+
+/* Where libinih ends a key or a section name: at one of `chars`, or at an
+ * inline comment (a ; after a blank). */
+static const char *find_chars_or_comment(const char *s, const char *chars)
+{
+    int was_space = 0;
+    while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+        was_space = isspace((unsigned char)*s);
+        s++;
+    }
+    return s;
+}
+
+/* libinih's line reader: hands libinih only lines it will read as we do. */
+static char *read_line(char *buf, int size, void *stream)
+{
+    pini_file *f = stream;
+    if (f->error) return NULL;
+    ssize_t len = getline(&f->line, &f->linecap, f->f);
+    if (len < 0) return NULL;
+    f->lineno++;
+    if (memchr(f->line, '\0', (size_t)len)) {
+        pini_error(f, f->lineno, "NUL byte in the line: a policy file is text");
+        return NULL;
+    }
+    size_t chars = (size_t)len - (len > 0 && f->line[len - 1] == '\n');
+    if (chars + 2 > (size_t)size) {
+        pini_error(f, f->lineno, "line too long: %zu characters, at most %d", chars, size - 2);
+        return NULL;
+    }
+    memcpy(buf, f->line, (size_t)len + 1);
+
+    const char *start = buf;
+    if (f->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3;
+    const char *s = start;
+    while (isspace((unsigned char)*s)) s++;
+    if (!*s || *s == ';' || *s == '#') return buf;
+    if (s > start && f->key_line) {
+        pini_error(f, f->lineno,
+                   "indented line: it would continue the value set at line %d; write each key and value on one "
+                   "line, unindented",
+                   f->key_line);
+        return NULL;
+    }
+    if (*s == '[') {
+        const char *end = find_chars_or_comment(s + 1, "]");
+        if (*end != ']') {
+            pini_error(f, f->lineno, "syntax error: a section line needs its closing ]");
+            return NULL;
+        }
+        enter_section(f, s + 1, (size_t)(end - s - 1));
+        return f->error ? NULL : buf;
+    }
+    const char *sep = find_chars_or_comment(s, "=:");
+    if (*sep != '=' && *sep != ':') {
+        pini_error(f, f->lineno, "syntax error: expected [section], key = value, or a ; comment");
+        return NULL;
+    }
+    return buf;
+}
+
+static int on_value(void *user, const char *section, const char *name, const char *value)
+{
+    (void)section; /* the reader saw the section line itself */
+    pini_file *f = user;
+    if (f->error) return 0;
+    if (f->cur < 0) {
+        pini_error(f, f->lineno, "%s = %s before any section: expected [api], [defaults] or [ENTRY_POINT] first",
+                   name, value);
+        return 0;
+    }
+    pini_section *s = &f->secs[f->cur];
+    int k = 0;
+    while (k < PINI_NKEYS && !(strcmp(pini_keys[k].name, name) == 0 && ((pini_keys[k].sections >> s->kind) & 1)))
+        k++;
+    if (k == PINI_NKEYS) {
+        char list[400];
+        key_list(s->kind, list, sizeof list);
+        pini_error(f, f->lineno, "unknown key %s in [%s]: %s accepts %s", name, s->name, kind_label(s->kind), list);
+        return 0;
+    }
+    if (s->key_line[k]) {
+        pini_error(f, f->lineno, "duplicate key %s in [%s] (first set at line %d)", name, s->name, s->key_line[k]);
+        return 0;
+    }
+    if (!value_ok((pini_key)k, value)) {
+        if (*value)
+            pini_error(f, f->lineno, "%s = %s: expected %s", name, value, forms[k].expect);
+        else
+            pini_error(f, f->lineno, "%s is empty: expected %s", name, forms[k].expect);
+        return 0;
+    }
+    char *copy = strdup(value);
+    if (!copy) {
+        fail_status(f, PINI_ENOMEM, "out of memory");
+        return 0;
+    }
+    s->value[k] = copy;
+    s->key_line[k] = f->lineno;
+    f->key_line = f->lineno;
+    return 1;
+}
+
+/* ---- checks that need a whole section or the whole file --------------------------- */
+
+static int has_prefix_item(const char *item, size_t n, void *arg)
+{
+    return strncmp(arg, item, n) == 0;
+}
+
+static void check_api(pini_file *f, const pini_section *s)
+{
+    static const pini_key required[] = {PINI_NAME, PINI_HEADER, PINI_PREFIX, PINI_LIBRARY};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!s->value[required[i]]) {
+            pini_error(f, s->line, "[api] has no %s", pini_keys[required[i]].name);
+            return;
+        }
+    const char *result = s->value[PINI_RESULT];
+    if (result) {
+        if (!s->value[PINI_SUCCESS])
+            pini_error(f, s->line, "[api] has result = %s but no success (the result code of success)", result);
+        else if (!s->value[PINI_MISSING])
+            pini_error(f, s->line, "[api] has result = %s but no missing (what calls return without the library)",
+                       result);
+        return;
+    }
+    static const pini_key need_result[] = {PINI_SUCCESS, PINI_MISSING, PINI_RESULTS, PINI_ERRCODE};
+    for (size_t i = 0; i < sizeof need_result / sizeof *need_result; i++)
+        if (s->value[need_result[i]]) {
+            pini_error(f, s->key_line[need_result[i]], "[api] sets %s without result: name the result type first",
+                       pini_keys[need_result[i]].name);
+            return;
+        }
+}
+
+static void check_site(pini_file *f, const pini_section *s, const pini_section *api)
+{
+    const char *const *v = s->value;
+    if (api && api->value[PINI_PREFIX] && !pini_split(api->value[PINI_PREFIX], ",", has_prefix_item, (void *)s->name)) {
+        pini_error(f, s->line, "unknown entry point %s: its name lacks the [api] prefix %s", s->name,
+                   api->value[PINI_PREFIX]);
+        return;
+    }
+    int blocking = v[PINI_BLOCKING] && pini_word(PINI_BLOCKING, v[PINI_BLOCKING]) == 1;
+    if (blocking && !v[PINI_REASON]) {
+        pini_error(f, s->line, "[%s] has blocking = yes without reason: say why it blocks", s->name);
+    } else if (v[PINI_REASON] && !blocking) {
+        pini_error(f, s->line, "[%s] has a reason but not blocking = yes", s->name);
+    } else if (v[PINI_SCOPE] && !v[PINI_SERIALIZE]) {
+        pini_error(f, s->key_line[PINI_SCOPE], "[%s] has scope = %s without serialize: a scope is a lock domain's",
+                   s->name, v[PINI_SCOPE]);
+    } else if (v[PINI_VARIANT_OF]) {
+        if (strcmp(v[PINI_VARIANT_OF], s->name) == 0) {
+            pini_error(f, s->key_line[PINI_VARIANT_OF], "variant_of = %s: expected another entry point", s->name);
+            return;
+        }
+        for (int k = 0; k < PINI_NKEYS; k++)
+            if (k != PINI_VARIANT_OF && v[k]) {
+                pini_error(f, s->line, "[%s] is a variant_of %s and shares its policy: set the other keys on [%s]",
+                           s->name, v[PINI_VARIANT_OF], v[PINI_VARIANT_OF]);
+                return;
+            }
+    }
+}
+
+static void check_file(pini_file *f)
+{
+    const pini_section *api = NULL;
+    for (size_t i = 0; i < f->nsecs; i++)
+        if (f->secs[i].kind == PINI_API) api = &f->secs[i];
+    for (size_t i = 0; i < f->nsecs && !f->error; i++) {
+        if (f->secs[i].kind == PINI_API) check_api(f, &f->secs[i]);
+        else if (f->secs[i].kind == PINI_SITE) check_site(f, &f->secs[i], api);
+    }
+}
+
+int pini_read(const char *path, pini_section_fn fn, void *user, char *err, size_t errsize)
+{
+    pini_file f = {.path = path, .err = err, .errsize = errsize, .cur = -1};
+    if (errsize) err[0] = '\0';
+    f.f = fopen(path, "r");
+    if (!f.f) return fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, strerror(errno));
+    int rc = ini_parse_stream(read_line, &f, on_value, &f);
+    if (!f.error && ferror(f.f)) fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, strerror(errno));
+    if (!f.error && rc == -2) fail_status(&f, PINI_ENOMEM, "out of memory");
+    if (!f.error && rc != 0)
+        pini_error(&f, rc > 0 ? rc : f.lineno, "syntax error: expected [section], key = value, or a ; comment");
+    fclose(f.f);
+    free(f.line);
+    if (!f.error) check_file(&f);
+    for (size_t i = 0; i < f.nsecs && !f.error; i++)
+        if (fn(&f, &f.secs[i], user) && !f.error) pini_error(&f, f.secs[i].line, "[%s] refused", f.secs[i].name);
+    for (size_t i = 0; i < f.nsecs; i++) {
+        free((char *)f.secs[i].name);
+        for (int k = 0; k < PINI_NKEYS; k++) free((char *)f.secs[i].value[k]);
+    }
+    free(f.secs);
+    return f.error;
+}
