@@ -99,6 +99,30 @@ function(_callguard_check_generator caller)
   set_property(GLOBAL PROPERTY _CALLGUARD_GENERATOR_CHECKED "${CALLGUARD_GENERATOR}")
 endfunction()
 
+# Pass-through names (include/callguard/layer.h): a layer whose generated
+# source has them is built with passthrough.S, assembled with the list of
+# names callguard-gen wrote beside it (cg_NAME_passthrough.h).
+if(NOT CALLGUARD_PASSTHROUGH_ASM)
+  set(CALLGUARD_PASSTHROUGH_ASM "${CMAKE_CURRENT_LIST_DIR}/../src/layers/passthrough.S")
+endif()
+function(_callguard_add_passthrough target source)
+  if(ARGC GREATER 2)
+    set(text "${ARGV2}")
+  else()
+    file(READ "${source}" text)
+  endif()
+  if(NOT text MATCHES "\n    \\.passthrough = cgl_passthrough,")
+    return()
+  endif()
+  if(NOT CMAKE_ASM_COMPILER_LOADED)
+    message(FATAL_ERROR "${target}: the layer forwards pass-through names through assembly trampolines "
+                        "(passthrough.S): enable ASM (project(... LANGUAGES C ASM) or enable_language(ASM))")
+  endif()
+  string(REGEX REPLACE "\\.c$" "_passthrough.h" list "${source}")
+  target_sources(${target} PRIVATE "${CALLGUARD_PASSTHROUGH_ASM}")
+  target_compile_definitions(${target} PRIVATE "$<$<COMPILE_LANGUAGE:ASM>:CGL_PASSTHROUGH_LIST=\"${list}\">")
+endfunction()
+
 # Reads the API name, soname and header from a generated layer's text.
 function(_callguard_layer_facts text prefix)
   foreach(field api soname header)
@@ -197,6 +221,10 @@ function(callguard_add_layer name)
     endif()
     _callguard_layer_facts("${text}" facts)
     set(source "${gendir}/cg_${facts_api}.c")
+    set(outputs "${source}")
+    if(text MATCHES "\n    \\.passthrough = cgl_passthrough,")
+      list(APPEND outputs "${gendir}/cg_${facts_api}_passthrough.h")
+    endif()
 
     # What the generated file depends on: the policy, the files it names
     # (passthrough = @FILE), the header and the generator.
@@ -216,7 +244,7 @@ function(callguard_add_layer name)
       endif()
     endforeach()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
-    add_custom_command(OUTPUT "${source}"
+    add_custom_command(OUTPUT ${outputs}
       COMMAND "${CALLGUARD_GENERATOR}" ${gen_args} -o "${gendir}"
       DEPENDS ${depends}
       COMMENT "callguard-gen: the ${facts_api} layer from ${L_POLICY}"
@@ -229,7 +257,7 @@ function(callguard_add_layer name)
     if(NOT EXISTS "${source}")
       message(FATAL_ERROR "${caller}: SOURCE ${L_SOURCE}: no such file (${source})")
     endif()
-    file(READ "${source}" text LIMIT 65536)
+    file(READ "${source}" text)
     _callguard_layer_facts("${text}" facts)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
   endif()
@@ -257,6 +285,10 @@ function(callguard_add_layer name)
   endif()
   foreach(t IN LISTS targets)
     add_library(${t} SHARED "${source}")
+    # Not the shim: its dependency, the real library, answers those names.
+    if(t STREQUAL "callguard_${name}")
+      _callguard_add_passthrough(${t} "${source}" "${text}")
+    endif()
     # gnu11: the wrappers take the header's own prototypes with __typeof__.
     set_target_properties(${t} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS ON
       C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)

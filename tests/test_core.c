@@ -530,6 +530,92 @@ static int test_bad_values_through_c_api(int argc, char **argv)
     return 0;
 }
 
+static int test_library_variable_accepted_for_any_api(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    /* A layer for an API callguard does not ship reads CALLGUARD_MY_LIBRARY;
+     * it may be dlopened long after start-up, so the variable is accepted. */
+    cgtest_result r;
+    const char *env[] = {"CALLGUARD_MY_LIBRARY=/bin/sh", NULL};
+    CHECK(cgtest_child(&r, env, "child_first_call", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && strstr(r.out, "main reached") && !r.err[0],
+           "status 0x%x, stderr '%s'", r.status, r.err);
+    int bad = 0;
+    bad += expect_refused("CALLGUARD_MY_LIBRARY", "libmy.so", "absolute path");
+    bad += expect_refused("CALLGUARD_MY_LIBRARY", "/nonexistent/libmy.so", "/nonexistent/libmy.so");
+    bad += expect_refused("CALLGUARD_my_LIBRARY", "/bin/sh", "CALLGUARD_my_LIBRARY=/bin/sh: unknown setting");
+    CHECK(bad == 0);
+    CHECK(cg_configure("CALLGUARD_MY_LIBRARY", "/bin/sh") == CG_OK);
+    CHECK(cg_configure("CALLGUARD_MY_LIBRARY", "relative.so") == CG_EINVAL);
+    return 0;
+}
+
+static int test_loaded_layers_describe_themselves(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cg_layer_info l[4];
+    CHECK(cg_list_layers(NULL, 0) == 1);
+    CHECK(cg_list_layers(l, 4) == 1);
+    CHECK(strcmp(l[0].api, "toy") == 0 && strcmp(l[0].prefixes, "toy") == 0);
+    CHECK(strcmp(l[0].soname, "libcgtoy.so") == 0 && strcmp(l[0].library_env, "CALLGUARD_TOY_LIBRARY") == 0);
+    CHECK(l[0].library_path && strstr(l[0].library_path, "libcgtoy.so") && strstr(l[0].header, "toy.h"));
+    CHECKF(strstr(l[0].path, "/libcallguard_toy.so") && !l[0].shim && l[0].nsites == 15, "%s shim %d sites %u",
+           l[0].path, l[0].shim, l[0].nsites);
+    return 0;
+}
+
+static int test_names_are_checked_against_loaded_layers(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    /* A loaded layer's prefix, a name it lacks: an error, nothing changes. */
+    CHECK(cg_set_transition("toyNope", CG_TRANSITION_NEVER) == CG_ENOENT);
+    CHECK(cg_set_blocking("toyNope", 0, NULL) == CG_ENOENT);
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "toyCompile=c,toyNope") == CG_ENOENT);
+    CHECKF(strstr(cg_last_error(), "toyNope"), "%s", cg_last_error());
+    cg_site_info s[16];
+    long n = cg_list_sites("toy", s, 16);
+    for (long i = 0; i < n; i++)
+        if (strcmp(s[i].name, "toyCompile") == 0) CHECKF(s[i].domain[0] == '\0', "%s", s[i].domain);
+    CHECK(cg_policy_load(write_policy("nope.ini", "[toyNope]\nserialize = x\n")) == CG_ENOENT);
+    /* Another case: an error with a hint. */
+    CHECK(cg_serialize("ToyCompile", "c", CG_SCOPE_PROCESS) == CG_ENOENT);
+    CHECKF(strstr(cg_last_error(), "did you mean 'toyCompile'"), "%s", cg_last_error());
+    CHECK(cg_set_transition("TOYWAIT", CG_TRANSITION_NEVER) == CG_ENOENT);
+    /* No loaded layer's prefix: kept for a layer that may load (tooAdd, a typo, is named at exit). */
+    CHECK(cg_serialize("tooAdd", "c", CG_SCOPE_PROCESS) == CG_PENDING);
+    CHECK(cg_policy_load(write_policy("other.ini", "[toyAdd]\nserialize = a\n[clBuildProgram]\nserialize = igc\n")) ==
+          CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "clBuildProgram"), "%s", cg_last_error());
+    CHECK(cg_serialize("bad name", "c", CG_SCOPE_PROCESS) == CG_EINVAL);
+    return 0;
+}
+
+static int test_report_keeps_long_api_names(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *api = "a_thirty_one_character_api_name"; /* the longest a layer may have */
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"schema\": \"callguard-report\", \"version\": 1, \"processes\": [{\"pid\": 7, \"ppid\": 1, "
+             "\"command\": \"x\", \"exit\": {\"state\": \"exited\", \"status\": 0}, \"sites\": [{\"api\": \"%s\", "
+             "\"name\": \"myCall\", \"calls\": 3}]}]}",
+             api);
+    const char *in = write_policy("long.json", json);
+    char out[600];
+    snprintf(out, sizeof out, "%s/long.txt", cgtest_tmpdir());
+    CHECKF(cg_report_convert(in, out, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
+    FILE *f = fopen(out, "r");
+    CHECK(f);
+    char text[4096];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = '\0';
+    char row[128];
+    snprintf(row, sizeof row, "  %s myCall", api);
+    CHECKF(strstr(text, row), "the whole name in its column: %s", text);
+    return 0;
+}
+
 /* ---- transitions and stalls ---------------------------------------------------- */
 
 static atomic_int outside_calls;
@@ -624,6 +710,10 @@ const cgtest_case cgtest_cases[] = {
     {"report_json_and_table", test_report_json_and_table},
     {"bad_settings_exit_2_before_first_call", test_bad_settings_exit_2_before_first_call},
     {"bad_values_through_c_api", test_bad_values_through_c_api},
+    {"library_variable_accepted_for_any_api", test_library_variable_accepted_for_any_api},
+    {"loaded_layers_describe_themselves", test_loaded_layers_describe_themselves},
+    {"names_are_checked_against_loaded_layers", test_names_are_checked_against_loaded_layers},
+    {"report_keeps_long_api_names", test_report_keeps_long_api_names},
     {"transition_policy_picks_calls_to_leave", test_transition_policy_picks_calls_to_leave},
     {"stall_is_a_long_call_with_the_runtime_held", test_stall_is_a_long_call_with_the_runtime_held},
 };

@@ -2,7 +2,24 @@
  *
  * Every function returns CG_OK (0) or a negative cg_status; cg_last_error()
  * then holds a one-line message naming the bad value and what is accepted.
+ * The per-site setters may also return CG_PENDING (positive: a success).
  * Sites are named by the API header's own spelling ("zeModuleCreate").
+ *
+ * Per-site settings (cg_serialize, cg_set_transition, cg_set_blocking,
+ * cg_configure of CALLGUARD_SERIALIZE or _TRANSITION, cg_policy_load) are
+ * applied to the layers loaded and kept for layers that load later (they
+ * may be dlopened long after). For a site name:
+ *   - an entry point of a loaded layer: applied, CG_OK;
+ *   - a name with no loaded layer's prefix: kept, applied when a layer
+ *     with that entry point loads, CG_PENDING (cg_last_error() names it);
+ *     if that layer lacks it, one line on stderr says so and the setting
+ *     is dropped; if no layer with it ever loads, one line on stderr at
+ *     exit names it;
+ *   - a name with a loaded layer's prefix that the layer lacks ("toyNope"),
+ *     or a loaded entry point spelt in another case ("ClBuildProgram", with
+ *     a hint naming "clBuildProgram"): CG_ENOENT, nothing changes.
+ * Settings read from the environment at start-up follow the same rules,
+ * except that a bad name found when its layer loads exits with status 2.
  */
 #ifndef CALLGUARD_H
 #define CALLGUARD_H
@@ -21,6 +38,7 @@ extern "C" {
 #define CALLGUARD_VERSION "0.1.0"
 
 typedef enum cg_status {
+    CG_PENDING = 1,   /* kept: no loaded layer has the entry point yet (see above) */
     CG_OK = 0,
     CG_EINVAL = -1,   /* a bad value */
     CG_ENOENT = -2,   /* unknown entry point or domain */
@@ -122,6 +140,21 @@ typedef struct cg_site_info {
 /* Sites of the layers loaded in this process, for api ("cl"; NULL: all).
  * Fills up to max entries and returns how many there are. */
 long cg_list_sites(const char *api, cg_site_info *out, size_t max);
+
+/* The layers loaded in this process, in the order they registered. */
+typedef struct cg_layer_info {
+    const char *api;          /* "cl" */
+    const char *prefixes;     /* comma-separated entry point prefixes: "ze,zet,zes" */
+    const char *soname;       /* the vendor library's soname its shim stands in for; NULL if none */
+    const char *library_env;  /* "CALLGUARD_CL_LIBRARY" */
+    const char *library_path; /* the real library found when the layer was built; NULL if none */
+    const char *header;       /* the header it was generated from */
+    const char *path;         /* the layer's own file */
+    int shim;                 /* 1: loaded as its soname's shim */
+    unsigned nsites;
+} cg_layer_info;
+/* Fills up to max entries and returns how many layers there are. */
+long cg_list_layers(cg_layer_info *out, size_t max);
 
 /* Applies one setting as the environment would: cg_configure("CALLGUARD_SERIALIZE", "toyCompile"). */
 int cg_configure(const char *variable, const char *value);

@@ -9,6 +9,7 @@
 #include "policy_file.h"
 #include "settings.h"
 #include "site.h"
+#include "values.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,30 @@ int cg_policy_load(const char *path)
     return rc;
 }
 
+/* A site name as cg_serialize and its siblings take it. */
+static int cgi_check_site(const char *fn, const char *site)
+{
+    if (!site) return cgi_fail(CG_EINVAL, "%s: site must not be NULL", fn);
+    if (!cgi_valid_site_name(site))
+        return cgi_fail(CG_EINVAL, "%s: '%s' is not an entry point name (letters, digits and '_', at most %d)", fn,
+                        site, CGI_NAME_MAX - 1);
+    return CG_OK;
+}
+
+/* Like every per-site setting, these are kept for layers that register
+ * later: CG_PENDING when no loaded layer has the name (settings.h). */
 int cg_serialize(const char *site, const char *domain, cg_scope scope)
 {
-    if (!site) return cgi_fail(CG_EINVAL, "cg_serialize: site must not be NULL");
+    int rc = cgi_check_site("cg_serialize", site);
+    if (rc != CG_OK) return rc;
     if (scope != CG_SCOPE_PROCESS && scope != CG_SCOPE_HANDLE)
         return cgi_fail(CG_EINVAL, "scope %d: expected CG_SCOPE_PROCESS or CG_SCOPE_HANDLE", (int)scope);
     pthread_mutex_lock(&cgi_cfg_lock);
-    int rc = cgi_site_set_serialize(site, domain, scope);
+    cgi_setting **mark = cgi_settings_mark();
+    cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, site, "cg_serialize");
+    st->domain = domain && *domain ? strdup(domain) : NULL;
+    st->scope = scope;
+    rc = cgi_settings_commit(mark);
     pthread_mutex_unlock(&cgi_cfg_lock);
     return rc;
 }
@@ -50,25 +68,27 @@ int cg_set_transition(const char *site, cg_transition t)
 {
     if ((unsigned)t > CG_TRANSITION_NEVER)
         return cgi_fail(CG_EINVAL, "transition %d: expected CG_TRANSITION_ALWAYS, _BLOCKING or _NEVER", (int)t);
+    int rc = site ? cgi_check_site("cg_set_transition", site) : CG_OK;
+    if (rc != CG_OK) return rc;
     pthread_mutex_lock(&cgi_cfg_lock);
-    int rc = CG_OK;
-    if (site) {
-        rc = cgi_site_set_transition(site, t);
-    } else {
-        for (cg_layer *l = cgi_layers; l; l = l->next)
-            for (unsigned i = 0; i < l->nsites; i++) atomic_store(&l->sites[i].transition, t);
-        cgi_refresh_all();
-    }
+    cgi_setting **mark = cgi_settings_mark();
+    cgi_setting_add(CGI_SET_TRANSITION, site, "cg_set_transition")->transition = t;
+    rc = cgi_settings_commit(mark);
     pthread_mutex_unlock(&cgi_cfg_lock);
     return rc;
 }
 
 int cg_set_blocking(const char *site, int blocking, const char *reason)
 {
-    if (!site) return cgi_fail(CG_EINVAL, "cg_set_blocking: site must not be NULL");
+    int rc = cgi_check_site("cg_set_blocking", site);
+    if (rc != CG_OK) return rc;
     if (blocking && (!reason || !*reason)) return cgi_fail(CG_EINVAL, "%s: blocking needs a reason", site);
     pthread_mutex_lock(&cgi_cfg_lock);
-    int rc = cgi_site_set_blocking(site, blocking != 0, blocking ? strdup(reason) : NULL);
+    cgi_setting **mark = cgi_settings_mark();
+    cgi_setting *st = cgi_setting_add(CGI_SET_BLOCKING, site, "cg_set_blocking");
+    st->blocking = blocking != 0;
+    st->reason = blocking ? strdup(reason) : NULL;
+    rc = cgi_settings_commit(mark);
     pthread_mutex_unlock(&cgi_cfg_lock);
     return rc;
 }

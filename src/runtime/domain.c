@@ -47,9 +47,10 @@ int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
         if (cgi_domains[i].scope != (uint32_t)scope)
             return cgi_fail(CG_EINVAL, "domain '%s' is %s-scoped; a site cannot join it with scope %s", name,
                            cgi_scope_name(cgi_domains[i].scope), cgi_scope_name(scope));
-        *id = i + 1;
+        if (id) *id = i + 1;
         return CG_OK;
     }
+    if (!id) return CG_OK; /* only checking */
     if (n == CGI_MAX_DOMAINS) return cgi_fail(CG_ENOMEM, "too many lock domains (at most %d)", CGI_MAX_DOMAINS);
     cgi_domain *d = &cgi_domains[n];
     memcpy(d->name, name, len + 1);

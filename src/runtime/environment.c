@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "policy_file.h"
 #include "python.h"
+#include "resolve.h"
 #include "settings.h"
 #include "site.h"
 #include "values.h"
@@ -73,19 +74,20 @@ int cgi_runtime_set_locked(const char *v)
 }
 
 static char *cgi_report_path;
-static char *cgi_report_path;
 
 const char *cgi_env_report_path(void) { return cgi_report_path; }
 
-static const char *const cgi_apis[] = {"TOY", "CL", "ZE", "CUDA"};
-
-static int cgi_library_var(const char *name)
+/* CALLGUARD_<API>_LIBRARY, API in capitals, digits and '_': accepted for
+ * every API, since the layer that reads it may be dlopened much later.
+ * Only `callguard run`, which knows every layer before the program starts,
+ * refuses one that no chosen layer reads. */
+static int cgi_library_var(const char *k)
 {
-    for (size_t i = 0; i < sizeof cgi_apis / sizeof *cgi_apis; i++) {
-        size_t n = strlen(cgi_apis[i]);
-        if (strncmp(name, cgi_apis[i], n) == 0 && strcmp(name + n, "_LIBRARY") == 0) return 1;
-    }
-    return 0;
+    size_t n = strlen(k), suffix = strlen("_LIBRARY");
+    if (n <= suffix || strcmp(k + n - suffix, "_LIBRARY") != 0) return 0;
+    for (size_t i = 0; i < n - suffix; i++)
+        if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_')) return 0;
+    return 1;
 }
 
 /* Applies one CALLGUARD_* variable. Per-site ones are recorded and applied
@@ -99,17 +101,17 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     if (strcmp(k, "SERIALIZE") == 0) {
         cgi_setting **before = cgi_settings_mark();
         rc = cgi_parse_serialize_list(v, var);
-        if (rc == CG_OK && !from_env)
-            for (cgi_setting *st = *before; st && rc == CG_OK; st = st->next)
-                rc = cgi_site_set_serialize(st->site, st->domain, st->scope);
+        if (rc != CG_OK) cgi_settings_drop_from(before);
+        else if (from_env) cgi_settings_keep(before);
+        else rc = cgi_settings_commit(before);
     } else if (strcmp(k, "TRANSITION") == 0) {
         cg_transition t = CG_TRANSITION_ALWAYS;
         rc = cgi_parse_transition(v, &t);
         if (rc == CG_OK) {
-            cgi_setting *st = cgi_setting_add(CGI_SET_TRANSITION, NULL, var);
-            st->transition = t;
-            for (cg_layer *l = cgi_layers; l; l = l->next) cgi_setting_apply(st, l);
-            cgi_refresh_all();
+            cgi_setting **before = cgi_settings_mark();
+            cgi_setting_add(CGI_SET_TRANSITION, NULL, var)->transition = t;
+            if (from_env) cgi_settings_keep(before);
+            else rc = cgi_settings_commit(before);
         }
     } else if (strcmp(k, "RUNTIME") == 0) {
         rc = cgi_runtime_set_locked(v);
@@ -139,10 +141,11 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
                            v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
+        if (!from_env) cgi_library_set(var, v);
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                       "_STALL_MS, _POLICY, _TOY_LIBRARY, _CL_LIBRARY, _ZE_LIBRARY, _CUDA_LIBRARY");
+                        "_STALL_MS, _POLICY, _STATS_DIR or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }
@@ -157,12 +160,10 @@ void cgi_env_read(void)
         if (strncmp(*e, "CALLGUARD_", 10) != 0) continue;
         const char *eq = strchr(*e, '=');
         if (!eq) continue;
-        char var[64];
-        size_t n = (size_t)(eq - *e);
-        if (n >= sizeof var) cgi_die("%.*s: unknown setting", (int)n, *e);
-        memcpy(var, *e, n);
-        var[n] = '\0';
-        if (strcmp(var, "CALLGUARD_POLICY") == 0) continue;
-        if (cgi_configure_locked(var, eq + 1, 1) != CG_OK) cgi_die("%s=%s: %s", var, eq + 1, cg_last_error());
+        char *var = strndup(*e, (size_t)(eq - *e));
+        if (!var) cgi_die("out of memory");
+        if (strcmp(var, "CALLGUARD_POLICY") != 0 && cgi_configure_locked(var, eq + 1, 1) != CG_OK)
+            cgi_die("%s=%s: %s", var, eq + 1, cg_last_error());
+        free(var);
     }
 }

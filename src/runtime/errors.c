@@ -20,6 +20,7 @@ const char *cg_last_error(void) { return cgi_err; }
 const char *cg_status_name(int status)
 {
     switch (status) {
+    case CG_PENDING: return "CG_PENDING";
     case CG_OK: return "CG_OK";
     case CG_EINVAL: return "CG_EINVAL";
     case CG_ENOENT: return "CG_ENOENT";

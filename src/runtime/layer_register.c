@@ -20,6 +20,13 @@ void cg_layer_register(cg_layer *l)
                 l ? l->abi : -1, CG_LAYER_ABI);
         return;
     }
+    if (!l->api || !*l->api || strlen(l->api) >= CGI_API_NAME_MAX || !l->library_env || !l->prefixes) {
+        fprintf(stderr,
+                "callguard: a layer with API name '%s' was not registered: it needs an API name of 1 to %d "
+                "characters, a library variable and prefixes\n",
+                l->api ? l->api : "(none)", CGI_API_NAME_MAX - 1);
+        return;
+    }
     pthread_mutex_lock(&cgi_cfg_lock);
     for (cg_layer *o = cgi_layers; o; o = o->next)
         if (o == l) {

@@ -59,15 +59,9 @@ int cgi_policy_load_locked(const char *path, int from_env)
         cgi_settings_drop_from(before);
         return cgi_fail(rc == PINI_EIO ? CG_EIO : rc == PINI_ENOMEM ? CG_ENOMEM : CG_EFORMAT, "%s", err);
     }
-    if (!from_env)
-        for (cg_layer *l = cgi_layers; l; l = l->next) {
-            for (cgi_setting *st = *before; st; st = st->next) {
-                if (st->site && cgi_layer_for_name(st->site) != l) continue;
-                rc = cgi_setting_apply(st, l);
-                if (rc == CG_ENOENT) return cgi_fail(rc, "%s: unknown entry point '%s'", st->origin, st->site);
-                if (rc != CG_OK) return rc;
-            }
-            cgi_refresh_all();
-        }
-    return CG_OK;
+    if (from_env) {
+        cgi_settings_keep(before);
+        return CG_OK;
+    }
+    return cgi_settings_commit(before);
 }

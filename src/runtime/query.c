@@ -6,9 +6,11 @@
 #include "domain.h"
 #include "errors.h"
 #include "report.h"
+#include "resolve.h"
 #include "site.h"
 #include "stats.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 int cg_get_stats(const char *name, cg_site_stats *out)
@@ -76,6 +78,32 @@ long cg_list_sites(const char *api, cg_site_info *out, size_t max)
             }
             n++;
         }
+    }
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return n;
+}
+
+long cg_list_layers(cg_layer_info *out, size_t max)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    long n = 0;
+    for (cg_layer *l = cgi_layers; l; l = l->next) n++;
+    long i = n;
+    /* cgi_layers is newest first; the list is in registration order. */
+    for (cg_layer *l = cgi_layers; l; l = l->next) {
+        if ((size_t)--i >= max) continue;
+        Dl_info info;
+        cg_layer_info *o = &out[i];
+        o->api = l->api;
+        o->prefixes = l->prefixes;
+        o->soname = l->soname;
+        o->library_env = l->library_env;
+        o->library_path = l->library_path;
+        o->header = l->header;
+        /* The loader's own copy of the name: layers are never unloaded (nodelete). */
+        o->path = dladdr(l, &info) && info.dli_fname ? info.dli_fname : "";
+        o->shim = cgi_layer_is_shim(l);
+        o->nsites = l->nsites;
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
     return n;

@@ -156,7 +156,13 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d (%s): %.200s\n", r->h.pid, ex, r->h.command);
-        fprintf(out, "  %-4s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", "api", "entry point", "calls", "nested",
+        /* The api column is as wide as the longest API name of this process. */
+        int apiw = 4;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
+            if (len > apiw && cgi_ld(&r->r[k].c.calls)) apiw = len;
+        }
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
                 "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
@@ -168,7 +174,7 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
                 len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
                                 rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
             if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-            fprintf(out, "  %-4s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", rec->api, rec->name,
+            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
                     (unsigned long)cgi_ld(&c->calls), (unsigned long)cgi_ld(&c->nested),
                     (unsigned long)cgi_ld(&c->errors), cgi_ms(cgi_ld(&c->total_ns)), cgi_ms(cgi_ld(&c->max_ns)),
                     cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls), policy);

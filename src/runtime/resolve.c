@@ -23,48 +23,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Load addresses of callguard's own objects (the runtime, layers, shims):
- * a resolution that lands in one of them would call back into callguard. */
-#define CGI_MAX_OWN 16
-static void *cgi_own[CGI_MAX_OWN];
-static _Atomic int cgi_nown;
+/* ---- callguard's own objects -------------------------------------------------
+ * Load addresses of the runtime, layers and shims: a resolution that lands
+ * in one of them would call back into callguard. Lists that only grow:
+ * writers take cgi_registry_lock, readers (every first call of a site) walk them
+ * without a lock. */
+typedef struct cgi_own {
+    const void *base;  /* an object's load address */
+    const cg_layer *shim; /* or a layer loaded as its soname's shim */
+    struct cgi_own *next;
+} cgi_own;
+
+static cgi_own *_Atomic cgi_own_objects;
+static cgi_own *_Atomic cgi_shim_layers;
+static pthread_mutex_t cgi_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cgi_own_push(cgi_own *_Atomic *list, const void *base, const cg_layer *shim)
+{
+    pthread_mutex_lock(&cgi_registry_lock);
+    cgi_own *o = atomic_load(list);
+    for (; o; o = o->next)
+        if (o->base == base && o->shim == shim) break;
+    if (!o && (o = calloc(1, sizeof *o))) {
+        o->base = base;
+        o->shim = shim;
+        o->next = atomic_load(list);
+        atomic_store_explicit(list, o, memory_order_release);
+    }
+    pthread_mutex_unlock(&cgi_registry_lock);
+}
 
 void cgi_note_own_object(const void *addr)
 {
     Dl_info info;
-    if (!dladdr(addr, &info) || !info.dli_fbase) return;
-    int n = atomic_load(&cgi_nown);
-    for (int i = 0; i < n; i++)
-        if (cgi_own[i] == info.dli_fbase) return;
-    if (n < CGI_MAX_OWN) {
-        cgi_own[n] = info.dli_fbase;
-        atomic_store(&cgi_nown, n + 1);
-    }
+    if (dladdr(addr, &info) && info.dli_fbase) cgi_own_push(&cgi_own_objects, info.dli_fbase, NULL);
 }
 
-/* Layers loaded as soname shims: the file is named by the vendor soname
- * (lib/callguard/shims/libOpenCL.so.1). */
-static cg_layer *cgi_shims[CGI_MAX_OWN];
-static _Atomic int cgi_nshims;
-
+/* A layer is loaded as a soname shim when its file is named by the vendor
+ * soname (lib/callguard/shims/libOpenCL.so.1). */
 void cgi_note_if_shim(cg_layer *l)
 {
     Dl_info info;
     if (!l->soname || !dladdr(l, &info) || !info.dli_fname) return;
     const char *base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
-    int n = atomic_load(&cgi_nshims);
-    if (strcmp(base, l->soname) == 0 && n < CGI_MAX_OWN) {
-        cgi_shims[n] = l;
-        atomic_store(&cgi_nshims, n + 1);
-    }
+    if (strcmp(base, l->soname) == 0) cgi_own_push(&cgi_shim_layers, NULL, l);
 }
 
 int cgi_layer_is_shim(const cg_layer *l)
 {
-    int n = atomic_load(&cgi_nshims);
-    for (int i = 0; i < n; i++)
-        if (cgi_shims[i] == l) return 1;
+    for (cgi_own *o = atomic_load_explicit(&cgi_shim_layers, memory_order_acquire); o; o = o->next)
+        if (o->shim == l) return 1;
     return 0;
 }
 
@@ -72,11 +81,52 @@ int cgi_is_callguard_object(const void *addr)
 {
     Dl_info info;
     if (!dladdr(addr, &info)) return 0;
-    int n = atomic_load(&cgi_nown);
-    for (int i = 0; i < n; i++)
-        if (cgi_own[i] == info.dli_fbase) return 1;
+    for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
+        if (o->base == info.dli_fbase) return 1;
     return 0;
 }
+
+/* ---- library paths given through cg_configure -----------------------------------
+ * CALLGUARD_<API>_LIBRARY from the C API: kept here, read before the
+ * environment's value. */
+typedef struct cgi_libvar {
+    char *var, *path;
+    struct cgi_libvar *next;
+} cgi_libvar;
+
+static cgi_libvar *cgi_libvars; /* under cgi_registry_lock */
+
+void cgi_library_set(const char *var, const char *path)
+{
+    pthread_mutex_lock(&cgi_registry_lock);
+    cgi_libvar *v = cgi_libvars;
+    while (v && strcmp(v->var, var) != 0) v = v->next;
+    if (!v && (v = calloc(1, sizeof *v)) && (v->var = strdup(var))) {
+        v->next = cgi_libvars;
+        cgi_libvars = v;
+    }
+    if (v && v->var) {
+        char *p = strdup(path);
+        if (p) v->path = p; /* the old value is not freed: a reader may hold it */
+    }
+    pthread_mutex_unlock(&cgi_registry_lock);
+}
+
+/* The real library's path a user gave for this layer; NULL if none. Valid
+ * for the life of the process (replaced values are never freed). */
+static const char *cgi_library_given(const cg_layer *l)
+{
+    if (!l->library_env) return NULL;
+    const char *path = NULL;
+    pthread_mutex_lock(&cgi_registry_lock);
+    for (cgi_libvar *v = cgi_libvars; v; v = v->next)
+        if (strcmp(v->var, l->library_env) == 0) path = v->path;
+    pthread_mutex_unlock(&cgi_registry_lock);
+    if (!path) path = getenv(l->library_env);
+    return path && *path ? path : NULL;
+}
+
+/* ---- finding the real function ------------------------------------------------ */
 
 /* dl_iterate_phdr runs its callback under the dynamic loader's lock: no
  * dlopen/dlclose in there (another thread in dlopen would deadlock with
@@ -136,8 +186,8 @@ static void *cgi_open_library(cg_layer *l)
             if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = dlopen(dep, RTLD_LAZY | RTLD_NOLOAD);
             free(dep);
         } else {
-            const char *path = getenv(l->library_env);
-            if (!path || !*path) path = l->library_path;
+            const char *path = cgi_library_given(l);
+            if (!path) path = l->library_path;
             if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
         }
         l->priv = h ? h : (void *)-1;
@@ -174,46 +224,25 @@ void *cgi_resolve(cg_layer *l, const char *name)
 missing:
     /* Once per layer: every other entry point of it is missing too. */
     if (!atomic_exchange(&l->warned, 1)) {
-        const char *env = getenv(l->library_env);
+        const char *env = cgi_library_given(l);
         fprintf(stderr,
                 "callguard: cannot find the real %s (%s API, %s%s); every call returns %s. "
                 "Set %s to the library's absolute path\n",
-                name, l->api, env && *env ? "tried " : "library ", env && *env ? env : l->soname,
+                name, l->api, env ? "tried " : "library ", env ? env : l->soname,
                 l->result_name && l->result_name(l->missing_result) ? l->result_name(l->missing_result) : "an error",
                 l->library_env);
     }
     return NULL;
 }
 
-/* What a pass-through name runs when the real library is missing. Its
- * prototype is unknown, so all it can do is return the layer's
- * missing_result; one stub per layer (there are at most a few layers). */
-#define CGI_MISSING_STUBS 8
-static long cgi_missing_value[CGI_MISSING_STUBS];
-static cg_layer *cgi_missing_layer[CGI_MISSING_STUBS];
-#define CGI_MISSING_STUB(k)                                                                                             \
-    static long cgi_missing_##k(void) { return cgi_missing_value[k]; }
-CGI_MISSING_STUB(0)
-CGI_MISSING_STUB(1)
-CGI_MISSING_STUB(2)
-CGI_MISSING_STUB(3)
-CGI_MISSING_STUB(4)
-CGI_MISSING_STUB(5)
-CGI_MISSING_STUB(6)
-CGI_MISSING_STUB(7)
-static long (*const cgi_missing_stub[CGI_MISSING_STUBS])(void) = {cgi_missing_0, cgi_missing_1, cgi_missing_2,
-                                                                 cgi_missing_3, cgi_missing_4, cgi_missing_5,
-                                                                 cgi_missing_6, cgi_missing_7};
+/* What a pass-through name runs when the real library is missing: the
+ * layer's own stub, which returns its missing_result (its prototype is
+ * unknown: that is all it can do). A layer that has none gets 0. */
+static long cgi_missing_unknown(void) { return 0; }
 
 void *cg_resolve_passthrough(cg_layer *l, const char *name)
 {
     void *p = cgi_resolve(l, name);
     if (p) return p;
-    pthread_mutex_lock(&cgi_cfg_lock);
-    int k = 0;
-    while (k < CGI_MISSING_STUBS - 1 && cgi_missing_layer[k] && cgi_missing_layer[k] != l) k++;
-    cgi_missing_layer[k] = l;
-    cgi_missing_value[k] = l->missing_result;
-    pthread_mutex_unlock(&cgi_cfg_lock);
-    return (void *)cgi_missing_stub[k];
+    return l->passthrough_missing ? (void *)l->passthrough_missing : (void *)cgi_missing_unknown;
 }

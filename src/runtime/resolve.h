@@ -12,5 +12,7 @@ CGI_HIDDEN int cgi_is_callguard_object(const void *addr);
 /* Records the layer as its vendor library's soname shim, when its file is named by the soname. */
 CGI_HIDDEN void cgi_note_if_shim(cg_layer *l);
 CGI_HIDDEN int cgi_layer_is_shim(const cg_layer *l);
+/* CALLGUARD_<API>_LIBRARY given through cg_configure: wins over the environment. */
+CGI_HIDDEN void cgi_library_set(const char *var, const char *path);
 
 #endif

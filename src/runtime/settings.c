@@ -1,5 +1,7 @@
-/* Per-site settings: changed now on the layers loaded, and kept for the
- * layers that register later. */
+/* Per-site settings: checked against the layers loaded, applied to them,
+ * and kept for the layers that register later. A setting is never silently
+ * ignored: a name a loaded layer should have and lacks is an error, one
+ * that no layer ever had is named on stderr at exit. */
 #define _GNU_SOURCE
 #include "settings.h"
 
@@ -27,6 +29,12 @@ cgi_setting *cgi_setting_add(int kind, const char *site, const char *origin)
 
 cgi_setting **cgi_settings_mark(void) { return cgi_settings_tail; }
 
+static void cgi_setting_free(cgi_setting *st)
+{
+    /* st->reason stays: sites may point at it. */
+    free(st->site), free(st->domain), free(st->origin), free(st);
+}
+
 void cgi_settings_drop_from(cgi_setting **mark)
 {
     cgi_setting *st = *mark;
@@ -34,9 +42,18 @@ void cgi_settings_drop_from(cgi_setting **mark)
     cgi_settings_tail = mark;
     while (st) {
         cgi_setting *n = st->next;
-        free(st->site), free(st->domain), free(st->reason), free(st->origin), free(st);
+        cgi_setting_free(st);
         st = n;
     }
+}
+
+/* Removes *link from the list. */
+static void cgi_setting_unlink(cgi_setting **link)
+{
+    cgi_setting *st = *link;
+    *link = st->next;
+    if (cgi_settings_tail == &st->next) cgi_settings_tail = link;
+    cgi_setting_free(st);
 }
 
 static void cgi_apply_transition(cg_site *s, void *arg) { atomic_store(&s->transition, *(cg_transition *)arg); }
@@ -65,50 +82,150 @@ static void cgi_apply_blocking(cg_site *s, void *arg)
     atomic_store(&s->blocking, a->blocking);
 }
 
-int cgi_site_set_transition(const char *site, cg_transition t) { return cgi_site_each(site, cgi_apply_transition, &t); }
-
-int cgi_site_set_serialize(const char *site, const char *domain, cg_scope scope)
-{
-    cgi_ser_arg a = {0, scope};
-    if (domain && *domain) {
-        int rc = cgi_domain_get(domain, scope, &a.domain);
-        if (rc != CG_OK) return rc;
-    }
-    return cgi_site_each(site, cgi_apply_serialize, &a);
-}
-
-int cgi_site_set_blocking(const char *site, int blocking, const char *reason)
-{
-    cgi_block_arg a = {blocking, reason};
-    return cgi_site_each(site, cgi_apply_blocking, &a);
-}
-
-int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
+/* Applies one setting: to every loaded site of its name, or, naming none,
+ * to every site of `layer`. CG_ENOENT when no loaded layer has the name. */
+static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
 {
     if (!st->site) {
-        /* Every site of this layer. */
         for (unsigned i = 0; i < layer->nsites; i++)
             if (st->kind == CGI_SET_TRANSITION) atomic_store(&layer->sites[i].transition, st->transition);
         return CG_OK;
     }
     switch (st->kind) {
-    case CGI_SET_TRANSITION: return cgi_site_set_transition(st->site, st->transition);
-    case CGI_SET_SERIALIZE: return cgi_site_set_serialize(st->site, st->domain, st->scope);
-    default: return cgi_site_set_blocking(st->site, st->blocking, st->reason);
+    case CGI_SET_TRANSITION: {
+        cg_transition t = st->transition;
+        return cgi_site_each(st->site, cgi_apply_transition, &t);
+    }
+    case CGI_SET_SERIALIZE: {
+        cgi_ser_arg a = {0, st->scope};
+        if (st->domain && *st->domain) {
+            int rc = cgi_domain_get(st->domain, st->scope, &a.domain);
+            if (rc != CG_OK) return rc;
+        }
+        return cgi_site_each(st->site, cgi_apply_serialize, &a);
+    }
+    default: {
+        cgi_block_arg a = {st->blocking, st->reason};
+        return cgi_site_each(st->site, cgi_apply_blocking, &a);
+    }
     }
 }
 
-/* A name with the layer's prefix that the layer does not have is an error:
- * a typo must not silently leave a site unguarded. */
+/* Why a name no loaded site has is wrong, if it is: it has a loaded layer's
+ * prefix, or it is a loaded entry point spelt in another case. */
+static int cgi_name_error(const char *name, const char *origin)
+{
+    cg_site *like = cgi_site_find_nocase(name);
+    if (like)
+        return cgi_fail(CG_ENOENT, "%s: unknown entry point '%s': did you mean '%s' (%s layer)?", origin, name,
+                        like->name, like->layer->api);
+    cg_layer *l = cgi_layer_for_name(name);
+    if (l)
+        return cgi_fail(CG_ENOENT,
+                        "%s: unknown entry point '%s' (the %s layer has no such function; `callguard list %s` lists them)",
+                        origin, name, l->api, l->api);
+    return CG_OK;
+}
+
+/* A newer setting replaces the older ones it overrides, so settings made
+ * again and again through the C API do not pile up. */
+static void cgi_setting_supersede(const cgi_setting *st)
+{
+    for (cgi_setting **link = &cgi_settings; *link && *link != st;) {
+        const cgi_setting *o = *link;
+        int same = o->kind == st->kind && (st->site ? o->site && strcmp(o->site, st->site) == 0 : 1);
+        if (same) cgi_setting_unlink(link);
+        else link = &(*link)->next;
+    }
+}
+
+void cgi_settings_keep(cgi_setting **mark)
+{
+    for (cgi_setting *st = *mark; st; st = st->next) st->from_env = 1;
+}
+
+int cgi_settings_commit(cgi_setting **mark)
+{
+    const cgi_setting *pending = NULL;
+    int rc = CG_OK;
+    for (const cgi_setting *st = *mark; st && rc == CG_OK; st = st->next) {
+        if (st->kind == CGI_SET_SERIALIZE && st->domain && *st->domain)
+            rc = cgi_domain_get(st->domain, st->scope, NULL);
+        if (rc != CG_OK || !st->site || cgi_site_find(st->site)) continue;
+        rc = cgi_name_error(st->site, st->origin);
+        if (!pending) pending = st;
+    }
+    if (rc != CG_OK) {
+        cgi_settings_drop_from(mark);
+        return rc;
+    }
+    cgi_setting *first = *mark;
+    for (cgi_setting *st = first; st; st = st->next) {
+        if (!st->site) {
+            for (cg_layer *l = cgi_layers; l; l = l->next) cgi_setting_apply(st, l), st->matched = 1;
+        } else if (cgi_setting_apply(st, NULL) == CG_OK) {
+            st->matched = 1;
+        }
+    }
+    cgi_refresh_all();
+    for (cgi_setting *st = first; st; st = st->next) cgi_setting_supersede(st);
+    if (pending)
+        return cgi_fail(CG_PENDING, "%s: no loaded layer has entry point '%s'; kept until a layer with it loads",
+                        pending->origin, pending->site);
+    return CG_OK;
+}
+
 void cgi_settings_apply_pending(cg_layer *layer)
 {
-    for (cgi_setting *st = cgi_settings; st; st = st->next) {
-        if (st->site && cgi_layer_for_name(st->site) != layer) continue;
-        int rc = cgi_setting_apply(st, layer);
-        if (rc == CG_ENOENT)
-            cgi_die("%s: unknown entry point '%s' (the %s layer has no such function; `callguard list %s` lists them)",
-                    st->origin, st->site, layer->api, layer->api);
-        if (rc != CG_OK) cgi_die("%s: %s", st->origin, cg_last_error());
+    for (cgi_setting **link = &cgi_settings; *link;) {
+        cgi_setting *st = *link;
+        int rc = CG_OK, mine = !st->site || cgi_layer_for_name(st->site) == layer;
+        if (mine) rc = cgi_setting_apply(st, layer);
+        if (rc == CG_OK) {
+            st->matched |= mine;
+        } else if (!st->matched) {
+            /* A name this layer should have: a typo must not leave a site unguarded. */
+            if (rc == CG_ENOENT) cgi_name_error(st->site, st->origin);
+            else cgi_fail(rc, "%s: %s", st->origin, cg_last_error());
+            if (st->from_env) cgi_die("%s", cg_last_error());
+            fprintf(stderr, "callguard: %s; the setting is dropped\n", cg_last_error());
+            cgi_setting_unlink(link);
+            continue;
+        }
+        if (!mine && st->site && !st->matched && cgi_site_find_nocase(st->site)) {
+            /* ClBuildProgram, kept before the cl layer loaded. */
+            cgi_name_error(st->site, st->origin);
+            if (st->from_env) cgi_die("%s", cg_last_error());
+            fprintf(stderr, "callguard: %s; the setting is dropped\n", cg_last_error());
+            cgi_setting_unlink(link);
+            continue;
+        }
+        link = &st->next;
     }
     for (unsigned i = 0; i < layer->nsites; i++) cgi_stats_note_policy(&layer->sites[i]);
+}
+
+void cgi_settings_report_unmatched(void)
+{
+    enum { SHOWN = 8 }; /* one line: the first few, then how many more */
+    char line[1024];
+    size_t len = 0, n = 0;
+    for (const cgi_setting *st = cgi_settings; st; st = st->next) {
+        if (!st->site || st->matched) continue;
+        int dup = 0; /* a policy section gives up to three settings of one name */
+        for (const cgi_setting *o = cgi_settings; o != st && !dup; o = o->next)
+            dup = o->site && !o->matched && strcmp(o->site, st->site) == 0 && strcmp(o->origin, st->origin) == 0;
+        if (dup) continue;
+        if (n < SHOWN && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s)", n ? ", " : "", st->site, st->origin);
+        n++;
+    }
+    if (!n) return;
+    if (len >= sizeof line) len = sizeof line - 1;
+    if (n > SHOWN)
+        fprintf(stderr, "callguard: never applied, no loaded layer has these %zu entry points: %.*s and %zu more\n", n,
+                (int)len, line, n - SHOWN);
+    else
+        fprintf(stderr, "callguard: never applied, no loaded layer has %s: %.*s\n",
+                n == 1 ? "this entry point" : "these entry points", (int)len, line);
 }

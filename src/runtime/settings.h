@@ -1,7 +1,7 @@
-/* Per-site settings (settings.c) from policy files and the environment.
- * Kept as a list and applied to each layer when it registers: layers
- * register from their constructors, after libcallguard's, possibly much
- * later via dlopen. */
+/* Per-site settings (settings.c), from policy files, the environment and
+ * the C API. Applied now to the layers loaded, and kept for the layers that
+ * register later: layers register from their constructors, after
+ * libcallguard's, possibly much later via dlopen. */
 #ifndef CGI_SETTINGS_H
 #define CGI_SETTINGS_H
 
@@ -16,26 +16,38 @@ typedef struct cgi_setting {
     char *domain; /* NULL: not serialized */
     cg_scope scope;
     int blocking;
-    char *reason;
-    char *origin; /* "CALLGUARD_SERIALIZE" or "policy.ini: [toyCompile]" */
+    char *reason; /* never freed: sites point at it */
+    char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
+    int from_env; /* read at start-up: a bad name found later exits 2 */
+    int matched;  /* applied to some layer */
     struct cgi_setting *next;
 } cgi_setting;
 
-/* Appends a setting (the caller fills in its values). Caller holds cgi_cfg_lock. */
+/* Appends a setting (the caller fills in its values, then commits). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN cgi_setting *cgi_setting_add(int kind, const char *site, const char *origin);
 /* Where the next setting will be appended: *mark is the first one added after. */
 CGI_HIDDEN cgi_setting **cgi_settings_mark(void);
 /* Drops every setting added since mark. */
 CGI_HIDDEN void cgi_settings_drop_from(cgi_setting **mark);
-/* Applies one setting to the layer's sites (all of them when it names none). */
-CGI_HIDDEN int cgi_setting_apply(const cgi_setting *st, cg_layer *layer);
-/* Applies every kept setting that names a site of the layer (or all sites);
- * exits 2 on a name with the layer's prefix that it lacks. Caller holds cgi_cfg_lock. */
+/* Keeps the settings added since mark, read at start-up before any layer
+ * registered: they are checked and applied as layers register. */
+CGI_HIDDEN void cgi_settings_keep(cgi_setting **mark);
+/* Checks the settings added since mark against the loaded layers, applies
+ * them and keeps them for later layers. Returns
+ *   CG_OK       every name is an entry point of a loaded layer;
+ *   CG_PENDING  some name has no loaded layer's prefix: kept, applied when
+ *               a layer with it registers (the message names the first);
+ *   CG_ENOENT   a name has a loaded layer's prefix and that layer lacks it,
+ *               or differs only in case from a loaded layer's entry point;
+ *   CG_EINVAL   a domain name or scope that cannot be used.
+ * On an error none of them is kept or applied. Caller holds cgi_cfg_lock. */
+CGI_HIDDEN int cgi_settings_commit(cgi_setting **mark);
+/* Applies every kept setting that names a site of the layer (or all
+ * sites). A kept name the layer should have and lacks: from the start-up
+ * environment, exit 2; from the C API, one line on stderr and the setting
+ * is dropped. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_settings_apply_pending(cg_layer *layer);
-
-/* Changes the sites of loaded layers now. Caller holds cgi_cfg_lock. */
-CGI_HIDDEN int cgi_site_set_transition(const char *site, cg_transition t);
-CGI_HIDDEN int cgi_site_set_serialize(const char *site, const char *domain, cg_scope scope);
-CGI_HIDDEN int cgi_site_set_blocking(const char *site, int blocking, const char *reason);
+/* One line on stderr naming the kept settings that no layer ever had. */
+CGI_HIDDEN void cgi_settings_report_unmatched(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include "stats.h"
 
 #include <string.h>
+#include <strings.h>
 
 cgi_config cgi_cfg = {.stall_ns = 50u * 1000000u};
 pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -57,6 +58,14 @@ static cg_site *cgi_site_in(cg_layer *l, const char *name)
 {
     for (unsigned i = 0; i < l->nsites; i++)
         if (strcmp(l->sites[i].name, name) == 0) return &l->sites[l->sites[i].base];
+    return NULL;
+}
+
+cg_site *cgi_site_find_nocase(const char *name)
+{
+    for (cg_layer *l = cgi_layers; l; l = l->next)
+        for (unsigned i = 0; i < l->nsites; i++)
+            if (strcasecmp(l->sites[i].name, name) == 0) return &l->sites[i];
     return NULL;
 }
 

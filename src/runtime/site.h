@@ -24,6 +24,8 @@ CGI_HIDDEN void cgi_site_refresh(cg_site *s);
 CGI_HIDDEN void cgi_refresh_all(void);
 /* Finds a site (the base of its variants) by name; NULL if none. */
 CGI_HIDDEN cg_site *cgi_site_find(const char *name);
+/* A site whose name differs from this one only in case; NULL if none. */
+CGI_HIDDEN cg_site *cgi_site_find_nocase(const char *name);
 /* The layer whose prefixes the name starts with; NULL if none. */
 CGI_HIDDEN cg_layer *cgi_layer_for_name(const char *name);
 /* Calls fn on the site named and every variant sharing its policy. Caller holds cgi_cfg_lock. */

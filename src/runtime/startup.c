@@ -10,6 +10,7 @@
 #include "environment.h"
 #include "errors.h"
 #include "resolve.h"
+#include "settings.h"
 #include "site.h"
 #include "stats.h"
 
@@ -34,6 +35,16 @@ static void cgi_note_exit(int status, void *arg)
     atomic_store(&cgi_stats->h.state, CGI_PROC_EXITED);
 }
 
+/* Settings no layer ever had are named, never silently ignored. */
+static void cgi_report_unmatched_at_exit(void)
+{
+    /* Not waiting: a thread stopped inside a configuration change must not
+     * hang the exit. */
+    if (pthread_mutex_trylock(&cgi_cfg_lock) != 0) return;
+    cgi_settings_report_unmatched();
+    pthread_mutex_unlock(&cgi_cfg_lock);
+}
+
 static void cgi_atfork_prepare(void) { pthread_mutex_lock(&cgi_cfg_lock); }
 static void cgi_atfork_parent(void) { pthread_mutex_unlock(&cgi_cfg_lock); }
 static void cgi_atfork_child(void)
@@ -56,6 +67,7 @@ __attribute__((constructor)) static void cgi_init(void)
      * released) unless told otherwise. */
     cgi_runtime_set_locked("auto");
     cgi_env_read();
+    atexit(cgi_report_unmatched_at_exit);
     if (cgi_env_report_path()) atexit(cgi_report_at_exit);
     on_exit(cgi_note_exit, NULL); /* registered last: runs before the report is written */
     pthread_atfork(cgi_atfork_prepare, cgi_atfork_parent, cgi_atfork_child);

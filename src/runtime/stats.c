@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
-_Static_assert(sizeof(cgi_stats_record) == 192, "stats record layout is fixed");
+_Static_assert(sizeof(cgi_stats_record) == 256, "stats record layout is fixed");
 
 cgi_stats_region *cgi_stats;
 static char cgi_stats_dir[512];

@@ -9,8 +9,11 @@
 #include "internal.h"
 
 #define CGI_STATS_MAGIC "CGSTATS"
-#define CGI_STATS_VERSION 1
+/* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1). */
+#define CGI_STATS_VERSION 2
 #define CGI_STATS_MAX_RECORDS 4096
+/* Longest API name a layer may have, with its NUL. */
+#define CGI_API_NAME_MAX 32
 
 /* Named in layer.h (a site points at its counters), defined here. */
 typedef struct cg_counters {
@@ -18,13 +21,13 @@ typedef struct cg_counters {
 } cg_counters;
 
 typedef struct cgi_stats_record {
-    char api[8];
+    char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
     char domain[CGI_DOMAIN_NAME_MAX]; /* "" when not serialized */
     uint8_t transition, scope, blocking, used;
     uint32_t reserved;
     cg_counters c;
-    char pad[192 - 8 - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters)];
+    char pad[256 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters)];
 } cgi_stats_record;
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };

@@ -1,4 +1,4 @@
-"""Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR.
+"""Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR TOYLAYER.
 
 Each test is a function named for the behaviour it checks; it runs real
 programs under `callguard run` and checks what they print, how they exit,
@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB = sys.argv[1:7]
+TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[1:8]
 TMP = tempfile.mkdtemp(prefix="cgcli-")
 
 
@@ -23,7 +23,7 @@ def run(args, env=None, **kw):
 
 
 def guarded(prog_args, *opts, env=None):
-    return run([CG, "run", "--api", "toy", *opts, "--", *prog_args], env=env)
+    return run([CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args], env=env)
 
 
 def report_of(prog_args, *opts, env=None):
@@ -58,7 +58,7 @@ def run_forwards_sigterm_and_dies_of_it():
     it, and callguard exits the way the program did."""
     import time
     e = dict(os.environ)
-    p = subprocess.Popen([CG, "run", "--api", "toy", "--", "sleep", "30"], env=e)
+    p = subprocess.Popen([CG, "run", "--layer", TOYLAYER, "--", "sleep", "30"], env=e)
     time.sleep(0.5)
     t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
@@ -162,7 +162,7 @@ def run_rejects_bad_options_before_starting():
         (["--bogus"], "--bogus"),
     ]
     for opts, says in bad:
-        r = run([CG, "run", *(["--api", "toy"] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
+        r = run([CG, "run", *(["--layer", TOYLAYER] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
         check(r.returncode == 2, "%s: exit %d" % (opts, r.returncode))
         check(says in r.stderr and r.stderr.count("\n") == 1, "%s: one line naming it: %r" % (opts, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % opts)
@@ -206,14 +206,119 @@ def report_refuses_what_is_not_a_report():
 
 
 def list_prints_policies_and_reasons():
-    r = run([CG, "list", "toy"])
+    r = run([CG, "list", TOYLAYER])
     check(r.returncode == 0, r.stderr)
     line = [l for l in r.stdout.splitlines() if l.startswith("toyCompile ")]
     check(line and "compiles a program in the driver" in line[0], r.stdout)
-    check("11 entry points" in r.stdout, r.stdout)
+    check("15 entry points" in r.stdout, r.stdout)  # toy.h: 11, its two toyCompile variants, toyQuery_v2, toyGetProcAddress
     r = run([CG, "list", "vulkan"])
     check(r.returncode == 2 and "vulkan" in r.stderr, r.stderr)
 
+
+
+def run_layer_takes_a_layer_from_anywhere():
+    """A layer and its shim in a directory of their own, as a third party
+    builds them: --layer finds the shim at DIR/callguard/shims/SONAME, and a
+    program that dlopens the soname is guarded."""
+    import shutil
+    d = os.path.join(TMP, "elsewhere")
+    os.makedirs(os.path.join(d, "callguard", "shims"))
+    layer = os.path.join(d, "libcallguard_toy.so")
+    shutil.copy(TOYLAYER, layer)
+    shim = os.path.join(d, "callguard", "shims", "libcgtoy.so")
+    shutil.copy(os.path.join(os.path.dirname(TOYLAYER), "callguard", "shims", "libcgtoy.so"), shim)
+    env = {"LD_LIBRARY_PATH": TOYLIB}  # libcallguard and the real toy library: the copies' rpath points nowhere
+    path = os.path.join(TMP, "elsewhere.json")
+    r = run([CG, "run", "--layer", layer, "--report", path, "--", PROG_DLOPEN, "dlopen"], env=env)
+    check(r.returncode == 0, r.stderr)
+    rep = json.load(open(path))
+    check(calls(rep["processes"][0]) == 6, "six calls through the copied shim: %s" % rep)
+    r = run([CG, "list", layer], env=env)
+    check(r.returncode == 0 and ("layer toy: " + layer) in r.stdout and ("shim " + shim) in r.stdout, r.stdout + r.stderr)
+
+
+def run_links_the_real_library_for_the_shim():
+    """The run's shim directory: SONAME -> the shim, and
+    libcallguard-real-API.so -> the real library: the library variable, else
+    the layer's build-time path, else the soname where the loader finds it,
+    never a callguard shim."""
+    import shutil
+    listing = 'cd "$CALLGUARD_STATS_DIR/shims" && for f in *; do echo "$f $(readlink "$f")"; done'
+
+    def links(layer, env=None):
+        r = run([CG, "run", "--layer", layer, "--", "sh", "-c", listing], env=env)
+        check(r.returncode == 0, r.stderr)
+        return dict(l.split(" ", 1) for l in r.stdout.splitlines())
+
+    real = os.path.join(TOYLIB, "libcgtoy.so")
+    m = links(TOYLAYER)
+    check(m.get("libcallguard-real-toy.so") == real, "the build-time path: %s" % m)
+    check(m.get("libcgtoy.so", "").endswith("/callguard/shims/libcgtoy.so"), "the shim: %s" % m)
+    other = os.path.join(TMP, "libcgtoy-other.so")
+    shutil.copy(real, other)
+    m = links(TOYLAYER, env={"CALLGUARD_TOY_LIBRARY": other})
+    check(m.get("libcallguard-real-toy.so") == other, "the library variable wins: %s" % m)
+    # Built without a path: found as the loader would, past a directory holding callguard's shim.
+    unlinked = os.path.join(os.path.dirname(TOYLAYER), "libcallguard_toy_unlinked.so")
+    shims = os.path.join(os.path.dirname(TOYLAYER), "callguard", "shims")
+    m = links(unlinked, env={"LD_LIBRARY_PATH": shims + ":" + TOYLIB})
+    check(m.get("libcallguard-real-toy.so") == real, "the loader's search, skipping the shim: %s" % m)
+
+
+def run_refuses_what_no_chosen_layer_has():
+    marker = os.path.join(TMP, "started-refused")
+    policy = os.path.join(TMP, "cl-only.ini")
+    with open(policy, "w") as f:
+        f.write("[clBuildProgram]\nserialize = igc\n")
+    cases = [
+        (["--serialize", "clBuildProgram"], {}, "'clBuildProgram'"),
+        (["--serialize", "ToyCompile"], {}, "did you mean 'toyCompile'"),
+        ([], {"CALLGUARD_SERIALIZE": "clBuildProgram"}, "'clBuildProgram'"),
+        ([], {"CALLGUARD_POLICY": policy}, "'clBuildProgram'"),
+        ([], {"CALLGUARD_CL_LIBRARY": "/bin/sh"}, "CALLGUARD_CL_LIBRARY"),
+        (["--api", "toy"], {}, "no toy layer is installed"),  # a test layer is not an installed one
+    ]
+    for opts, env, says in cases:
+        r = run([CG, "run", "--layer", TOYLAYER, *opts, "--", PROG, "touch", marker], env=env)
+        what = "%s %s" % (opts, env)
+        check(r.returncode == 2, "%s: exit %d" % (what, r.returncode))
+        check(says in r.stderr and r.stderr.count("\n") == 1, "%s: one line naming it: %r" % (what, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % what)
+    r = run([CG, "run", "--layer", TOYLAYER, "--serialize", "toyAdd", "--", PROG, "touch", marker],
+            env={"CALLGUARD_TOY_LIBRARY": os.path.join(TOYLIB, "libcgtoy.so"), "CALLGUARD_SERIALIZE": "toyCompile"})
+    check(r.returncode == 0 and os.path.exists(marker) and not r.stderr, "what the layer has runs: %r" % r.stderr)
+
+
+def run_default_takes_every_installed_layer_and_no_test_layer():
+    installed = sorted(f for f in os.listdir(TOYLIB) if f.startswith("libcallguard_") and f.endswith(".so"))
+    r = run([CG, "run", "--", PROG, "env", "LD_PRELOAD"], env={"LD_PRELOAD": ""})
+    check(r.returncode == 0, r.stderr)
+    got = [] if r.stdout.strip() == "(unset)" else [os.path.basename(p) for p in r.stdout.strip().split(":")]
+    check(got == installed, "preloaded %s, installed %s" % (got, installed))
+    check("libcallguard_toy.so" not in got, "the toy layer is for tests only")
+    r = run([CG, "list"])
+    check(r.returncode == 0 and "%d layers installed" % len(installed) in r.stdout and "layer toy" not in r.stdout,
+          r.stdout + r.stderr)
+
+
+def run_inside_run_reads_the_preloaded_layer():
+    """An inner `callguard run` has the outer one's layers preloaded: loading
+    the same layer again registers nothing new, and it still reads it."""
+    path = os.path.join(TMP, "inner.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--", CG, "run", "--layer", TOYLAYER, "--report", path, "--", PROG, "calls"])
+    check(r.returncode == 0, r.stderr)
+    check(calls(json.load(open(path))["processes"][0]) == 5, "the inner run's report")
+
+
+def list_describes_a_layer_from_a_path():
+    r = run([CG, "list", TOYLAYER])
+    check(r.returncode == 0, r.stderr)
+    check(("layer toy: " + os.path.realpath(TOYLAYER)) in r.stdout and "CALLGUARD_TOY_LIBRARY" in r.stdout
+          and "stands in for libcgtoy.so" in r.stdout, r.stdout)
+    r = run([CG, "list", os.path.join(TOYLIB, "libcgtoy.so")])
+    check(r.returncode == 2 and "not a callguard layer" in r.stderr, r.stderr)
+    r = run([CG, "list", "/nonexistent/libcallguard_x.so"])
+    check(r.returncode == 2 and "/nonexistent/libcallguard_x.so" in r.stderr, r.stderr)
 
 
 def run_release_gil_ends_the_stall():
@@ -223,12 +328,12 @@ def run_release_gil_ends_the_stall():
     pause = os.environ["CG_PAUSE"]
     out = os.path.join(TMP, "pause.txt")
     path = os.path.join(TMP, "stall.json")
-    r = run([CG, "run", "--api", "toy", "--report", path, "--", pause, "stall", "1", out])
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", pause, "stall", "1", out])
     check(r.returncode == 0, "detect only: the whole wait is a pause and one stall: %s %s" % (r.stdout, r.stderr))
     rep = json.load(open(path))
     waits = [s for p in rep["processes"] for s in p["sites"] if s["name"] == "toyWait"]
     check(waits and waits[0]["stalls"] == 1, "the report shows the stall: %s" % waits)
-    r = run([CG, "run", "--api", "toy", "--release-gil", "--", pause, "no-stall", "0", out])
+    r = run([CG, "run", "--layer", TOYLAYER, "--release-gil", "--", pause, "no-stall", "0", out])
     check(r.returncode == 0, "--release-gil: pauses of at most 50 ms: %s %s" % (r.stdout, r.stderr))
 
 

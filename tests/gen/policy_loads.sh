@@ -8,12 +8,17 @@ shift 2
 set -euo pipefail
 preload=$(IFS=:; echo "$*")
 n=0
+# A file whose layer is not among those given (no CUDA layer yet) is kept
+# and its entry points are named at exit: that line, and only that, may
+# come on stderr.
+only_kept() { ! grep -v "^callguard: never applied, no loaded layer has" <<<"$1" | grep -q .; }
 for ini in "$REPO"/apis/*.ini; do
     out=$(LD_PRELOAD="$preload" CALLGUARD_POLICY="$ini" "$CHECK" 2>&1) || {
         echo "FAIL: CALLGUARD_POLICY=$ini: $out" >&2
         exit 1
     }
-    [ "$out" = loaded ] || { echo "FAIL: CALLGUARD_POLICY=$ini: $out" >&2; exit 1; }
+    grep -qx loaded <<<"$out" && only_kept "$(grep -vx loaded <<<"$out")" ||
+        { echo "FAIL: CALLGUARD_POLICY=$ini: $out" >&2; exit 1; }
     out=$(LD_PRELOAD="$preload" "$CHECK" "$ini" 2>&1) || {
         echo "FAIL: cg_policy_load($ini): $out" >&2
         exit 1

@@ -1,0 +1,55 @@
+/* The parts of the `callguard` command. Not installed. */
+#ifndef CLI_H
+#define CLI_H
+
+#include <callguard/callguard.h>
+#include <limits.h>
+#include <stddef.h>
+
+/* The directory of libcallguard and the installed layers: bin/../lib. */
+extern char cli_libdir[PATH_MAX];
+extern const char cli_usage[];
+/* One line on stderr pointing at --help; returns 2. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exits without running the exit handlers of the CLI's own libcallguard:
+ * it guards nothing, its report and its settings are not the program's. */
+void cli_exit(int status) __attribute__((noreturn));
+
+/* ---- layers (layers.c) ------------------------------------------------------ */
+typedef struct cli_layer {
+    cg_layer_info info; /* as the layer describes itself (cg_list_layers) */
+    char *file;         /* the layer, an absolute path */
+    char *shim;         /* its soname shim, NULL if none */
+} cli_layer;
+
+typedef struct cli_layers {
+    cli_layer *v;
+    size_t n;
+} cli_layers;
+
+/* The API names of the layers installed beside libcallguard
+ * (libcallguard_NAME.so in cli_libdir), sorted. Returns how many. */
+size_t cli_installed_apis(char ***names);
+/* Loads a layer into this process to read its description: the layer
+ * installed for api (path NULL), or the file at path (api NULL). Prints
+ * one line and returns 2 when it cannot; 0 otherwise. */
+int cli_layer_load(cli_layers *set, const char *api, const char *path);
+/* "cl, ze" (malloc'd). */
+char *cli_layer_names(const cli_layers *set);
+/* The layer whose library variable this is; NULL if none. */
+const cli_layer *cli_layer_for_library_var(const cli_layers *set, const char *var);
+
+/* ---- the real library (real_library.c) ----------------------------------------- */
+/* The real library a program guarded by this layer should get (malloc'd
+ * absolute path), or NULL: CALLGUARD_<API>_LIBRARY, else the path found
+ * when the layer was built if that file exists, else the soname as the
+ * dynamic loader would find it, skipping callguard's own files. */
+char *cli_real_library(const cli_layer *l);
+/* Is this file one of callguard's (an ELF object that needs libcallguard)? */
+int cli_is_callguard_file(const char *path);
+
+/* ---- the commands ---------------------------------------------------------------- */
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv);
+
+#endif

@@ -1,0 +1,167 @@
+/* Finding layers and reading what they say of themselves. A layer is a
+ * shared object whose constructor registers with libcallguard: the CLI
+ * dlopens it into its own process (RTLD_LOCAL) and asks cg_list_layers,
+ * before the program starts. Installed layers are the files
+ * libcallguard_NAME.so beside libcallguard; a layer from anywhere is named
+ * by its path. A layer's soname shim, if it has one, is
+ * DIR/callguard/shims/SONAME for a layer in DIR (the install layout:
+ * lib/libcallguard_cl.so and lib/callguard/shims/libOpenCL.so.1). */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cli_by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+size_t cli_installed_apis(char ***names)
+{
+    *names = NULL;
+    size_t n = 0;
+    DIR *d = opendir(cli_libdir);
+    if (!d) return 0;
+    struct dirent *e;
+    const char *pre = "libcallguard_", *suf = ".so";
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name), lp = strlen(pre), ls = strlen(suf);
+        if (len <= lp + ls || strncmp(e->d_name, pre, lp) != 0 || strcmp(e->d_name + len - ls, suf) != 0) continue;
+        char **more = realloc(*names, (n + 1) * sizeof *more);
+        if (!more) break;
+        *names = more;
+        (*names)[n++] = strndup(e->d_name + lp, len - lp - ls);
+    }
+    closedir(d);
+    if (n) qsort(*names, n, sizeof **names, cli_by_name);
+    return n;
+}
+
+static char *cli_installed_list(void)
+{
+    char **names;
+    size_t n = cli_installed_apis(&names);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) exit(1);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? ", " : "", names[i]), free(names[i]);
+    if (!n) fputs("none", f);
+    fclose(f);
+    free(names);
+    return out;
+}
+
+static char *cli_shim_of(const char *file, const char *soname)
+{
+    if (!soname || !*soname) return NULL;
+    const char *slash = strrchr(file, '/');
+    char *shim;
+    if (asprintf(&shim, "%.*s/callguard/shims/%s", (int)(slash - file), file, soname) < 0) exit(1);
+    if (access(shim, R_OK) == 0) return shim;
+    free(shim);
+    return NULL;
+}
+
+int cli_layer_load(cli_layers *set, const char *api, const char *path)
+{
+    char *given = NULL;
+    if (!path) {
+        if (asprintf(&given, "%s/libcallguard_%s.so", cli_libdir, api) < 0) exit(1);
+        if (access(given, R_OK) != 0) {
+            char *have = cli_installed_list();
+            fprintf(stderr, "callguard: no %s layer is installed (%s); installed: %s; a layer from elsewhere: --layer PATH.so\n",
+                    api, given, have);
+            free(have), free(given);
+            return 2;
+        }
+        path = given;
+    }
+    char *file = realpath(path, NULL);
+    if (!file) {
+        fprintf(stderr, "callguard: layer %s: %m\n", path);
+        free(given);
+        return 2;
+    }
+    free(given);
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->v[i].file, file) == 0) { /* named twice */
+            free(file);
+            return 0;
+        }
+
+    long before = cg_list_layers(NULL, 0);
+    if (!dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
+        fprintf(stderr, "callguard: cannot load %s: %s\n", file, dlerror());
+        free(file);
+        return 2;
+    }
+    long after = cg_list_layers(NULL, 0);
+    cg_layer_info *info = calloc((size_t)after + 1, sizeof *info);
+    if (!info) exit(1);
+    after = cg_list_layers(info, (size_t)after);
+    if (after <= before) {
+        /* Loaded already, and registered then: preloaded into this CLI by
+         * an outer `callguard run`. */
+        for (long k = 0; k < after; k++) {
+            char *p = realpath(info[k].path, NULL);
+            int same = p && strcmp(p, file) == 0;
+            free(p);
+            if (same) {
+                before = k;
+                after = k + 1;
+                break;
+            }
+        }
+    }
+    if (after <= before) {
+        fprintf(stderr, "callguard: %s is not a callguard layer (loading it registered none)\n", file);
+        free(info), free(file);
+        return 2;
+    }
+    int rc = 0;
+    for (long k = before; k < after && rc == 0; k++) {
+        const cg_layer_info *li = &info[k];
+        if (api && strcmp(li->api, api) != 0) {
+            fprintf(stderr, "callguard: %s is a layer for the %s API, not %s\n", file, li->api, api);
+            rc = 2;
+            break;
+        }
+        for (size_t i = 0; i < set->n; i++)
+            if (strcmp(set->v[i].info.api, li->api) == 0) {
+                fprintf(stderr, "callguard: two layers for the %s API: %s and %s\n", li->api, set->v[i].file, file);
+                rc = 2;
+            }
+        if (rc) break;
+        cli_layer *more = realloc(set->v, (set->n + 1) * sizeof *more);
+        if (!more) exit(1);
+        set->v = more;
+        cli_layer *l = &set->v[set->n++];
+        l->info = *li;
+        l->file = strdup(file);
+        l->shim = cli_shim_of(file, li->soname);
+    }
+    free(info), free(file);
+    return rc;
+}
+
+char *cli_layer_names(const cli_layers *set)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) exit(1);
+    for (size_t i = 0; i < set->n; i++) fprintf(f, "%s%s", i ? ", " : "", set->v[i].info.api);
+    if (!set->n) fputs("none", f);
+    fclose(f);
+    return out;
+}
+
+const cli_layer *cli_layer_for_library_var(const cli_layers *set, const char *var)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].info.library_env && strcmp(set->v[i].info.library_env, var) == 0) return &set->v[i];
+    return NULL;
+}

@@ -1,0 +1,77 @@
+/* callguard list [NAME | PATH.so]: what a layer is and its entry points
+ * with their policies; with no argument, the layers installed. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/names.h"
+
+static void list_describe(const cli_layer *l)
+{
+    const cg_layer_info *i = &l->info;
+    printf("layer %s: %s\n", i->api, l->file);
+    printf("  prefixes %s; header %s\n", i->prefixes, i->header ? i->header : "-");
+    if (i->soname) printf("  stands in for %s; shim %s\n", i->soname, l->shim ? l->shim : "none");
+    printf("  real library: %s, else %s\n", i->library_env,
+           i->library_path ? i->library_path : i->soname ? i->soname : "-");
+}
+
+static int list_layers_installed(void)
+{
+    char **names;
+    size_t n = cli_installed_apis(&names);
+    cli_layers set = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cli_layer_load(&set, names[i], NULL) != 0) rc = 2;
+        free(names[i]);
+    }
+    free(names);
+    for (size_t i = 0; i < set.n; i++) list_describe(&set.v[i]);
+    printf("%zu layers installed in %s\n", set.n, cli_libdir);
+    return rc;
+}
+
+int cli_cmd_list(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
+    if (argc == 1) return list_layers_installed();
+    if (argc != 2) return cli_usage_error("list: expected one layer: an installed API's name or a layer's path");
+    const char *arg = argv[1];
+    size_t len = strlen(arg);
+    int is_path = strchr(arg, '/') != NULL || (len > 3 && strcmp(arg + len - 3, ".so") == 0);
+    cli_layers set = {0};
+    if (cli_layer_load(&set, is_path ? NULL : arg, is_path ? arg : NULL) != 0) return 2;
+    const cli_layer *l = &set.v[0];
+    list_describe(l);
+    long n = cg_list_sites(l->info.api, NULL, 0);
+    cg_site_info *s = calloc((size_t)n + 1, sizeof *s);
+    if (!s) return 1;
+    n = cg_list_sites(l->info.api, s, (size_t)n);
+    int width = 40;
+    for (long i = 0; i < n; i++) {
+        int w = (int)strlen(s[i].name) + (s[i].variant_of ? (int)strlen(s[i].variant_of) + 6 : 0);
+        if (w > width) width = w;
+    }
+    printf("%-*s %-10s %-16s %s\n", width, "entry point", "transition", "serialize", "blocking reason");
+    for (long i = 0; i < n; i++) {
+        char *name, *ser;
+        if (s[i].variant_of) {
+            if (asprintf(&name, "%s (as %s)", s[i].name, s[i].variant_of) < 0) return 1;
+        } else if (!(name = strdup(s[i].name))) {
+            return 1;
+        }
+        if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-",
+                     s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle" : "") < 0)
+            return 1;
+        printf("%-*s %-10s %-16s %s\n", width, name, cgi_transition_name(s[i].transition), ser,
+               s[i].blocking ? s[i].reason : "-");
+        free(name), free(ser);
+    }
+    printf("%ld entry points\n", n);
+    free(s);
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* callguard run: guard an unmodified program.
+ *
+ * Every value is checked before the program starts (exit 2 on a bad one),
+ * against the chosen layers, which the CLI loads into itself to read them.
+ * The child gets the layers preloaded, a directory of soname shims first on
+ * LD_LIBRARY_PATH, and a statistics directory; one report is written after
+ * the whole process tree has exited; callguard exits as the program did. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+extern char **environ;
+
+typedef struct env_list {
+    char **v;
+    size_t n, cap;
+} env_list;
+
+static void env_set(env_list *e, const char *name, const char *value)
+{
+    size_t len = strlen(name);
+    char *entry;
+    if (asprintf(&entry, "%s=%s", name, value) < 0) exit(1);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
+            e->v[i] = entry;
+            return;
+        }
+    if (e->n + 2 > e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 64;
+        e->v = realloc(e->v, e->cap * sizeof *e->v);
+        if (!e->v) exit(1);
+    }
+    e->v[e->n++] = entry;
+    e->v[e->n] = NULL;
+}
+
+static void env_unset(env_list *e, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
+            e->v[i] = e->v[--e->n];
+            e->v[e->n] = NULL;
+            return;
+        }
+}
+
+/* Prepends `first` to a colon-separated variable, keeping what was there. */
+static void env_prepend(env_list *e, const char *name, const char *first, const char *sep)
+{
+    const char *old = getenv(name);
+    char *v;
+    if (asprintf(&v, "%s%s%s", first, old && *old ? sep : "", old && *old ? old : "") < 0) exit(1);
+    env_set(e, name, v);
+    free(v);
+}
+
+static void env_free(env_list *e)
+{
+    for (size_t i = 0; i < e->n; i++) free(e->v[i]);
+    free(e->v);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0) kill(child_pid, sig);
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char *p;
+        if (asprintf(&p, "%s/%s", dir, e->d_name) < 0) break;
+        if (unlink(p) != 0 && errno == EISDIR) remove_dir(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* The options of `callguard run`. */
+
+/* The options of `callguard run`. */
+typedef struct run_opts {
+    char *serialize; /* every --serialize joined by commas */
+    const char *transition, *stall, *report, *trace;
+    char **apis;       /* --api names, in order */
+    size_t napis;
+    char **layer_files; /* --layer paths, in order */
+    size_t nlayer_files;
+    int release_gil;
+    char **prog;
+} run_opts;
+
+static void run_push(char ***v, size_t *n, const char *s)
+{
+    char **more = realloc(*v, (*n + 1) * sizeof *more);
+    if (!more || !(more[*n] = strdup(s))) exit(1);
+    *v = more;
+    (*n)++;
+}
+
+/* Returns -1 when the program should start, else the exit status. */
+static int run_parse_options(int argc, char **argv, run_opts *o)
+{
+    static const struct option opts[] = {
+        {"serialize", required_argument, NULL, 's'}, {"release-gil", no_argument, NULL, 'g'},
+        {"transition", required_argument, NULL, 't'}, {"stall-ms", required_argument, NULL, 'm'},
+        {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
+        {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': stop at the program's name, so its own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': {
+            char *joined;
+            if (asprintf(&joined, "%s%s%s", o->serialize ? o->serialize : "", o->serialize ? "," : "", optarg) < 0)
+                return 1;
+            free(o->serialize);
+            o->serialize = joined;
+            break;
+        }
+        case 'g': o->release_gil = 1; break;
+        case 't': o->transition = optarg; break;
+        case 'm': o->stall = optarg; break;
+        case 'r': o->report = optarg; break;
+        case 'T': o->trace = optarg; break;
+        case 'a': {
+            char *copy = strdup(optarg), *save = NULL;
+            if (!copy) return 1;
+            size_t before = o->napis;
+            for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) run_push(&o->apis, &o->napis, a);
+            free(copy);
+            if (o->napis == before) return cli_usage_error("--api '%s': expected a comma-separated list of API names", optarg);
+            break;
+        }
+        case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
+        case 'h': fputs(cli_usage, stdout); return 0;
+        case ':': return cli_usage_error("run: %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
+    o->prog = argv + optind;
+    return -1;
+}
+
+/* Which layers: those --api names and --layer files, else every installed
+ * one. Loads them into this process, so the checks below know them. */
+static int run_choose_layers(const run_opts *o, cli_layers *set)
+{
+    int rc = 0;
+    for (size_t i = 0; i < o->napis && !rc; i++) rc = cli_layer_load(set, o->apis[i], NULL);
+    for (size_t i = 0; i < o->nlayer_files && !rc; i++) rc = cli_layer_load(set, NULL, o->layer_files[i]);
+    if (!o->napis && !o->nlayer_files) {
+        char **names;
+        size_t n = cli_installed_apis(&names);
+        for (size_t i = 0; i < n; i++) {
+            if (!rc) rc = cli_layer_load(set, names[i], NULL);
+            free(names[i]);
+        }
+        free(names);
+    }
+    return rc ? rc : -1;
+}
+
+/* The part of a message after "VAR=VALUE: " and a repeated "VAR: ". */
+static const char *run_reason(const char *var)
+{
+    const char *msg = cg_last_error(), *p = strstr(msg, ": ");
+    if (p) msg = p + 2;
+    size_t n = strlen(var);
+    if (strncmp(msg, var, n) == 0 && strncmp(msg + n, ": ", 2) == 0) msg += n + 2;
+    return msg;
+}
+
+/* An entry point of no chosen layer stops the run: the program would run
+ * with the site unguarded. rc is what cg_configure or cg_policy_load said. */
+static int run_refuse_pending(const char *what, const char *value, const cli_layers *set, const char *var)
+{
+    char *names = cli_layer_names(set);
+    const char *reason = run_reason(var);
+    const char *kept = strstr(reason, "; kept");
+    int rc = cli_usage_error("%s %s: %.*s (the chosen layers are %s; `callguard list LAYER` lists their entry points)",
+                             what, value, kept ? (int)(kept - reason) : (int)strlen(reason), reason, names);
+    free(names);
+    return rc;
+}
+
+/* Checks every value here, against the layers just loaded, so a typo stops
+ * us before the program starts rather than inside it. */
+static int run_check_values(const run_opts *o, const cli_layers *set)
+{
+    const char *env_serialize = getenv("CALLGUARD_SERIALIZE"), *env_policy = getenv("CALLGUARD_POLICY");
+    struct {
+        const char *flag, *var, *value;
+    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
+                  {"--transition", "CALLGUARD_TRANSITION", o->transition},
+                  {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+                  {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        if (!checks[i].value) continue;
+        int rc = cg_configure(checks[i].var, checks[i].value);
+        if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
+        if (rc != CG_OK) return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
+    }
+    /* The environment's policy file was read when the CLI started; read
+     * again now the layers are loaded, it says whether all its entry
+     * points are theirs. */
+    if (env_policy && *env_policy) {
+        int rc = cg_policy_load(env_policy);
+        if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
+        if (rc != CG_OK) return cli_usage_error("CALLGUARD_POLICY=%s: %s", env_policy, cg_last_error());
+    }
+    /* A library variable that no chosen layer reads is a typo or a layer left out. */
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : 0;
+        if (strncmp(*e, "CALLGUARD_", 10) != 0 || n < 18 || strncmp(*e + n - 8, "_LIBRARY", 8) != 0) continue;
+        char *var = strndup(*e, n);
+        if (!var) return 1;
+        if (!cli_layer_for_library_var(set, var)) {
+            char *names = cli_layer_names(set);
+            int rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
+                                     "`callguard list LAYER` shows each one's variable)", var, names);
+            free(names), free(var);
+            return rc;
+        }
+        free(var);
+    }
+    if (o->trace && strcmp(o->trace, "-") != 0) {
+        int fd = open(o->trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) return cli_usage_error("--trace %s: cannot open for writing: %s", o->trace, strerror(errno));
+        close(fd);
+    }
+    if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
+    if (o->report && strcmp(o->report, "-") != 0) {
+        int fd = open(o->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return cli_usage_error("--report %s: cannot open for writing: %s", o->report, strerror(errno));
+        close(fd);
+    }
+    return -1;
+}
+
+/* A directory for this run: the processes' statistics files, and shims/. */
+static char *run_make_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir;
+    if (asprintf(&dir, "%s/callguard-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) exit(1);
+    if (!mkdtemp(dir)) {
+        free(dir);
+        dir = strdup("/tmp/callguard-XXXXXX");
+        if (!dir) exit(1);
+        if (!mkdtemp(dir)) {
+            fprintf(stderr, "callguard: cannot create a directory for statistics: %s\n", strerror(errno));
+            free(dir);
+            return NULL;
+        }
+    }
+    return dir;
+}
+
+/* The shims of the chosen layers: links made for this run, first on the
+ * child's library path. Beside each SONAME -> shim, the link
+ * libcallguard-real-API.so -> the real library (real_library.c), which the
+ * shim needs to load. No real library found: no link, and the shim then
+ * fails to load as the vendor library itself would. */
+static void run_link_shims(env_list *env, const cli_layers *set, const char *dir)
+{
+    char *shims;
+    if (asprintf(&shims, "%s/shims", dir) < 0) exit(1);
+    int nshims = 0;
+    if (mkdir(shims, 0700) == 0)
+        for (size_t i = 0; i < set->n; i++) {
+            const cli_layer *l = &set->v[i];
+            if (!l->shim) continue;
+            char *to, *alias, *real = cli_real_library(l);
+            if (asprintf(&to, "%s/%s", shims, l->info.soname) < 0) exit(1);
+            if (asprintf(&alias, "%s/libcallguard-real-%s.so", shims, l->info.api) < 0) exit(1);
+            if (symlink(l->shim, to) == 0) nshims++;
+            if (real && symlink(real, alias) != 0)
+                fprintf(stderr, "callguard: cannot link %s to %s: %s\n", alias, real, strerror(errno));
+            free(to), free(alias), free(real);
+        }
+    if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");
+    free(shims);
+}
+
+/* The child's environment: ours, with the layers preloaded and the options
+ * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
+static void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue;
+        char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char *name = strndup(*e, (size_t)(eq - *e));
+        env_set(env, name, eq + 1);
+        free(name);
+    }
+    char *preload = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&preload, &len);
+    if (!f) exit(1);
+    for (size_t i = 0; i < set->n; i++) fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
+    fclose(f);
+    if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
+    free(preload);
+    run_link_shims(env, set, dir);
+    env_set(env, "CALLGUARD_STATS_DIR", dir);
+    if (o->serialize) {
+        const char *old = getenv("CALLGUARD_SERIALIZE");
+        char *v;
+        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", o->serialize) < 0) exit(1);
+        env_set(env, "CALLGUARD_SERIALIZE", v);
+        free(v);
+    }
+    if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
+    if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
+    if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);
+    env_unset(env, "CALLGUARD_REPORT");
+}
+
+typedef struct run_result {
+    int exec_errno; /* nonzero: the program could not be started */
+    int child_status;
+    cg_proc_exit *exits;
+    size_t nexits;
+} run_result;
+
+/* Starts the program and waits for it and every orphan of its tree that
+ * comes to us, so "after the whole tree has exited" means it. Returns 0, or
+ * 1 when callguard itself failed. */
+static int run_start_and_wait(char **prog, env_list *env, run_result *r)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "callguard: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        close(errpipe[0]);
+        environ = env->v;
+        execvp(prog[0], prog);
+        int e = errno;
+        if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(errpipe[1]);
+    child_pid = pid;
+    struct sigaction sa = {0};
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
+     * the program gets its own; callguard waits to write the report. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+
+    int exec_errno = 0;
+    if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
+    close(errpipe[0]);
+
+    size_t cap = 16;
+    r->exits = malloc(cap * sizeof *r->exits);
+    if (!r->exits) return 1;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (w == pid) r->child_status = st;
+        if (r->nexits == cap) {
+            cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
+            if (!more) return 1;
+            r->exits = more;
+        }
+        r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+    }
+    return 0;
+}
+
+static void run_write_report(const char *report, const char *dir, const run_result *r)
+{
+    if (!report) return;
+    int text = strcmp(report, "-") == 0;
+    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
+        fprintf(stderr, "callguard: %s\n", cg_last_error());
+}
+
+/* Exits as the program did: its status, or its signal. */
+static int run_exit_as_child(int child_status)
+{
+    if (WIFSIGNALED(child_status)) {
+        int sig = WTERMSIG(child_status);
+        /* Die the same way, without a core of our own. */
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        prctl(PR_SET_DUMPABLE, 0);
+        raise(sig);
+        return 128 + sig;
+    }
+    return WEXITSTATUS(child_status);
+}
+
+int cli_cmd_run(int argc, char **argv)
+{
+    static run_opts o; /* static: still reachable on an early exit */
+    static cli_layers set;
+    int rc;
+    if ((rc = run_parse_options(argc, argv, &o)) >= 0) return rc;
+    if ((rc = run_choose_layers(&o, &set)) >= 0) return rc;
+    if ((rc = run_check_values(&o, &set)) >= 0) return rc;
+
+    char *dir = run_make_dir();
+    if (!dir) return 2;
+    env_list env = {0};
+    run_child_environment(&env, &o, &set, dir);
+    run_result r = {0};
+    rc = run_start_and_wait(o.prog, &env, &r);
+    env_free(&env);
+    if (rc != 0) {
+        free(r.exits);
+        return rc;
+    }
+    if (r.exec_errno) {
+        free(r.exits);
+        remove_dir(dir);
+        fprintf(stderr, "callguard: %s: %s\n", o.prog[0], strerror(r.exec_errno));
+        return r.exec_errno == ENOENT ? 127 : 126;
+    }
+    run_write_report(o.report, dir, &r);
+    remove_dir(dir);
+    free(r.exits), free(dir);
+    return run_exit_as_child(r.child_status);
+}

@@ -1,0 +1,167 @@
+/* Behaviour tests of settings made before their layer is loaded. This
+ * runner is not linked to any layer: each test dlopens the toy layer when
+ * it wants it, as a program (or Python) dlopens a driver long after
+ * start-up. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+
+#include <callguard/callguard.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+
+static int load_toy(void)
+{
+    if (dlopen(CG_TOY_LAYER, RTLD_NOW | RTLD_LOCAL)) return 1;
+    fprintf(stderr, "dlopen %s: %s\n", CG_TOY_LAYER, dlerror());
+    return 0;
+}
+
+static cg_site_info sites[64];
+
+static const cg_site_info *site(const char *name)
+{
+    long n = cg_list_sites("toy", sites, 64);
+    for (long i = 0; i < n && i < 64; i++)
+        if (strcmp(sites[i].name, name) == 0) return &sites[i];
+    return NULL;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* ---- kept, then applied ------------------------------------------------------- */
+
+static int child_settings_before_load(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_list_layers(NULL, 0) == 0);
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "toyCompile=igc") == CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "toyCompile"), "%s", cg_last_error());
+    CHECK(cg_serialize("toyAdd", "adds", CG_SCOPE_PROCESS) == CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "toyAdd") && strstr(cg_last_error(), "kept"), "%s", cg_last_error());
+    CHECK(cg_set_transition("toyWait", CG_TRANSITION_NEVER) == CG_PENDING);
+    CHECK(cg_set_blocking("toyNop", 1, "kept until the layer loads") == CG_PENDING);
+    CHECK(strcmp(cg_status_name(CG_PENDING), "CG_PENDING") == 0);
+
+    CHECK(load_toy());
+    CHECK(cg_list_layers(NULL, 0) == 1);
+    const cg_site_info *s;
+    CHECK((s = site("toyCompile")) && strcmp(s->domain, "igc") == 0);
+    CHECK((s = site("toyAdd")) && strcmp(s->domain, "adds") == 0);
+    CHECK((s = site("toyWait")) && s->transition == CG_TRANSITION_NEVER);
+    CHECK((s = site("toyNop")) && s->blocking && strcmp(s->reason, "kept until the layer loads") == 0);
+    /* From the environment, read before any layer existed. */
+    CHECK((s = site("toyGetDevice")) && strcmp(s->domain, "dev") == 0);
+    /* Now the layer is loaded: applied at once. */
+    CHECK(cg_serialize("toyAdd", "adds2", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK((s = site("toyAdd")) && strcmp(s->domain, "adds2") == 0);
+    return 0;
+}
+
+static int test_settings_before_their_layer_are_kept_and_applied(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *env[] = {"CALLGUARD_SERIALIZE=toyGetDevice=dev", NULL};
+    CHECK(cgtest_child(&r, env, "child_settings_before_load", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    CHECKF(r.err[0] == '\0', "every setting was applied: nothing on stderr, got '%s'", r.err);
+    return 0;
+}
+
+/* ---- kept, and wrong when the layer loads --------------------------------------- */
+
+static int child_wrong_names_before_load(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_serialize("toyNope", "d", CG_SCOPE_PROCESS) == CG_PENDING);
+    CHECK(cg_serialize("ToyCompile", "d", CG_SCOPE_PROCESS) == CG_PENDING);
+    CHECK(load_toy());
+    const cg_site_info *s;
+    CHECK((s = site("toyCompile")) && s->domain[0] == '\0'); /* not applied under another spelling */
+    /* With the layer loaded, the same names are errors at once. */
+    CHECK(cg_serialize("toyNope", "d", CG_SCOPE_PROCESS) == CG_ENOENT);
+    CHECKF(strstr(cg_last_error(), "toyNope") && strstr(cg_last_error(), "toy layer"), "%s", cg_last_error());
+    CHECK(cg_serialize("ToyAdd", "d", CG_SCOPE_PROCESS) == CG_ENOENT);
+    CHECKF(strstr(cg_last_error(), "did you mean 'toyAdd'"), "%s", cg_last_error());
+    return 0;
+}
+
+static int test_kept_name_its_layer_lacks_is_reported_when_it_loads(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    CHECK(cgtest_child(&r, NULL, "child_wrong_names_before_load", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    CHECKF(lines(r.err) == 2 && strstr(r.err, "unknown entry point 'toyNope'") &&
+               strstr(r.err, "did you mean 'toyCompile'") && !strstr(r.err, "never applied"),
+           "one line for each, dropped (not named again at exit): '%s'", r.err);
+    return 0;
+}
+
+static int child_load_toy(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("before load\n");
+    fflush(stdout);
+    if (!load_toy()) return 3;
+    printf("loaded\n");
+    return 0;
+}
+
+static int test_kept_name_from_environment_exits_2_when_its_layer_loads(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *env[] = {"CALLGUARD_SERIALIZE=toyCompil", NULL};
+    CHECK(cgtest_child(&r, env, "child_load_toy", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2 && strstr(r.out, "before load") &&
+               !strstr(r.out, "loaded") && strstr(r.err, "unknown entry point 'toyCompil'") && lines(r.err) == 1,
+           "status 0x%x out '%s' err '%s'", r.status, r.out, r.err);
+    const char *case_env[] = {"CALLGUARD_SERIALIZE=ToyCompile", NULL};
+    CHECK(cgtest_child(&r, case_env, "child_load_toy", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2 && strstr(r.err, "did you mean 'toyCompile'"),
+           "status 0x%x err '%s'", r.status, r.err);
+    return 0;
+}
+
+/* ---- never applied ------------------------------------------------------------- */
+
+static int child_settings_no_layer_has(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_serialize("fooBar", "d", CG_SCOPE_PROCESS) == CG_PENDING);
+    CHECK(cg_set_blocking("barBaz", 0, NULL) == CG_PENDING);
+    CHECK(load_toy()); /* a layer, but not theirs */
+    return 0;
+}
+
+static int test_settings_no_layer_had_are_named_at_exit(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *env[] = {"CALLGUARD_SERIALIZE=quxQuux", NULL};
+    CHECK(cgtest_child(&r, env, "child_settings_no_layer_has", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    CHECKF(lines(r.err) == 1 && strstr(r.err, "never applied") && strstr(r.err, "fooBar (cg_serialize)") &&
+               strstr(r.err, "barBaz (cg_set_blocking)") && strstr(r.err, "quxQuux (CALLGUARD_SERIALIZE)"),
+           "one line naming each: '%s'", r.err);
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"child_settings_before_load", child_settings_before_load},
+    {"child_wrong_names_before_load", child_wrong_names_before_load},
+    {"child_load_toy", child_load_toy},
+    {"child_settings_no_layer_has", child_settings_no_layer_has},
+    {"settings_before_their_layer_are_kept_and_applied", test_settings_before_their_layer_are_kept_and_applied},
+    {"kept_name_its_layer_lacks_is_reported_when_it_loads", test_kept_name_its_layer_lacks_is_reported_when_it_loads},
+    {"kept_name_from_environment_exits_2_when_its_layer_loads",
+     test_kept_name_from_environment_exits_2_when_its_layer_loads},
+    {"settings_no_layer_had_are_named_at_exit", test_settings_no_layer_had_are_named_at_exit},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
