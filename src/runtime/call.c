@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 #include "call.h"
 
+#include "clock.h"
 #include "domain.h"
 #include "python.h"
 #include "resolve.h"
 #include "site.h"
+#include "stall.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -30,18 +32,52 @@ typedef struct cgi_frame {
     int timed;
     int err;
     int saved_errno;
+    cgi_slot *slot;        /* this thread's slot when timed */
+    uint64_t t0, t1, wait; /* ticks: entered (or got the lock), left, waited for the lock */
     uint64_t wait_ns, call_ns;
 } cgi_frame;
+
+/* ---- statistics: the site's record and this thread's slot --------------------
+ * A call is counted when it enters, and its slot says it is inside until it
+ * leaves: a process that dies in the driver leaves both behind in its file. */
+
+static inline void cgi_stats_enter(cgi_frame *f)
+{
+    cg_counters *c = f->site->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    f->t0 = cgi_ticks();
+    atomic_store_explicit(&f->slot->rec, (uint64_t)((char *)c - (char *)cgi_stats), memory_order_relaxed);
+    atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
+    atomic_store_explicit(&f->slot->state, f->domain ? CGI_SLOT_WAITING : CGI_SLOT_INSIDE, memory_order_release);
+}
+
+static inline void cgi_stats_locked(cgi_frame *f, int waited)
+{
+    if (waited) {
+        uint64_t t = cgi_ticks();
+        f->wait = t - f->t0, f->t0 = t;
+    }
+    atomic_store_explicit(&f->slot->state, CGI_SLOT_INSIDE, memory_order_relaxed);
+}
+
+static inline void cgi_stats_leave(cgi_frame *f)
+{
+    f->t1 = cgi_ticks();
+    atomic_store_explicit(&f->slot->state, CGI_SLOT_IDLE, memory_order_release);
+}
 
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
-    if (f->domain) cgi_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
-    uint64_t t0 = f->timed ? cgi_now_ns() : 0;
+    if (f->slot) cgi_stats_enter(f);
+    if (f->domain) {
+        int waited = cgi_domain_lock(f->domain, f->scope, f->key);
+        if (f->slot) cgi_stats_locked(f, waited);
+    }
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
-    if (f->timed) f->call_ns = cgi_now_ns() - t0;
+    if (f->slot) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
 }
 
@@ -49,6 +85,24 @@ static void cgi_max(_Atomic uint64_t *m, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
     while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+/* Counts a call that returned; held: the runtime it held throughout, if any. */
+static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
+{
+    cg_counters *c = f->site->ctr;
+    f->call_ns = cgi_ticks_ns(f->t1 - f->t0);
+    f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
+    if (f->err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
+    cgi_max(&c->max_ns, f->call_ns);
+    if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
+    uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
+    if (held && (f->call_ns >= limit || f->wait_ns >= limit)) {
+        atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->stall_ns, f->call_ns + f->wait_ns, memory_order_relaxed);
+        cgi_stall_record(f->site, held, f->t0 - f->wait, f->call_ns, f->wait_ns);
     }
 }
 
@@ -78,18 +132,21 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     if (cgi_depth > 0) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. */
-        int saved = 0, err = thunk(args);
         if (stats) {
-            saved = errno;
             atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
-            if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+        }
+        int err = thunk(args);
+        if (stats && err) {
+            int saved = errno;
+            atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
             errno = saved;
         }
         return 0;
     }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
+    if (stats) f.slot = cgi_my_slot ? cgi_my_slot : cgi_slot_claim();
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
@@ -127,16 +184,7 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     cgi_depth--;
 
     if (stats) {
-        atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-        if (f.err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c->total_ns, f.call_ns, memory_order_relaxed);
-        cgi_max(&c->max_ns, f.call_ns);
-        if (f.wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f.wait_ns, memory_order_relaxed);
-        uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
-        if (held && (f.call_ns >= limit || f.wait_ns >= limit)) {
-            atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&c->stall_ns, f.call_ns + f.wait_ns, memory_order_relaxed);
-        }
+        cgi_stats_count(&f, held ? ad : NULL);
         cgi_trace_line(s, &f);
     }
     errno = f.saved_errno;
