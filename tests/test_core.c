@@ -747,8 +747,9 @@ static int test_abort_in_the_driver_leaves_its_calls_in_flight(int argc, char **
         pid = reg->h.pid;
         for (int i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
             const cgi_slot *sl = &reg->slot[i];
-            if (atomic_load(&sl->tid) <= 0 || atomic_load(&sl->state) != CGI_SLOT_INSIDE) continue;
-            uint64_t off = atomic_load(&sl->rec) - offsetof(cgi_stats_region, r) - offsetof(cgi_stats_record, c);
+            if (atomic_load(&sl->tid) <= 0 || !atomic_load(&sl->counters) || atomic_load(&sl->waiting)) continue;
+            uint64_t off = (uint64_t)(uintptr_t)atomic_load(&sl->counters) - reg->h.base -
+                           offsetof(cgi_stats_region, r) - offsetof(cgi_stats_record, c);
             if (strcmp(reg->r[off / sizeof(cgi_stats_record)].name, "toyCompile") == 0) inside++;
         }
         munmap(reg, sizeof *reg);

@@ -38,17 +38,18 @@ typedef struct cgi_frame {
 } cgi_frame;
 
 /* ---- statistics: the site's record and this thread's slot --------------------
- * A call is counted when it enters, and its slot says it is inside until it
- * leaves: a process that dies in the driver leaves both behind in its file. */
+ * A call is counted when it enters, and its slot points at the site's
+ * counters until it leaves: a process that dies in the driver leaves both
+ * behind in its file. */
 
 static inline void cgi_stats_enter(cgi_frame *f)
 {
     cg_counters *c = f->site->ctr;
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     f->t0 = cgi_ticks();
-    atomic_store_explicit(&f->slot->rec, (uint64_t)((char *)c - (char *)cgi_stats), memory_order_relaxed);
     atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
-    atomic_store_explicit(&f->slot->state, f->domain ? CGI_SLOT_WAITING : CGI_SLOT_INSIDE, memory_order_release);
+    if (f->domain) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
+    atomic_store_explicit(&f->slot->counters, c, memory_order_release);
 }
 
 static inline void cgi_stats_locked(cgi_frame *f, int waited)
@@ -57,13 +58,38 @@ static inline void cgi_stats_locked(cgi_frame *f, int waited)
         uint64_t t = cgi_ticks();
         f->wait = t - f->t0, f->t0 = t;
     }
-    atomic_store_explicit(&f->slot->state, CGI_SLOT_INSIDE, memory_order_relaxed);
+    atomic_store_explicit(&f->slot->waiting, 0, memory_order_relaxed);
 }
 
 static inline void cgi_stats_leave(cgi_frame *f)
 {
     f->t1 = cgi_ticks();
-    atomic_store_explicit(&f->slot->state, CGI_SLOT_IDLE, memory_order_release);
+    atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
+}
+
+static void cgi_max(_Atomic uint64_t *m, uint64_t v);
+
+/* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
+ * to read): the common case of `callguard run` on a program that is not
+ * Python, in the few instructions docs/benchmarks.md measures. It touches
+ * no errno and no depth: the slot's counters say this thread is inside a
+ * call, and a call nested in this one takes the guarded path, which reads
+ * them (no lock is held here, so a nested call may take one). */
+static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, const void *key, cg_thunk thunk, void *args,
+                                                  cgi_slot *slot)
+{
+    (void)key;
+    cg_counters *c = s->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    atomic_store_explicit(&slot->counters, c, memory_order_release);
+    int err = thunk(args);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
+    return 0;
 }
 
 /* Runs with the runtime left when the site's transition says so. */
@@ -114,7 +140,8 @@ static void cgi_trace_line(const cg_site *s, const cgi_frame *f)
             f->err);
 }
 
-int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
+/* Everything but the counted-only path. */
+__attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
         void *real = cgi_resolve(s->layer, s->name);
@@ -129,7 +156,8 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
 
-    if (cgi_depth > 0) {
+    cgi_slot *slot = cgi_my_slot;
+    if (cgi_depth > 0 || (slot && atomic_load_explicit(&slot->counters, memory_order_relaxed))) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. */
         if (stats) {
@@ -146,7 +174,12 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
-    if (stats) f.slot = cgi_my_slot ? cgi_my_slot : cgi_slot_claim();
+    if (stats && !slot) {
+        f.slot = cgi_slot_claim();
+        cgi_lean_refresh(); /* the claim calibrated the clock: is there a TSC? */
+    } else if (stats) {
+        f.slot = slot;
+    }
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
@@ -189,4 +222,15 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     }
     errno = f.saved_errno;
     return 0;
+}
+
+int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
+{
+    if (atomic_load_explicit(&cgi_cfg.stats_lean, memory_order_relaxed)) {
+        cgi_slot *slot = cgi_my_slot;
+        if (slot && !atomic_load_explicit(&slot->counters, memory_order_relaxed) &&
+            atomic_load_explicit(&s->real, memory_order_relaxed) && !atomic_load_explicit(&s->domain, memory_order_relaxed))
+            return cgi_call_counted(s, key, thunk, args, slot);
+    }
+    return cgi_call_guarded(s, key, thunk, args);
 }

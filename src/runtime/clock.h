@@ -37,6 +37,16 @@ static inline uint64_t cgi_ticks(void)
     return cgi_now_ns();
 }
 
+/* A tick where a TSC is known to be there (cgi_clk.tsc). */
+static inline uint64_t cgi_tsc(void)
+{
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return cgi_now_ns();
+#endif
+}
+
 static inline uint64_t cgi_ticks_ns(uint64_t ticks)
 {
     return (uint64_t)(((unsigned __int128)ticks * cgi_clk.mult) >> 32);

@@ -106,13 +106,17 @@ static size_t cgi_stalls_worst_first(const cgi_stats_region *r, const cgi_stall 
 
 static int cgi_in_flight(const cgi_slot *slot)
 {
-    return atomic_load(&slot->tid) > 0 && atomic_load(&slot->state) != CGI_SLOT_IDLE;
+    return atomic_load(&slot->tid) > 0 && atomic_load(&slot->counters) != NULL;
 }
 
-/* The record a slot's call counts into; NULL when it is not one of them. */
+static int cgi_waiting(const cgi_slot *slot) { return atomic_load(&slot->waiting) != 0; }
+
+/* The record a slot's call counts into; NULL when it is not one of them.
+ * The slot holds an address in the process that wrote it (h.base). */
 static const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot)
 {
-    uint64_t off = atomic_load(&slot->rec), first = offsetof(cgi_stats_region, r) + offsetof(cgi_stats_record, c);
+    uint64_t off = (uint64_t)(uintptr_t)atomic_load(&slot->counters) - r->h.base;
+    uint64_t first = offsetof(cgi_stats_region, r) + offsetof(cgi_stats_record, c);
     if (off < first || (off - first) % sizeof(cgi_stats_record)) return NULL;
     uint64_t k = (off - first) / sizeof(cgi_stats_record);
     return k < cgi_nrec(r) ? &r->r[k] : NULL;
@@ -126,7 +130,7 @@ static uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot)
 
 static const char *cgi_slot_state_name(const cgi_slot *slot)
 {
-    return atomic_load(&slot->state) == CGI_SLOT_WAITING ? "waiting_for_lock" : "inside";
+    return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
 }
 
 static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
@@ -257,7 +261,7 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
         const cgi_slot *slot = &r->slot[i];
         if (!cgi_in_flight(slot)) continue;
         const cgi_stats_record *rec = cgi_slot_record(r, slot);
-        int w = atomic_load(&slot->state) == CGI_SLOT_WAITING;
+        int w = cgi_waiting(slot);
         size_t g = 0;
         while (g < ngroups && !(recs[g] == rec && waiting[g] == w)) g++;
         if (g == ngroups) recs[g] = rec, waiting[g] = w, count[g] = 0, ngroups++;
@@ -282,7 +286,7 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
             if (!cgi_in_flight(slot)) continue;
             const cgi_stats_record *rec = cgi_slot_record(r, slot);
             fprintf(out, "    thread %d \"%.16s\" %s %s %s since %.3f ms after start\n", atomic_load(&slot->tid),
-                    slot->thread, atomic_load(&slot->state) == CGI_SLOT_WAITING ? "waiting for the lock of" : "inside",
+                    slot->thread, cgi_waiting(slot) ? "waiting for the lock of" : "inside",
                     rec ? rec->api : "?", rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
         }
     }

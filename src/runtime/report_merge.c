@@ -338,7 +338,7 @@ static void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
-    atomic_store(&slot->state, strcmp(state, "waiting_for_lock") == 0 ? CGI_SLOT_WAITING : CGI_SLOT_INSIDE);
+    atomic_store(&slot->waiting, strcmp(state, "waiting_for_lock") == 0);
     if (atomic_load(&slot->tid) <= 0) atomic_store(&slot->tid, 1); /* a slot in use has a thread */
     if (!j->err && *n < CGI_STATS_MAX_SLOTS) (*n)++;
 }
@@ -355,9 +355,7 @@ static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names
             snprintf(r->r[k].name, sizeof r->r[k].name, "%s", names[i].name);
             atomic_store(&r->h.nrecords, nrec + 1);
         }
-        if (k < CGI_STATS_MAX_RECORDS)
-            atomic_store(&r->slot[i].rec, offsetof(cgi_stats_region, r) + k * sizeof(cgi_stats_record) +
-                                              offsetof(cgi_stats_record, c));
+        if (k < CGI_STATS_MAX_RECORDS) atomic_store(&r->slot[i].counters, &r->r[k].c);
     }
 }
 
@@ -426,6 +424,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
         v->region = r;
         v->have_exit = 1;
         r->h.tick_mult = 1ull << 32; /* entered_ns is in ns already */
+        r->h.base = (uint64_t)(uintptr_t)r;
         cgi_read_process_into(j, v, r, flight);
     } else {
         free(r);

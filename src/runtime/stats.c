@@ -45,6 +45,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    h->base = (uint64_t)(uintptr_t)cgi_stats;
     h->tick0 = cgi_clk.tick0;
     h->tick_mult = cgi_clk.mult;
     atomic_store(&h->stalls_dropped, 0);
@@ -185,7 +186,7 @@ static void cgi_slot_give_back(void *p)
 {
     cgi_slot *slot = p;
     if (cgi_my_slot == slot) cgi_my_slot = NULL;
-    atomic_store(&slot->state, CGI_SLOT_IDLE);
+    atomic_store(&slot->counters, NULL);
     atomic_store(&slot->tid, 0);
 }
 
@@ -193,7 +194,8 @@ static void cgi_slot_key_create(void) { pthread_key_create(&cgi_slot_key, cgi_sl
 
 static void cgi_slot_fill(cgi_slot *slot)
 {
-    atomic_store(&slot->state, CGI_SLOT_IDLE);
+    atomic_store(&slot->counters, NULL);
+    atomic_store(&slot->waiting, 0);
     atomic_store(&slot->tid, (int32_t)gettid());
     memset(slot->thread, 0, sizeof slot->thread);
     prctl(PR_GET_NAME, slot->thread);

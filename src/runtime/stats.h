@@ -57,7 +57,8 @@ typedef struct cgi_stats_header {
     _Atomic uint64_t stalls_dropped;    /* stalls not kept: the list held worse ones */
     _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
     uint32_t reserved2;
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 32];
+    uint64_t base;                      /* the region's address in the process: slots point into it */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 40];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -80,17 +81,16 @@ typedef struct cgi_stall {
 } cgi_stall;
 
 /* A thread's slot: claimed once per thread on its first timed call, given
- * back when the thread exits. `state` says whether the thread is inside a
- * guarded call; a slot still in a call when the process is gone is a call
- * that never returned. */
-enum { CGI_SLOT_IDLE = 0, CGI_SLOT_INSIDE = 1, CGI_SLOT_WAITING = 2 /* for the domain lock */ };
+ * back when the thread exits. `counters` is set while the thread is inside
+ * a guarded call: a slot still inside one when the process is gone is a
+ * call that never returned. */
 typedef struct cgi_slot {
-    _Atomic int32_t tid; /* 0: free */
-    _Atomic uint32_t state;
-    _Atomic uint64_t rec;     /* offset of the site's record in the region */
-    _Atomic uint64_t entered; /* ticks (see the header's clock) */
+    _Atomic int32_t tid;       /* 0: free */
+    _Atomic uint32_t waiting;  /* 1: waiting for the site's domain lock */
+    cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
+    _Atomic uint64_t entered;  /* ticks (see the header's clock) */
     char thread[16];
-    char pad[64 - 24 - 16];   /* a cache line: threads do not share one */
+    char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
 } cgi_slot;
 
 typedef struct cgi_stats_region {
