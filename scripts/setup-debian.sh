@@ -9,5 +9,5 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   build-essential cmake pkg-config clang-14 libclang-14-dev libinih-dev \
   python3 python3-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
-  libze1 libze-dev \
+  libze1 libze-dev llvm-spirv-14 spirv-tools \
   valgrind

@@ -13,6 +13,7 @@
 #include "site.h"
 #include "stall.h"
 #include "stats.h"
+#include "trace.h"
 
 #include <errno.h>
 
@@ -132,14 +133,6 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
-static void cgi_trace_line(const cg_site *s, const cgi_frame *f)
-{
-    FILE *t = atomic_load_explicit(&cgi_cfg.trace, memory_order_acquire);
-    if (!t) return;
-    fprintf(t, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)f->call_ns, (unsigned long)f->wait_ns,
-            f->err);
-}
-
 /* Everything but the counted-only path. */
 __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
@@ -218,7 +211,9 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
 
     if (stats) {
         cgi_stats_count(&f, held ? ad : NULL);
-        cgi_trace_line(s, &f);
+        /* Tracing (trace.c): one predictable branch when off. */
+        if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
+            cgi_trace_call(s, cgi_clk.mono0 + cgi_ticks_ns(f.t0 - cgi_clk.tick0), f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;

@@ -7,8 +7,10 @@
  *      to RTLD_NEXT, found here);
  *   3. the absolute path in CALLGUARD_<API>_LIBRARY, or the one found for the
  *      soname when callguard was built.
- * Never dlopen a bare soname: with callguard's shims first on the library
- * path it would return a shim, and the shim would call itself. */
+ * A soname shim looks only in its own dependency libcallguard-real-<api>.so,
+ * which `callguard run` links to the real library chosen for the run.
+ * Never dlopen a bare vendor soname: with callguard's shims first on the
+ * library path it would return a shim, and the shim would call itself. */
 #define _GNU_SOURCE
 #include "resolve.h"
 
@@ -178,9 +180,16 @@ static void *cgi_open_library(cg_layer *l)
     pthread_mutex_lock(&open_lock);
     void *h = l->priv;
     if (!h) {
-        const char *path = cgi_library_given(l);
-        if (!path) path = l->library_path;
-        if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        if (cgi_layer_is_shim(l)) {
+            /* The shim's DT_NEEDED, loaded with it: found by that name. */
+            char *dep = NULL;
+            if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = dlopen(dep, RTLD_LAZY | RTLD_NOLOAD);
+            free(dep);
+        } else {
+            const char *path = cgi_library_given(l);
+            if (!path) path = l->library_path;
+            if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        }
         l->priv = h ? h : (void *)-1;
     }
     pthread_mutex_unlock(&open_lock);
@@ -192,13 +201,15 @@ void *cgi_resolve(cg_layer *l, const char *name)
     /* A shim has taken the vendor's soname, so the real library is not
      * loaded under it: what the first two steps would find is some other
      * interposer, and one that forwards with RTLD_NEXT lands back in the
-     * shim, forever. A shim opens the real library by its path first. */
+     * shim, forever. A shim looks in its real library and nowhere else. */
+    void *p;
     if (cgi_layer_is_shim(l)) {
         void *h = cgi_open_library(l);
-        void *p = h ? dlsym(h, name) : NULL;
+        p = h ? dlsym(h, name) : NULL;
         if (p && !cgi_is_callguard_object(p)) return p;
+        goto missing;
     }
-    void *p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
+    p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
     if (p && !cgi_is_callguard_object(p)) return p;
 
     p = cgi_search_loaded(name);
@@ -210,6 +221,7 @@ void *cgi_resolve(cg_layer *l, const char *name)
         if (p && !cgi_is_callguard_object(p)) return p;
     }
 
+missing:
     /* Once per layer: every other entry point of it is missing too. */
     if (!atomic_exchange(&l->warned, 1)) {
         const char *env = cgi_library_given(l);
