@@ -1,12 +1,12 @@
 """Tests of the CUDA layer (libcallguard_cuda.so) on the stand-in libcuda.so.1.
 
 Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
-CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_RACE (compile race linked to the stand-in),
-CG_RACE_LINKED (linked to the layer), CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress),
-CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe
-must print for the layer),
-CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter
-for the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
+CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_CLI (callguard),
+CG_RACE (compile race linked to the stand-in), CG_RACE_LINKED (linked to the layer),
+CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress), CG_PROBE (the resolver probe),
+CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe must print for the layer),
+CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter for
+the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
 Each test is a function named for the behaviour it checks.
 """
 import json
@@ -233,6 +233,19 @@ def cuda_python_runs_unchanged_through_the_layer():
     for name in ("cuInit", "cuModuleLoadData", "cuLaunchKernel", "cuStreamSynchronize", "cuCtxCreate"):
         check(rows.get(name) == 1, "%s: one call: %s" % (name, rows))
     check(rows.get("cuGetProcAddress", 0) > 100, "cuda-python's lookups counted: %s" % rows.get("cuGetProcAddress"))
+
+
+def cuda_callguard_run_serializes_a_program_linked_to_the_driver():
+    """`callguard run --api cuda`: the program linked to libcuda.so.1 aborts in the compile race as it is,
+    and loads every module with --serialize cuModuleLoadData; the report counts each call once."""
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--", E["CG_RACE"]], dict(RACE_ENV))
+    check(r.returncode == -signal.SIGABRT, "unserialized: the race aborts, and callguard dies of it too", r)
+    path = os.path.join(TMP, "run.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--serialize", "cuModuleLoadData", "--report", path, "--",
+             E["CG_RACE"], E["CG_STANDIN"]], dict(RACE_ENV))
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout, "serialized", r)
+    rows = report(path)
+    check(rows.get("cuModuleLoadData") == 16 and rows.get("cuCtxCreate") == 1, "counted: %s" % rows)
 
 
 if __name__ == "__main__":
