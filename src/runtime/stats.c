@@ -50,6 +50,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     h->tick_mult = cgi_clk.mult;
     atomic_store(&h->stalls_dropped, 0);
     atomic_store(&h->threads_unslotted, 0);
+    if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';

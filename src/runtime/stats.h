@@ -11,7 +11,7 @@
 
 #define CGI_STATS_MAGIC "CGSTATS"
 /* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
- * 3: the clock in the header; stalls and thread slots after the records;
+ * 3: the host and the clock in the header; stalls and thread slots after the records;
  *    `calls` counts a call when it enters, not when it returns. */
 #define CGI_STATS_VERSION 3
 #define CGI_STATS_MAX_RECORDS 4096
@@ -51,6 +51,7 @@ typedef struct cgi_stats_header {
     uint32_t reserved;
     uint64_t start_unix_ns;
     char command[2048];     /* argv joined by spaces */
+    char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
     /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
      * since start-up; tick_mult is 0 until the first timed call. */
     uint64_t tick0, tick_mult;
@@ -58,7 +59,7 @@ typedef struct cgi_stats_header {
     _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
     uint32_t reserved2;
     uint64_t base;                      /* the region's address in the process: slots point into it */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 40];
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
