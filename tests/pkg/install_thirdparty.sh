@@ -80,6 +80,7 @@ check_counts "$tmp/run.json" 4 0
 "$cg" run --layer "$b/libcallguard_acme.so" --report "$tmp/dlopen.json" -- "$b/acme_threads" --dlopen 3 >"$tmp/out" ||
   fail "acme_threads --dlopen under callguard run --layer"
 check_counts "$tmp/dlopen.json" 3 0
+grep -qx "acme_threads: acme 1.0.0" "$tmp/out" || fail "through the shim: $(cat "$tmp/out")"
 # Two threads in acmeCompile abort the program; serialized, it succeeds.
 set +e
 "$cg" run --layer "$b/libcallguard_acme.so" -- "$b/acme_threads" --strict 4 >"$tmp/out" 2>"$tmp/err"
@@ -114,9 +115,19 @@ cc -std=gnu11 -shared -fPIC -fvisibility=hidden -Wno-deprecated-declarations -I 
   -o "$tmp/pc/libcallguard_acme.so" $(pkg-config --cflags --libs callguard) -ldl \
   -Wl,-z,nodelete -Wl,-rpath,"$(pkg-config --variable=libdir callguard)" || fail "compiling with pkg-config"
 exports_build_info "$tmp/pc/libcallguard_acme.so"
+(cd "$tmp/pc" && mkdir -p stub callguard/shims &&
+  cc -shared -x c /dev/null -Wl,-soname,libcallguard-real-acme.so -o stub/libcallguard-real-acme.so &&
+  cc -std=gnu11 -shared -fPIC -fvisibility=hidden -Wno-deprecated-declarations -I "$src/examples/thirdparty" \
+    gen/cg_acme.c -Wl,-soname,libacme.so.1 -o callguard/shims/libacme.so.1 $(pkg-config --cflags --libs callguard) \
+    -ldl -Wl,-z,nodelete -Wl,-rpath,"$(pkg-config --variable=libdir callguard)" \
+    -Wl,--no-as-needed stub/libcallguard-real-acme.so) || fail "the shim by hand"
 "$cg" run --layer "$tmp/pc/libcallguard_acme.so" --report "$tmp/pc.json" -- "$b/acme_threads" 2 >"$tmp/out" ||
   fail "acme_threads under the pkg-config layer"
 check_counts "$tmp/pc.json" 2 0
+"$cg" run --layer "$tmp/pc/libcallguard_acme.so" --report "$tmp/pc.json" -- "$b/acme_threads" --dlopen 2 \
+  >"$tmp/out" || fail "acme_threads --dlopen under the pkg-config layer and shim"
+check_counts "$tmp/pc.json" 2 0
+grep -qx "acme_threads: acme 1.0.0" "$tmp/out" || fail "through the hand-made shim: $(cat "$tmp/out")"
 
 # Without a usable generator, configuring fails at once, naming what is missing.
 expect_configure_error() { # PREFIX REGEX
@@ -136,12 +147,16 @@ cat >"$tmp/committed/CMakeLists.txt" <<EOF2
 cmake_minimum_required(VERSION 3.25)
 project(acme_committed LANGUAGES C ASM)
 find_package(callguard REQUIRED)
-callguard_add_layer(acme SOURCE $tmp/pc/gen/cg_acme.c INCLUDE_DIRECTORIES $src/examples/thirdparty)
+callguard_add_layer(acme SOURCE $tmp/pc/gen/cg_acme.c INCLUDE_DIRECTORIES $src/examples/thirdparty
+                    LIBRARY_PATH $b/libacme.so.1)
 EOF2
 cmake -S "$tmp/committed" -B "$tmp/committed/b" -DCMAKE_PREFIX_PATH="$tmp/nogen" >"$tmp/log" 2>&1 &&
   cmake --build "$tmp/committed/b" >>"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "SOURCE without a generator"; }
 [ -e "$tmp/committed/b/libcallguard_acme.so" ] && [ -e "$tmp/committed/b/callguard/shims/libacme.so.1" ] ||
   fail "SOURCE built no layer or shim"
+# LIBRARY_PATH recorded the real library: no CALLGUARD_ACME_LIBRARY needed.
+env -u CALLGUARD_ACME_LIBRARY "$cg" run --layer "$tmp/committed/b/libcallguard_acme.so" -- \
+  "$b/acme_threads" --dlopen 2 >"$tmp/out" 2>"$tmp/err" || fail "LIBRARY_PATH: $(cat "$tmp/err")"
 # A generator whose libclang cannot be loaded: its DT_NEEDED renamed to a
 # library no machine has, as when libclang1-14 is not installed.
 cp -a "$p" "$tmp/noclang"
