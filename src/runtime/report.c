@@ -9,6 +9,7 @@
 #include "trace_file.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void cgi_json_str(FILE *out, const char *s)
@@ -96,7 +97,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
         if (t.calls == 0) continue;
         int state, status;
         cgi_exit_of(&procs[i], &state, &status);
-        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"command\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
+        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
+        cgi_json_str(out, r->h.host);
+        fputs(", \"command\": ", out);
         cgi_json_str(out, r->h.command);
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
@@ -145,6 +148,71 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
 
 static double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
 
+/* Several processes (a tree, or reports merged from several files): one
+ * more table, each entry point's counts over all of them. */
+static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, size_t nproc)
+{
+    size_t cap = 0, nrow = 0, nhosts = 0;
+    for (size_t i = 0; i < n; i++) cap += cgi_nrec(procs[i].region);
+    typedef struct {
+        const cgi_stats_record *first;
+        cgi_totals t;
+        uint64_t max_ns;
+        int mixed; /* the processes ran it with different policies */
+    } row;
+    row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    const char **hosts = calloc(n ? n : 1, sizeof *hosts);
+    if (!rows || !hosts) {
+        free(rows), free(hosts);
+        return;
+    }
+    int apiw = 4;
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stats_region *r = procs[i].region;
+        if (cgi_proc_totals(r).calls == 0) continue;
+        size_t h = 0;
+        while (h < nhosts && strcmp(hosts[h], r->h.host) != 0) h++;
+        if (h == nhosts) hosts[nhosts++] = r->h.host;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            const cgi_stats_record *rec = &r->r[k];
+            if (cgi_ld(&rec->c.calls) == 0) continue;
+            size_t x = 0;
+            while (x < nrow && (strcmp(rows[x].first->api, rec->api) != 0 || strcmp(rows[x].first->name, rec->name) != 0))
+                x++;
+            if (x == nrow) {
+                rows[nrow++].first = rec;
+                int len = (int)strnlen(rec->api, sizeof rec->api);
+                if (len > apiw) apiw = len;
+            } else if (strcmp(rows[x].first->domain, rec->domain) != 0 || rows[x].first->transition != rec->transition ||
+                       rows[x].first->scope != rec->scope || rows[x].first->blocking != rec->blocking) {
+                rows[x].mixed = 1;
+            }
+            cgi_add(&rows[x].t, &rec->c);
+            uint64_t m = cgi_ld(&rec->c.max_ns);
+            if (m > rows[x].max_ns) rows[x].max_ns = m;
+        }
+    }
+    fprintf(out, "callguard: all %zu processes", nproc);
+    if (nhosts > 1 || (nhosts == 1 && hosts[0][0])) fprintf(out, " on %zu host%s", nhosts, nhosts == 1 ? "" : "s");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
+            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    for (size_t x = 0; x < nrow; x++) {
+        const cgi_stats_record *rec = rows[x].first;
+        char policy[128];
+        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
+        if (rec->domain[0])
+            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
+                            rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+        if (rec->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
+        if (rows[x].mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
+                (unsigned long)rows[x].t.calls, (unsigned long)rows[x].t.nested, (unsigned long)rows[x].t.errors,
+                cgi_ms(rows[x].t.total_ns), cgi_ms(rows[x].max_ns), cgi_ms(rows[x].t.lock_wait_ns),
+                (unsigned long)rows[x].t.stalls, policy);
+    }
+    free(rows), free(hosts);
+}
+
 static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
 {
     cgi_totals all = {0};
@@ -160,7 +228,8 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
         else if (state == CGI_PROC_SIGNALED) snprintf(ex, sizeof ex, "killed by signal %d", status);
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
-        fprintf(out, "callguard: pid %d (%s): %.200s\n", r->h.pid, ex, r->h.command);
+        fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
+                r->h.command);
         /* The api column is as wide as the longest API name of this process. */
         int apiw = 4;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
@@ -194,6 +263,7 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
         cgi_sum(&all, &t);
         nproc++;
     }
+    if (nproc > 1) cgi_emit_combined(out, procs, n, nproc);
     fprintf(out,
             "callguard: %zu process%s, %lu calls (%lu nested, %lu errors), %.3f ms in the driver, %.3f ms waiting "
             "for locks, %lu stalls\n",

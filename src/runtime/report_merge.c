@@ -331,6 +331,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
         if (strcmp(key, "pid") == 0 && cgi_num(j, &num)) r->h.pid = (int32_t)num, have_pid = 1;
         else if (strcmp(key, "ppid") == 0 && cgi_num(j, &num)) r->h.ppid = (int32_t)num;
         else if (strcmp(key, "command") == 0) cgi_str(j, r->h.command, sizeof r->h.command);
+        else if (strcmp(key, "host") == 0) cgi_str(j, r->h.host, sizeof r->h.host);
         else if (strcmp(key, "exit") == 0) {
             if (!cgi_expect(j, '{')) return;
             do {
@@ -372,7 +373,8 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
     if (!j->err && (!have_pid || !have_sites)) cgi_json_fail(j, "a process without \"pid\" or \"sites\"");
 }
 
-int cg_report_convert(const char *json_path, const char *path, cg_report_format format)
+/* Reads one saved report, appending its processes to *pv (n of cap). */
+static int cgi_report_read(const char *json_path, cgi_proc_view **pv, size_t *pn, size_t *pcap)
 {
     if (!json_path) return cgi_fail(CG_EINVAL, "report file name is NULL");
     int fd = open(json_path, O_RDONLY | O_CLOEXEC);
@@ -394,12 +396,11 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
         return cgi_fail(CG_EIO, "cannot read %s", json_path);
     }
     cgi_json j = {.s = text, .end = text + got};
-    size_t n = 0, cap = 8;
-    cgi_proc_view *v = calloc(cap, sizeof *v);
+    size_t n = *pn, cap = *pcap;
+    cgi_proc_view *v = *pv;
     char schema[64] = "";
     int64_t version = -1;
     int have_processes = 0;
-    if (!v) cgi_json_fail(&j, "out of memory");
     if (!j.err && !cgi_lit(&j, '{')) cgi_json_fail(&j, "does not start with '{'");
     while (!j.err) {
         char key[32];
@@ -442,9 +443,26 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
                      (long)(j.s - text), j.msg);
     else if (!have_processes)
         rc = cgi_fail(CG_EFORMAT, "%s: report without \"processes\"", json_path);
+    *pv = v, *pn = n, *pcap = cap;
+    free(text);
+    return rc;
+}
+
+int cg_report_merge_files(const char *const *json_paths, size_t npaths, const char *path, cg_report_format format)
+{
+    if (!json_paths || !npaths) return cgi_fail(CG_EINVAL, "no report file given");
+    size_t n = 0, cap = 8;
+    cgi_proc_view *v = calloc(cap, sizeof *v);
+    if (!v) return cgi_fail(CG_ENOMEM, "out of memory");
+    int rc = CG_OK;
+    for (size_t i = 0; i < npaths && rc == CG_OK; i++) rc = cgi_report_read(json_paths[i], &v, &n, &cap);
     if (rc == CG_OK) rc = cgi_report_to(path, v, n, format);
     for (size_t i = 0; i < n; i++) free((void *)v[i].region);
     free(v);
-    free(text);
     return rc;
+}
+
+int cg_report_convert(const char *json_path, const char *path, cg_report_format format)
+{
+    return cg_report_merge_files(&json_path, 1, path, format);
 }

@@ -36,6 +36,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';

@@ -44,7 +44,8 @@ typedef struct cgi_stats_header {
     uint32_t reserved;
     uint64_t start_unix_ns;
     char command[2048];     /* argv joined by spaces */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048];
+    char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64];
 } cgi_stats_header;
 
 typedef struct cgi_stats_region {

@@ -332,6 +332,39 @@ def report_refuses_what_is_not_a_report():
     check(r.returncode == 2 and "missing.json" in r.stderr, "missing file")
 
 
+def report_merges_reports_of_several_nodes():
+    """One report per node (pids repeat across nodes): every process keeps
+    its section, named by host, and one table sums them all."""
+    import socket
+    a = os.path.join(TMP, "node-a.json")
+    r = guarded([PROG, "fork"], "--report", a, "--serialize", "toyAdd=adds")
+    check(r.returncode == 0, r.stderr)
+    rep = json.load(open(a))
+    host = socket.gethostname()
+    check(all(p["host"] == host for p in rep["processes"]), "each process names its host: %s" % rep["processes"])
+    b = os.path.join(TMP, "node-b.json")
+    rep_b = dict(rep, processes=[dict(p, host="node-b") for p in rep["processes"]])
+    json.dump(rep_b, open(b, "w"))
+    r = run([CG, "report", a, b])
+    check(r.returncode == 0, r.stderr)
+    out = r.stdout.splitlines()
+    heads = [l for l in out if l.startswith("callguard: pid ")]
+    check(len(heads) == 4 and sum(" on node-b " in l for l in heads) == 2 and sum((" on %s " % host) in l
+          for l in heads) == 2, "four sections, by host: %s" % heads)
+    i = [k for k, l in enumerate(out) if l.startswith("callguard: all 4 processes on 2 hosts")]
+    check(i, "one table over all: %s" % r.stdout)
+    row = [l.split() for l in out[i[0]:] if l.split()[1:2] == ["toyAdd"]]
+    check(row and row[0][2] == "18" and "serialize=adds" in out[i[0] + 2], "toyAdd: 2 x (5 + 4) calls: %s" % row)
+    check(out[-1].startswith("callguard: 4 processes, 18 calls"), out[-1])
+    bad = os.path.join(TMP, "node-c.json")
+    open(bad, "w").write(open(a).read()[:100])
+    r = run([CG, "report", a, bad, b])
+    check(r.returncode == 2 and "node-c.json" in r.stderr and "truncated" in r.stderr and not r.stdout,
+          "a bad file among good ones: %d %r" % (r.returncode, r.stderr))
+    r = run([CG, "report"])
+    check(r.returncode == 2 and "report file" in r.stderr, r.stderr)
+
+
 def list_prints_policies_and_reasons():
     r = run([CG, "list", TOYLAYER])
     check(r.returncode == 0, r.stderr)
