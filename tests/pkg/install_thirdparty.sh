@@ -1,7 +1,8 @@
 #!/bin/bash
 # A third party wraps its own API (examples/thirdparty, docs/thirdparty.md)
 # against an installed callguard: find_package(callguard) +
-# callguard_add_layer builds the acme layer out of tree; the layer guards a
+# callguard_add_layer builds the acme layer out of tree, and again when
+# acme.h or acme.ini changes; the layer guards a
 # program linked to libacme, with exact counts in the report; serializing
 # acmeCompile turns the program's abort into success; callguard run --layer
 # and callguard list take it from the build tree; pkg-config users build
@@ -141,6 +142,21 @@ cp -a "$p" "$tmp/nogen"
 rm "$tmp/nogen/bin/callguard-gen"
 expect_configure_error "$tmp/nogen" \
   "callguard_add_layer\(acme\): cannot generate the layer: the layer generator $tmp/nogen/bin/callguard-gen is not there"
+# The layer follows its header and its policy: a new entry point in acme.h
+# and a new policy in acme.ini each regenerate it at the next build.
+e=$tmp/edit
+cp -a "$src/examples/thirdparty" "$e"
+{ cmake -S "$e" -B "$e/b" -DCMAKE_PREFIX_PATH="$p" && cmake --build "$e/b"; } >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "building a copy of the example"; }
+sed -i 's|^acme_result_t acmeRelease(acme_program_t program);|&\nacme_result_t acmeReset(void);|' "$e/acme.h"
+cmake --build "$e/b" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "rebuilding after acme.h changed"; }
+"$cg" list "$e/b/libcallguard_acme.so" | tail -n 1 | grep -q "^6 entry points" ||
+  fail "acmeReset added to acme.h, the rebuilt layer: $("$cg" list "$e/b/libcallguard_acme.so" | tail -n 1)"
+printf '\n[acmeRun]\nserialize = runs\n' >>"$e/acme.ini"
+cmake --build "$e/b" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "rebuilding after acme.ini changed"; }
+"$cg" list "$e/b/libcallguard_acme.so" | grep -Eq "^acmeRun +always +runs " ||
+  fail "serialize = runs added to acme.ini, the rebuilt layer: $("$cg" list "$e/b/libcallguard_acme.so")"
+
 # A layer generated already (SOURCE) builds without the generator.
 mkdir -p "$tmp/committed"
 cat >"$tmp/committed/CMakeLists.txt" <<EOF2
