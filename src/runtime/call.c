@@ -213,7 +213,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */
         if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-            cgi_trace_call(s, cgi_clk.mono0 + cgi_ticks_ns(f.t0 - cgi_clk.tick0), f.call_ns, f.wait_ns, f.err, held);
+            cgi_trace_call(s, f.t0, f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;

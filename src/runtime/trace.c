@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "trace.h"
 
+#include "clock.h"
 #include "errors.h"
 
 #include <errno.h>
@@ -83,6 +84,12 @@ static int cgi_trace_open_locked(void)
     h->max_threads = CGI_TRACE_MAX_THREADS;
     h->pid = (int32_t)getpid();
     h->stats_start_unix_ns = cgi_stats ? cgi_stats->h.start_unix_ns : 0;
+    /* Calibrated by now: the first timed call of a process calibrates
+     * before it is made, and this is made at a thread's first event. */
+    h->tsc = (uint32_t)cgi_clk.tsc;
+    h->tick0 = cgi_clk.tick0;
+    h->mono0 = cgi_clk.mono0;
+    h->mult = cgi_clk.mult;
     memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC); /* last: a reader skips a half-made file */
     cgi_trace_h = h;
     return 0;
@@ -269,7 +276,10 @@ int cg_trace_enable(int on)
     int configured = atomic_load(&cgi_trace_configured);
     if (on && !configured)
         return cgi_fail(CG_EINVAL, "no trace to resume: set CALLGUARD_TRACE or CALLGUARD_TRACE_LINES first");
+    pthread_mutex_lock(&cgi_cfg_lock);
     atomic_store(&cgi_cfg.trace_on, on ? configured : 0);
+    cgi_lean_refresh(); /* statistics' counted-only path is taken only while not tracing */
+    pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
 }
 
@@ -307,6 +317,7 @@ void cgi_trace_after_fork_child(void)
     if (!cgi_trace_dir[0]) {
         atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
         atomic_fetch_and(&cgi_trace_configured, ~CGI_TRACE_TIMELINE);
+        cgi_lean_refresh();
     }
     if (!cgi_trace_h) return;
     uint32_t n = atomic_load(&cgi_trace_h->nthreads);

@@ -37,6 +37,7 @@ typedef struct cgi_tj {
     size_t nevents; /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
+    int tsc; /* the events' ticks were TSC counts */
 } cgi_tj;
 
 /* One event's text, built without stdio (a trace holds up to 65,535
@@ -99,7 +100,7 @@ static void cgi_ln_q(cgi_ln *l, const char *s, size_t max)
 
 static void cgi_tj_sep(cgi_tj *j) { fputs(j->nevents++ ? ",\n" : "\n", j->out); }
 
-static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r)
+static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk)
 {
     FILE *out = j->out;
     int pid = v->h->pid;
@@ -137,7 +138,7 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
         fputs("}}", out);
         for (uint64_t n = w - k; n < w; n++) {
             const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];
-            uint64_t t0 = atomic_load_explicit(&e->t0, memory_order_relaxed);
+            uint64_t t0 = cgi_trace_ns(clk, atomic_load_explicit(&e->t0, memory_order_relaxed));
             uint64_t call = atomic_load_explicit(&e->call_ns, memory_order_relaxed);
             uint64_t wait = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
             uint32_t rec = atomic_load_explicit(&e->rec, memory_order_relaxed);
@@ -204,9 +205,10 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
 {
     fprintf(j->out,
             "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"producer\": \"callguard " CALLGUARD_VERSION
-            "\", \"clock\": \"CLOCK_MONOTONIC\", \"processes\": %zu, \"threads\": %zu, \"events\": %lu, "
+            "\", \"clock\": \"%s\", \"processes\": %zu, \"threads\": %zu, \"events\": %lu, "
             "\"dropped\": %lu, \"events_per_thread\": %u, \"max_threads\": %u}}\n",
-            j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
+            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC", j->processes,
+            j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
             CGI_TRACE_MAX_THREADS);
     int bad = fflush(j->out) != 0 || ferror(j->out);
     if (fclose(j->out) != 0) bad = 1;
@@ -224,9 +226,66 @@ int cgi_trace_write_self(const char *path)
         free(v);
         return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
     }
-    if (v->h) cgi_tj_process(&j, v, cgi_stats);
+    if (v->h) {
+        cgi_trace_clock clk = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+        j.tsc = (int)clk.tsc;
+        cgi_tj_process(&j, v, cgi_stats, &clk);
+    }
     free(v);
     return cgi_tj_close(&j, path);
+}
+
+/* A trace file of the directory, and when its process started. */
+typedef struct cgi_tj_file {
+    char *name;
+    uint64_t start;
+} cgi_tj_file;
+
+static int cgi_tj_by_start(const void *a, const void *b)
+{
+    const cgi_tj_file *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The directory's trace files in start order (an exec'd image after the
+ * one it replaced: its process_name comes last), and the clock every event
+ * of the merged trace is converted with: the calibration of the process
+ * that started first. The TSC is one counter for the whole host, so one
+ * conversion keeps every process's events where they happened relative to
+ * each other; each process's own calibration differs a little, which
+ * would drift apart over a long run. Without a TSC, ticks are
+ * CLOCK_MONOTONIC ns already. */
+static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count, cgi_trace_clock *clk)
+{
+    *clk = (cgi_trace_clock){0};
+    size_t n = 0, cap = 16;
+    cgi_tj_file *f = malloc(cap * sizeof *f);
+    struct dirent *e;
+    while (f && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        cgi_trace_header h;
+        ssize_t got = pread(fd, &h, sizeof h, 0);
+        close(fd);
+        if (got != (ssize_t)sizeof h || memcmp(h.magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
+            h.version != CGI_TRACE_VERSION)
+            continue;
+        if (h.tsc && h.mult && (!clk->tsc || h.tick0 < clk->tick0)) *clk = (cgi_trace_clock){1, h.tick0, h.mono0, h.mult};
+        if (n == cap) {
+            cgi_tj_file *more = realloc(f, (cap *= 2) * sizeof *f);
+            if (!more) break;
+            f = more;
+        }
+        if (!(f[n].name = strdup(file))) break;
+        f[n++].start = h.stats_start_unix_ns;
+    }
+    if (f) qsort(f, n, sizeof *f, cgi_tj_by_start);
+    *count = n;
+    return f;
 }
 
 int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
@@ -247,12 +306,13 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
         cgi_stats_unmap_dir(procs, nprocs);
         return rc;
     }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
-        char file[4096];
-        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+    cgi_trace_clock clk;
+    size_t nfiles;
+    cgi_tj_file *files = cgi_tj_list(d, dir, &nfiles, &clk);
+    closedir(d);
+    j.tsc = (int)clk.tsc;
+    for (size_t fi = 0; files && fi < nfiles; fi++) {
+        const char *file = files[fi].name;
         int fd = open(file, O_RDONLY | O_CLOEXEC);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
@@ -268,11 +328,14 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
                 if (procs[i].region->h.pid == v->h->pid &&
                     procs[i].region->h.start_unix_ns == v->h->stats_start_unix_ns)
                     r = procs[i].region;
-            cgi_tj_process(&j, v, r);
+            /* A file without a TSC clock (another machine's? not here) keeps its own. */
+            cgi_trace_clock own = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+            cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own);
         }
         munmap(p, (size_t)st.st_size);
     }
-    closedir(d);
+    for (size_t fi = 0; files && fi < nfiles; fi++) free(files[fi].name);
+    free(files);
     free(v);
     cgi_stats_unmap_dir(procs, nprocs);
     if (totals)
