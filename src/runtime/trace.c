@@ -157,22 +157,35 @@ __attribute__((noinline, cold)) static int cgi_trace_step(cgi_trace_slot *me, ui
 }
 
 /* Out of line, so the timeline's path saves no registers for fprintf. */
-__attribute__((noinline)) static void cgi_trace_line(const cg_site *s, uint64_t call_ns, uint64_t wait_ns, int err)
+/* The site's statistics record: its names and domain. NULL for a site past
+ * the last record. */
+static const cgi_stats_record *cgi_trace_record_of(const cg_counters *c, uint32_t *index)
+{
+    size_t r = (size_t)((const char *)c - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
+    *index = r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD;
+    return r < CGI_STATS_MAX_RECORDS ? &cgi_stats->r[r] : NULL;
+}
+
+/* Out of line, so the timeline's path saves no registers for fprintf. */
+__attribute__((noinline)) static void cgi_trace_line(const cg_counters *c, uint64_t call_ns, uint64_t wait_ns, int err)
 {
     FILE *f = cgi_trace_lines;
+    uint32_t index;
+    const cgi_stats_record *r = cgi_trace_record_of(c, &index);
     if (f)
-        fprintf(f, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)call_ns, (unsigned long)wait_ns, err);
+        fprintf(f, "%s %s %lu %lu %d\n", r ? r->api : "?", r ? r->name : "?", (unsigned long)call_ns,
+                (unsigned long)wait_ns, err);
 }
 
 /* Stores one event in the thread's ring at w and publishes it. */
-static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, const cg_site *s, uint64_t t0, uint64_t call_ns,
+static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, cg_counters *c, uint64_t t0, uint64_t call_ns,
                                  uint64_t wait_ns, int err, int held)
 {
     uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
     uint32_t flags = (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0) |
                      (held && call_ns >= limit ? CGI_EV_CALL_STALL : 0) |
                      (held && wait_ns >= limit ? CGI_EV_WAIT_STALL : 0);
-    size_t r = (size_t)((const char *)s->ctr - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
+    size_t r = (size_t)((const char *)c - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
     cgi_trace_event *e = &me->ring[w & (CGI_TRACE_EVENTS - 1)];
     atomic_store_explicit(&e->t0, t0, memory_order_relaxed);
     atomic_store_explicit(&e->call_ns, call_ns, memory_order_relaxed);
@@ -184,30 +197,31 @@ static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, const cg_site *
 
 /* Everything but the common case: text lines, a thread's first event, a
  * ring that can grow no more, every CGI_TRACE_STEP-th event. */
-__attribute__((noinline)) static void cgi_trace_call_slow(const cg_site *s, uint64_t t0, uint64_t call_ns,
-                                                          uint64_t wait_ns, int err, int held)
+__attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
+                                                         uint64_t wait_ns, int err, int held)
 {
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
-    if (on & CGI_TRACE_LINES) cgi_trace_line(s, call_ns, wait_ns, err);
-    if (!(on & CGI_TRACE_TIMELINE)) return;
+    if (on & CGI_TRACE_LINES) cgi_trace_line(c, call_ns, wait_ns, err);
+    if (!(on & CGI_TRACE_TIMELINE)) return 0;
     cgi_trace_slot *me = cgi_trace_me;
     if (!me) {
         me = cgi_trace_me = cgi_trace_claim();
         if (!me) {
             if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-            return;
+            return 0;
         }
     }
     uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
     if (me->dead || ((w & (CGI_TRACE_STEP - 1)) == 0 && w && cgi_trace_step(me, w) != 0)) {
         atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-        return;
+        return 0;
     }
-    cgi_trace_put(me, w, s, t0, call_ns, wait_ns, err, held);
+    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    return 0;
 }
 
 /* The common case calls nothing, so it saves no registers. */
-void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
+int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
 {
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
     cgi_trace_slot *me = cgi_trace_me;
@@ -216,8 +230,9 @@ void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wa
             on != CGI_TRACE_TIMELINE || !me || me->dead ||
                 ((w = atomic_load_explicit(&me->t->written, memory_order_relaxed)) & (CGI_TRACE_STEP - 1)) == 0,
             0))
-        return cgi_trace_call_slow(s, t0, call_ns, wait_ns, err, held);
-    cgi_trace_put(me, w, s, t0, call_ns, wait_ns, err, held);
+        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, held);
+    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    return 0;
 }
 
 /* Whether the timeline goes to this process's file in the statistics
