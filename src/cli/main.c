@@ -20,6 +20,10 @@
 
 char cli_libdir[PATH_MAX];
 
+/* Tells libcallguard's constructor that this is the CLI (startup.c): its
+ * runtime reads no CALLGUARD_* variable and writes nothing. */
+__attribute__((visibility("default"), used)) const int cgi_cli_process = 1;
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

@@ -247,9 +247,32 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
         if (rc != CG_OK) return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
     }
-    /* The environment's policy file was read when the CLI started; read
-     * again now the layers are loaded, it says whether all its entry
-     * points are theirs. */
+    /* The CLI's own runtime reads no environment (startup.c): the other
+     * variables the program will read are checked here, as the program's
+     * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
+     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR is set for the child,
+     * library variables are checked below, CALLGUARD_TRACE_LINES is opened
+     * by each process. */
+    static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY", "CALLGUARD_REPORT",
+                                           "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR"};
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "CALLGUARD_", 10) != 0 || !eq) continue;
+        char *var = strndup(*e, (size_t)(eq - *e));
+        if (!var) return 1;
+        size_t len = strlen(var);
+        int skip = len > 18 && strcmp(var + len - 8, "_LIBRARY") == 0;
+        for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++) skip |= strcmp(var, not_here[i]) == 0;
+        rc = skip ? CG_OK : cg_configure(var, eq + 1);
+        if (rc != CG_OK) {
+            rc = cli_usage_error("%s=%s: %s", var, eq + 1, run_reason(var));
+            free(var);
+            return rc;
+        }
+        free(var);
+    }
+    /* The policy file is read now the layers are loaded: it says whether
+     * all its entry points are theirs. */
     if (env_policy && *env_policy) {
         rc = cg_policy_load(env_policy);
         if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -148,11 +149,30 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     return rc;
 }
 
+int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
+
+/* Variables that name a file, a directory or a library: in a process
+ * started with raised privilege (setuid, setgid, file capabilities) they
+ * come from the less privileged user who started it, so they would let
+ * that user load code or write files with the raised privilege. "-" (a
+ * table or lines on stderr) names no file. */
+static int cgi_names_path(const char *var, const char *v)
+{
+    const char *k = var + 10;
+    if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0) return 1;
+    if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)
+        return strcmp(v, "-") != 0;
+    return cgi_library_var(k);
+}
+
 void cgi_env_read(void)
 {
+    int secure = cgi_secure();
+    char ignored[512] = "";
+    size_t used = 0;
     /* The policy file first, then the rest of the environment: later wins. */
     const char *policy = getenv("CALLGUARD_POLICY");
-    if (policy && cgi_configure_locked("CALLGUARD_POLICY", policy, 1) != CG_OK)
+    if (policy && !secure && cgi_configure_locked("CALLGUARD_POLICY", policy, 1) != CG_OK)
         cgi_die("CALLGUARD_POLICY=%s: %s", policy, cg_last_error());
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "CALLGUARD_", 10) != 0) continue;
@@ -160,8 +180,17 @@ void cgi_env_read(void)
         if (!eq) continue;
         char *var = strndup(*e, (size_t)(eq - *e));
         if (!var) cgi_die("out of memory");
-        if (strcmp(var, "CALLGUARD_POLICY") != 0 && cgi_configure_locked(var, eq + 1, 1) != CG_OK)
+        if (secure && cgi_names_path(var, eq + 1)) {
+            int w = snprintf(ignored + used, sizeof ignored - used, "%s%s", used ? ", " : "", var);
+            if (w > 0 && (size_t)w < sizeof ignored - used) used += (size_t)w;
+        } else if (strcmp(var, "CALLGUARD_POLICY") != 0 && cgi_configure_locked(var, eq + 1, 1) != CG_OK) {
             cgi_die("%s=%s: %s", var, eq + 1, cg_last_error());
+        }
         free(var);
     }
+    if (used)
+        fprintf(stderr,
+                "callguard: started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a "
+                "library are not taken from the environment of a setuid, setgid or capability program)\n",
+                ignored);
 }

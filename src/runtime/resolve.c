@@ -122,7 +122,8 @@ static const char *cgi_library_given(const cg_layer *l)
     for (cgi_libvar *v = cgi_libvars; v; v = v->next)
         if (strcmp(v->var, l->library_env) == 0) path = v->path;
     pthread_mutex_unlock(&cgi_registry_lock);
-    if (!path) path = getenv(l->library_env);
+    /* secure_getenv: a setuid program must not load a library its caller names. */
+    if (!path) path = secure_getenv(l->library_env);
     return path && *path ? path : NULL;
 }
 

@@ -324,6 +324,28 @@ def run_rejects_bad_options_before_starting():
     check(r.returncode == 0 and "callguard run" in r.stdout and "--serialize" in r.stdout, "help")
 
 
+def cli_own_runtime_reports_and_writes_nothing():
+    """The CLI's own libcallguard guards no program: CALLGUARD_REPORT left in
+    the environment of `callguard run --report F` neither empties F nor
+    writes another file, and the CLI creates nothing where CALLGUARD_STATS_DIR,
+    CALLGUARD_TRACE_LINES or CALLGUARD_REPORT point."""
+    d = tempfile.mkdtemp(prefix="own-", dir=TMP)
+    f = os.path.join(d, "r.json")
+    e = os.environ.copy()
+    e["CALLGUARD_REPORT"] = f
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", f, "--", PROG, "calls", "3"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(calls(json.load(open(f))["processes"][0]) == 3, "the run's report is kept: %r" % open(f).read())
+    e["CALLGUARD_REPORT"] = os.path.join(d, "other.json")
+    e["CALLGUARD_STATS_DIR"] = d
+    e["CALLGUARD_TRACE_LINES"] = os.path.join(d, "lines.txt")
+    for args in (["list"], ["list", TOYLAYER], ["report", f]):
+        r = subprocess.run([CG, *args], env=e, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s: %r" % (args, r.stderr))
+        check(os.listdir(d) == ["r.json"], "%s wrote nothing: %s" % (args, os.listdir(d)))
+
+
 def report_prints_a_saved_report():
     path = os.path.join(TMP, "saved.json")
     r = guarded([PROG, "fork"], "--report", path, "--serialize", "toyAdd=adds")
