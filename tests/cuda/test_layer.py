@@ -247,13 +247,31 @@ def cuda_callguard_run_guards_a_program_that_dlopens_libcuda():
 
 
 def cuda_callguard_run_without_a_driver_fails_as_without():
-    """No libcuda.so.1 anywhere: a program that dlopens it fails to load it under `callguard run` too."""
+    """No libcuda.so.1 anywhere (no CALLGUARD_CUDA_LIBRARY, none on the loader's path): a program that dlopens it
+    gets the same error under `callguard run` as without it (the soname's, not the shim's missing dependency)."""
     probe = "import ctypes\ntry:\n    ctypes.CDLL('libcuda.so.1')\n    print('loaded')\n" \
-            "except OSError:\n    print('no driver')\n"
+            "except OSError as e:\n    print('no driver:', e)\n"
     plain = run([E["CG_PYTHON"], "-c", probe])
     guarded = run([E["CG_CLI"], "run", "--api", "cuda", "--", E["CG_PYTHON"], "-c", probe])
-    check(plain.stdout == "no driver\n" and guarded.stdout == plain.stdout and guarded.returncode == 0,
+    check(plain.stdout.startswith("no driver: libcuda.so.1: cannot open shared object file")
+          and guarded.stdout == plain.stdout and guarded.returncode == 0,
           "the same failure: %r then %r" % (plain.stdout, guarded.stdout), guarded)
+
+
+def cuda_callguard_run_without_a_driver_keeps_the_programs_own():
+    """callguard run finds no libcuda.so.1, but the program finds its own through its RUNPATH (the stand-in):
+    it starts and runs as without callguard (no shim hides its library), and the preloaded layer still guards
+    the calls it makes to it: --serialize cuModuleLoadData holds, every call counted."""
+    plain = run([E["CG_RACE"]], {"CGCUDA_COMPILE_MS": "50"})
+    check(plain.returncode == 0 and "loaded 16 modules" in plain.stdout, "plain: runs on its RUNPATH's driver", plain)
+    path = os.path.join(TMP, "runpath.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--serialize", "cuModuleLoadData", "--report", path, "--",
+             E["CG_RACE"], E["CG_STANDIN"]], dict(RACE_ENV))
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout,
+          "starts, finds its own driver, serialized", r)
+    check("libcallguard-real-cuda.so" not in r.stderr, "no shim in the way", r)
+    rows = report(path)
+    check(rows.get("cuModuleLoadData") == 16 and rows.get("cuInit") == 1, "counted: %s" % rows)
 
 
 def cuda_python_under_callguard_run_same_output_and_counted():
