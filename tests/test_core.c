@@ -284,6 +284,63 @@ static int test_policy_change_while_calling(int argc, char **argv)
     return 0;
 }
 
+/* ---- a domain changed while a call is inside ------------------------------------ */
+
+typedef struct {
+    toy_device_t dev;
+    uint32_t sleep_us;
+    double returned;
+    toy_result_t rc;
+} domain_call;
+
+static void *domain_compile(void *p)
+{
+    domain_call *c = p;
+    toy_program_t prog = NULL;
+    c->rc = toyCompile(c->dev, "k", c->sleep_us, &prog);
+    c->returned = cgtest_now();
+    if (prog) toyProgramRelease(prog);
+    return NULL;
+}
+
+/* docs/configuration.md: a call already inside finishes under the domain it
+ * started with (it holds, and releases, that domain's lock); calls that
+ * start after the change take the new domain's lock. So a call under the
+ * old domain and one under the new can be inside together. Two devices:
+ * the toy compiler races only on one device; max_inside counts all. */
+static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d0, d1;
+    CHECK(toyGetDevice(0, &d0) == TOY_SUCCESS && toyGetDevice(1, &d1) == TOY_SUCCESS);
+    toyResetStats();
+    CHECK(cg_serialize("toyCompile", "a", CG_SCOPE_PROCESS) == CG_OK);
+    domain_call first = {d0, 600000, 0, -1}, second = {d1, 1000, 0, -1};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, domain_compile, &first);
+    toy_stats_t st;
+    for (int i = 0; i < 2000 && (toyGetStats(&st), st.max_inside) == 0; i++) cgtest_sleep_ms(1);
+    CHECKF(st.max_inside == 1, "the first call is inside under domain a (max_inside %u)", st.max_inside);
+    CHECK(cg_serialize("toyCompile", "b", CG_SCOPE_PROCESS) == CG_OK);
+    pthread_create(&t2, NULL, domain_compile, &second);
+    pthread_join(t2, NULL);
+    double second_done = cgtest_now();
+    toyGetStats(&st);
+    CHECKF(first.returned == 0, "the call under b did not wait for the one inside under a");
+    CHECKF(st.max_inside == 2, "both were inside together (max_inside %u)", st.max_inside);
+    pthread_join(t1, NULL);
+    CHECK(first.rc == TOY_SUCCESS && second.rc == TOY_SUCCESS && first.returned > second_done);
+    /* The first call released a's lock, not b's: both domains are free. */
+    for (int k = 0; k < 2; k++) {
+        CHECK(cg_serialize("toyCompile", k ? "b" : "a", CG_SCOPE_PROCESS) == CG_OK);
+        domain_call c = {d0, 1000, 0, -1};
+        domain_compile(&c);
+        CHECK(c.rc == TOY_SUCCESS);
+    }
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
 /* ---- statistics survive abort, _exit and fork ---------------------------------- */
 
 static int child_count_then_die(int argc, char **argv)
@@ -841,6 +898,8 @@ const cgtest_case cgtest_cases[] = {
     {"nested_call_does_not_deadlock", test_nested_call_does_not_deadlock},
     {"stats_exact_under_contention", test_stats_exact_under_contention},
     {"policy_change_while_calling", test_policy_change_while_calling},
+    {"domain_change_lets_the_call_inside_finish_under_its_domain",
+     test_domain_change_lets_the_call_inside_finish_under_its_domain},
     {"stats_survive_abort_and_exit", test_stats_survive_abort_and_exit},
     {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
     {"report_json_and_table", test_report_json_and_table},

@@ -26,12 +26,22 @@ __attribute__((visibility("default"), used)) const int cgi_cli_process = 1;
 
 int cli_usage_error(const char *fmt, ...)
 {
+    /* One line, whatever the values in it hold: a newline or a terminal
+     * escape in a value is printed as \n or \x1b. */
+    char raw[1024], line[1200];
     va_list ap;
     va_start(ap, fmt);
-    fputs("callguard: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (callguard --help)\n", stderr);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    size_t n = 0;
+    for (const char *c = raw; *c && n + 5 < sizeof line; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch == '\n') line[n++] = '\\', line[n++] = 'n';
+        else if (ch < 0x20 || ch == 0x7f) n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", ch);
+        else line[n++] = (char)ch;
+    }
+    line[n] = '\0';
+    fprintf(stderr, "callguard: %s (callguard --help)\n", line);
     return 2;
 }
 

@@ -136,6 +136,11 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
     int c;
     /* '+': stop at the program's name, so its own options stay its own. */
     while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        /* `--report -- prog` would take "--" as the file and run "prog"
+         * with no separator: an option's value is never "--". */
+        if (optarg && strcmp(optarg, "--") == 0 && c != ':' && c != '?')
+            return cli_usage_error("run: %s needs a value before '--'",
+                                   strcmp(argv[optind - 1], "--") == 0 ? argv[optind - 2] : argv[optind - 1]);
         switch (c) {
         case 's': {
             char *joined;
@@ -154,10 +159,18 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         case 'a': {
             char *copy = strdup(optarg), *save = NULL;
             if (!copy) return 1;
-            size_t before = o->napis;
-            for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) run_push(&o->apis, &o->napis, a);
+            size_t before = o->napis, len = strlen(optarg);
+            int bad = !len || optarg[0] == ',' || optarg[len - 1] == ',' || strstr(optarg, ",,");
+            for (char *a = strtok_r(copy, ",", &save); a && !bad; a = strtok_r(NULL, ",", &save)) {
+                /* An API name as layers spell it (cg_layer.api: at most 31 characters). */
+                bad = strlen(a) > 31 || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(a);
+                if (!bad) run_push(&o->apis, &o->napis, a);
+            }
             free(copy);
-            if (o->napis == before) return cli_usage_error("--api '%s': expected a comma-separated list of API names", optarg);
+            if (bad || o->napis == before)
+                return cli_usage_error("--api '%s': expected a comma-separated list of API names (1 to 31 lower-case "
+                                       "letters, digits or _ each: cl,ze)",
+                                       optarg);
             break;
         }
         case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
@@ -251,8 +264,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
      * variables the program will read are checked here, as the program's
      * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
      * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR is set for the child,
-     * library variables are checked below, CALLGUARD_TRACE_LINES is opened
-     * by each process. */
+     * CALLGUARD_TRACE_LINES is opened by each process. */
     static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY", "CALLGUARD_REPORT",
                                            "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR"};
     for (char **e = environ; *e; e++) {
@@ -260,8 +272,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         if (strncmp(*e, "CALLGUARD_", 10) != 0 || !eq) continue;
         char *var = strndup(*e, (size_t)(eq - *e));
         if (!var) return 1;
-        size_t len = strlen(var);
-        int skip = len > 18 && strcmp(var + len - 8, "_LIBRARY") == 0;
+        int skip = 0;
         for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++) skip |= strcmp(var, not_here[i]) == 0;
         rc = skip ? CG_OK : cg_configure(var, eq + 1);
         if (rc != CG_OK) {
@@ -306,11 +317,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         close(fd);
     }
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
-    if (o->report && strcmp(o->report, "-") != 0) {
-        int fd = open(o->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) return cli_usage_error("--report %s: cannot open for writing: %s", o->report, strerror(errno));
-        close(fd);
-    }
+    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
     return -1;
 }
 

@@ -14,9 +14,11 @@
 #include "values.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -28,6 +30,10 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
     if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
     if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle][,...]");
+    /* strtok_r would skip empty items: ",", "a,,b" and "a," are refused. */
+    size_t len = strlen(value);
+    if (len && (value[0] == ',' || value[len - 1] == ',' || strstr(value, ",,")))
+        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle][,...]", value);
     for (char *item = strtok_r(copy, ",", &save); item && rc == CG_OK; item = strtok_r(NULL, ",", &save)) {
         cg_scope scope = CG_SCOPE_PROCESS;
         char *colon = strchr(item, ':');
@@ -79,6 +85,40 @@ static char *cgi_report_path;
 
 const char *cgi_env_report_path(void) { return cgi_report_path; }
 
+/* A file written later (a report at exit): refused now when it could not
+ * be, without creating it: a directory, a missing or unwritable parent. */
+static int cgi_check_new_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cgi_fail(CG_EINVAL, "'%s': is a directory, expected a file name", path);
+    char *dir = strdup(path);
+    if (!dir) return cgi_fail(CG_ENOMEM, "out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && access(parent, W_OK | X_OK) == 0;
+    int e = errno;
+    if (!ok && e == 0) e = ENOTDIR;
+    int rc = ok ? CG_OK
+                : cgi_fail(CG_EINVAL, "'%s': cannot create a file in %s: %s", path, parent,
+                           stat(parent, &st) == 0 && !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : strerror(e));
+    free(dir);
+    return rc;
+}
+
+/* Starts with the ELF magic: a library variable naming a text file is
+ * refused when it is read, not when the first call cannot be made. */
+static int cgi_is_elf_object(const char *path)
+{
+    char magic[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+    close(fd);
+    return ok;
+}
+
 /* CALLGUARD_<API>_LIBRARY, API in capitals, digits and '_': accepted for
  * every API, since the layer that reads it may be dlopened much later.
  * Only `callguard run`, which knows every layer before the program starts,
@@ -119,6 +159,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         rc = cgi_runtime_set_locked(v);
     } else if (strcmp(k, "REPORT") == 0) {
         if (!*v) return cgi_fail(CG_EINVAL, "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
+        if (strcmp(v, "-") != 0 && (rc = cgi_check_new_file(v)) != CG_OK) return rc;
         free(cgi_report_path);
         cgi_report_path = strdup(v);
         atomic_store(&cgi_cfg.stats_on, 1);
@@ -140,6 +181,10 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
                            v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
+        if (!cgi_is_elf_object(v))
+            return cgi_fail(CG_EINVAL, "'%s': not a shared library (no ELF header): expected the absolute path of the "
+                                       "real library",
+                            v);
         if (!from_env) cgi_library_set(var, v);
     } else {
         return cgi_fail(CG_EINVAL,

@@ -346,6 +346,44 @@ def cli_own_runtime_reports_and_writes_nothing():
         check(os.listdir(d) == ["r.json"], "%s wrote nothing: %s" % (args, os.listdir(d)))
 
 
+def run_refuses_each_validation_gap():
+    """Values that used to slip through: each one is refused before the
+    program starts, in one line, naming what is accepted."""
+    marker = os.path.join(TMP, "started-gap")
+    bad = [
+        (["--report", "--"], "--report needs a value"),
+        (["--trace", "--"], "--trace needs a value"),
+        (["--serialize", ","], "empty item"),
+        (["--serialize", "toyAdd,,toyCompile"], "empty item"),
+        (["--serialize", "toyAdd,"], "empty item"),
+        (["--api", "a" * 300], "1 to 31"),
+        (["--api", "toy,"], "comma-separated"),
+        (["--stall-ms", " 5"], "' 5': expected a whole number"),
+        (["--stall-ms", "+5"], "'+5': expected a whole number"),
+        (["--serialize", "toy\nAdd"], "toy\\nAdd"),
+        (["--serialize", "toyAdd=\x1b[31mred"], "\\x1b[31mred"),
+        (["--report", TMP], "is a directory"),
+    ]
+    for opts, says in bad:
+        r = run([CG, "run", *(["--layer", TOYLAYER] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
+        check(r.returncode == 2, "%s: exit %d %r" % (opts, r.returncode, r.stderr))
+        check(says in r.stderr and r.stderr.count("\n") == 1 and "\x1b" not in r.stderr,
+              "%s: one line naming it: %r" % (opts, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    # In the program itself (no callguard run): refused at start-up, before main.
+    for var, value, says in [("CALLGUARD_REPORT", TMP, "is a directory"),
+                             ("CALLGUARD_REPORT", "/nonexistent/dir/r.json", "/nonexistent/dir"),
+                             ("CALLGUARD_SERIALIZE", "toyAdd,", "empty item"),
+                             ("CALLGUARD_STALL_MS", " 5", "' 5'"),
+                             ("CALLGUARD_TOY_LIBRARY", "/etc/passwd", "not a shared library"),
+                             ("CALLGUARD_SERIALIZE", "a\nb", "a\\nb")]:
+        r = run([PROG, "touch", marker], env={"LD_PRELOAD": TOYLAYER, var: value})
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
+              "%s=%r: exit 2, one line: %d %r" % (var, value, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s=%r: main must not run" % (var, value))
+        check(not os.path.exists("/nonexistent/dir"), "nothing created")
+
+
 def report_prints_a_saved_report():
     path = os.path.join(TMP, "saved.json")
     r = guarded([PROG, "fork"], "--report", path, "--serialize", "toyAdd=adds")
