@@ -284,6 +284,18 @@ static int test_policy_change_while_calling(int argc, char **argv)
     return 0;
 }
 
+/* One value naming a not-yet-loaded entry point twice: kept once, and the
+ * CG_PENDING message is intact (it was read from a freed setting; found by
+ * tests/fuzz/fuzz_env.c). */
+static int test_same_name_twice_in_one_value_is_kept(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn,lateFn=d2") == CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "'lateFn'") != NULL, "message: %s", cg_last_error());
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn") == CG_PENDING);
+    return 0;
+}
+
 /* ---- a domain changed while a call is inside ------------------------------------ */
 
 typedef struct {
@@ -904,6 +916,7 @@ const cgtest_case cgtest_cases[] = {
     {"nested_call_does_not_deadlock", test_nested_call_does_not_deadlock},
     {"stats_exact_under_contention", test_stats_exact_under_contention},
     {"policy_change_while_calling", test_policy_change_while_calling},
+    {"same_name_twice_in_one_value_is_kept", test_same_name_twice_in_one_value_is_kept},
     {"domain_change_lets_the_call_inside_finish_under_its_domain",
      test_domain_change_lets_the_call_inside_finish_under_its_domain},
     {"stats_survive_abort_and_exit", test_stats_survive_abort_and_exit},

@@ -79,7 +79,8 @@ const char cli_usage[] =
     "An entry point, policy section or CALLGUARD_<API>_LIBRARY that no chosen layer has\n"
     "stops the run before the program starts.\n"
     "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
-    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found.\n"
+    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found;\n"
+    "125 if the program succeeded but the report or trace could not be written.\n"
     "\n"
     "report: print the table of reports saved with --report FILE; several (the ranks of\n"
     "  a job, one per node) are merged: every process's section, then one table over all.\n"
@@ -112,7 +113,9 @@ static int cmd_report(int argc, char **argv)
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
     if (argc < 2)
         return cli_usage_error("report: expected one or more report files (saved with callguard run --report FILE)");
-    fflush(stdout);
+    /* "/dev/stdout" is the stdout we were given, never reopened:
+     * `callguard report F >> log` appends to log (a reopen would write
+     * from its start). */
     int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, "/dev/stdout", CG_REPORT_TEXT);
     if (rc != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());

@@ -321,6 +321,19 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     return -1;
 }
 
+/* A relative path made absolute against our working directory, once,
+ * before the program starts: a process of the tree that changed directory
+ * would otherwise read or write another file. "-" and absolute paths are
+ * kept. The result is malloc'd and lives for the run. */
+static const char *run_absolute(const char *path)
+{
+    if (!path || !*path || path[0] == '/' || strcmp(path, "-") == 0) return path;
+    char *cwd = getcwd(NULL, 0), *abs = NULL;
+    if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0) exit(1);
+    free(cwd);
+    return abs;
+}
+
 /* A directory for this run: the processes' statistics files, and shims/. */
 static char *run_make_dir(void)
 {
@@ -476,28 +489,35 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     return 0;
 }
 
-static void run_write_report(const char *report, const char *dir, const run_result *r)
+/* Returns 0, or 1 when the report could not be written (said on stderr,
+ * with the path and the error). */
+static int run_write_report(const char *report, const char *dir, const run_result *r)
 {
-    if (!report) return;
+    if (!report) return 0;
     int text = strcmp(report, "-") == 0;
-    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
+    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());
+        return 1;
+    }
+    return 0;
 }
 
-/* The timeline of the whole tree, from each process's trace file. */
-static void run_write_trace(const char *trace, const char *dir)
+/* The timeline of the whole tree, from each process's trace file. Returns
+ * 0, or 1 when it could not be written. */
+static int run_write_trace(const char *trace, const char *dir)
 {
-    if (!trace) return;
+    if (!trace) return 0;
     cg_trace_totals t;
     if (cg_trace_merge(dir, trace, &t) != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());
-        return;
+        return 1;
     }
     if (t.dropped)
         fprintf(stderr,
                 "callguard: trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
                 "per process)\n",
                 trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
+    return 0;
 }
 
 /* Exits as the program did: its status, or its signal. */
@@ -529,6 +549,12 @@ int cli_cmd_run(int argc, char **argv)
     const char *env_trace = getenv("CALLGUARD_TRACE");
     if (!o.trace && env_trace && *env_trace) o.trace = env_trace;
     if ((rc = run_choose_layers(&o, &set)) >= 0) return rc;
+    o.report = run_absolute(o.report);
+    o.trace = run_absolute(o.trace);
+    o.trace_lines = run_absolute(o.trace_lines);
+    const char *policy = getenv("CALLGUARD_POLICY"), *lines = getenv("CALLGUARD_TRACE_LINES");
+    if (policy && *policy && policy[0] != '/') setenv("CALLGUARD_POLICY", run_absolute(policy), 1);
+    if (lines && *lines && lines[0] != '/') setenv("CALLGUARD_TRACE_LINES", run_absolute(lines), 1);
     if ((rc = run_check_values(&o, &set)) >= 0) return rc;
 
     char *dir = run_make_dir();
@@ -548,9 +574,13 @@ int cli_cmd_run(int argc, char **argv)
         fprintf(stderr, "callguard: %s: %s\n", o.prog[0], strerror(r.exec_errno));
         return r.exec_errno == ENOENT ? 127 : 126;
     }
-    run_write_report(o.report, dir, &r);
-    run_write_trace(o.trace, dir);
+    int lost = run_write_report(o.report, dir, &r);
+    lost |= run_write_trace(o.trace, dir);
     remove_dir(dir);
     free(r.exits), free(dir);
+    /* The program's failure or signal wins; a program that succeeded and
+     * a report or trace that was lost: 125, callguard's own failure (as
+     * env(1) and timeout(1) use it), never 2, 126 or 127. */
+    if (lost && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status) == 0) return CLI_EXIT_LOST_OUTPUT;
     return run_exit_as_child(r.child_status);
 }

@@ -153,8 +153,12 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
 typedef struct cgi_json {
     const char *s, *end;
     int err;
+    int depth; /* of cgi_skip's recursion: bounded, a hostile file cannot exhaust the stack */
     char msg[256];
 } cgi_json;
+
+/* Deeper than any report (4 levels): refused. */
+#define CGI_JSON_MAX_DEPTH 32
 
 static void cgi_json_fail(cgi_json *j, const char *what)
 {
@@ -200,11 +204,23 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
             else if (c == 't') c = '\t';
             else if (c == 'u') {
                 unsigned v = 0;
-                for (int i = 0; i < 4 && j->s < j->end; i++, j->s++)
-                    v = v * 16 + (unsigned)(*j->s >= 'a' ? *j->s - 'a' + 10 : *j->s >= 'A' ? *j->s - 'A' + 10 : *j->s - '0');
+                for (int i = 0; i < 4; i++, j->s++) {
+                    int h = j->s >= j->end ? -1
+                            : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
+                            : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
+                            : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
+                    if (h < 0) {
+                        cgi_json_fail(j, "expected four hex digits after \\u");
+                        return 0;
+                    }
+                    v = v * 16 + (unsigned)h;
+                }
                 c = v < 0x80 ? (char)v : '?';
             }
         }
+        /* No terminal control from a file reaches a table: an escape or
+         * a newline in a name becomes '?'. */
+        if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
         if (n + 1 < cap) out[n++] = c;
     }
     if (out && cap) out[n] = '\0';
@@ -214,14 +230,21 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
 static int cgi_num(cgi_json *j, int64_t *out)
 {
     cgi_ws(j);
+    /* The text is not NUL-terminated: copy the number out before strtoll,
+     * which would read on past the end of the buffer. */
+    char buf[24];
+    size_t n = 0;
+    while (j->s + n < j->end && n < sizeof buf - 1 && (j->s[n] == '-' || (j->s[n] >= '0' && j->s[n] <= '9'))) n++;
+    memcpy(buf, j->s, n);
+    buf[n] = '\0';
     char *e;
     errno = 0;
-    long long v = strtoll(j->s, &e, 10);
-    if (e == j->s || errno || e > j->end) {
+    long long v = strtoll(buf, &e, 10);
+    if (e == buf || errno || (size_t)(e - buf) != n) {
         cgi_json_fail(j, "expected a number");
         return 0;
     }
-    j->s = e;
+    j->s += n;
     *out = v;
     return 1;
 }
@@ -237,11 +260,21 @@ static int cgi_word(cgi_json *j, const char *w)
     return 0;
 }
 
+static void cgi_skip_value(cgi_json *j);
+
 /* Skips any value (for keys this reader does not need). */
 static void cgi_skip(cgi_json *j)
 {
     cgi_ws(j);
     if (j->s >= j->end) return cgi_json_fail(j, "ends early");
+    if (j->depth >= CGI_JSON_MAX_DEPTH) return cgi_json_fail(j, "nested too deeply");
+    j->depth++;
+    cgi_skip_value(j);
+    j->depth--;
+}
+
+static void cgi_skip_value(cgi_json *j)
+{
     if (*j->s == '"') {
         cgi_str(j, NULL, 0);
     } else if (cgi_lit(j, '{')) {
@@ -498,23 +531,43 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
     free(flight);
 }
 
+/* The largest saved report read (a report is about 1 KB a process). */
+#define CGI_REPORT_MAX_FILE (256 << 20)
+
 /* Reads one saved report, appending its processes to *pv (n of cap). */
 static int cgi_report_read(const char *json_path, cgi_proc_view **pv, size_t *pn, size_t *pcap)
 {
     if (!json_path) return cgi_fail(CG_EINVAL, "report file name is NULL");
-    int fd = open(json_path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO opens without waiting for a writer, and is then refused. */
+    int fd = open(json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0) close(fd);
         return cgi_fail(CG_EIO, "cannot read %s: %s", json_path, strerror(e));
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return cgi_fail(CG_EIO, "cannot read %s: %s, expected a report file", json_path,
+                        S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file");
+    }
+    if (st.st_size > CGI_REPORT_MAX_FILE) {
+        close(fd);
+        return cgi_fail(CG_EFORMAT, "%s: %lld bytes, more than a report of %d MiB this callguard reads", json_path,
+                        (long long)st.st_size, CGI_REPORT_MAX_FILE >> 20);
+    }
     if (st.st_size == 0) {
         close(fd);
         return cgi_fail(CG_EFORMAT, "%s is empty: not a callguard report", json_path);
     }
     char *text = malloc((size_t)st.st_size);
-    ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
+    ssize_t got = 0;
+    while (text && got < st.st_size) { /* read() may return less than asked */
+        ssize_t r = read(fd, text + got, (size_t)(st.st_size - got));
+        if (r <= 0) break;
+        got += r;
+    }
     close(fd);
     if (got != st.st_size) {
         free(text);

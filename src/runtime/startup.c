@@ -18,8 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void cgi_report_at_exit(void)
+/* An on_exit handler, like cgi_note_exit: an atexit handler of a shared
+ * library runs from its destructor (__cxa_finalize), which can come before
+ * the on_exit handlers, and the report would say "unknown". */
+static void cgi_report_at_exit(int status, void *arg)
 {
+    (void)arg;
+    cgi_stats->h.status = status;
+    atomic_store(&cgi_stats->h.state, CGI_PROC_EXITED);
     const char *path = cgi_env_report_path();
     if (!path) return;
     int text = strcmp(path, "-") == 0;
@@ -85,7 +91,7 @@ __attribute__((constructor)) static void cgi_init(void)
     cgi_runtime_set_locked("auto");
     cgi_env_read();
     atexit(cgi_report_unmatched_at_exit);
-    if (cgi_env_report_path()) atexit(cgi_report_at_exit);
-    on_exit(cgi_note_exit, NULL); /* registered last: runs before the report is written */
+    on_exit(cgi_note_exit, NULL);
+    if (cgi_env_report_path()) on_exit(cgi_report_at_exit, NULL);
     pthread_atfork(cgi_atfork_prepare, cgi_atfork_parent, cgi_atfork_child);
 }

@@ -274,7 +274,7 @@ int cgi_trace_set_file(const char *path)
 
 int cgi_trace_set_lines(const char *path)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "a") : NULL);
+    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "ae") : NULL); /* e: O_CLOEXEC */
     if (!f)
         return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, *path ? strerror(errno) : "empty name");
     setvbuf(f, NULL, _IOLBF, 0);
