@@ -10,4 +10,5 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   python3 python3-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev \
+  ocaml-nox ruby-dev \
   valgrind
