@@ -99,6 +99,30 @@ function(_callguard_check_generator caller)
   set_property(GLOBAL PROPERTY _CALLGUARD_GENERATOR_CHECKED "${CALLGUARD_GENERATOR}")
 endfunction()
 
+# Pass-through names (include/callguard/layer.h): a layer whose generated
+# source has them is built with passthrough.S, assembled with the list of
+# names callguard-gen wrote beside it (cg_NAME_passthrough.h).
+if(NOT CALLGUARD_PASSTHROUGH_ASM)
+  set(CALLGUARD_PASSTHROUGH_ASM "${CMAKE_CURRENT_LIST_DIR}/../src/layers/passthrough.S")
+endif()
+function(_callguard_add_passthrough target source)
+  if(ARGC GREATER 2)
+    set(text "${ARGV2}")
+  else()
+    file(READ "${source}" text)
+  endif()
+  if(NOT text MATCHES "\n    \\.passthrough = cgl_passthrough,")
+    return()
+  endif()
+  if(NOT CMAKE_ASM_COMPILER_LOADED)
+    message(FATAL_ERROR "${target}: the layer forwards pass-through names through assembly trampolines "
+                        "(passthrough.S): enable ASM (project(... LANGUAGES C ASM) or enable_language(ASM))")
+  endif()
+  string(REGEX REPLACE "\\.c$" "_passthrough.h" list "${source}")
+  target_sources(${target} PRIVATE "${CALLGUARD_PASSTHROUGH_ASM}")
+  target_compile_definitions(${target} PRIVATE "$<$<COMPILE_LANGUAGE:ASM>:CGL_PASSTHROUGH_LIST=\"${list}\">")
+endfunction()
+
 # Reads the API name, soname and header from a generated layer's text.
 function(_callguard_layer_facts text prefix)
   foreach(field api soname header)
@@ -108,6 +132,34 @@ function(_callguard_layer_facts text prefix)
       set(${prefix}_${field} "" PARENT_SCOPE)
     endif()
   endforeach()
+endfunction()
+
+# A shim's real library: the shim needs libcallguard-real-API.so, a
+# slash-free name that `callguard run` links, in its per-run shim folder, to
+# the library chosen for the run. dlsym on the shim's handle searches the
+# shim, then its dependencies: every name the real library exports and the
+# shim does not define resolves to the real function, and a name neither
+# has stays NULL. Linked here against an empty stub of that name, built in
+# callguard-shim-stubs/ of the build tree, which is on no run path and never
+# installed (a shim that found the stub would find no real function).
+function(_callguard_shim_link_real target api)
+  set(real libcallguard-real-${api}.so)
+  set(stub callguard_real_stub_${api})
+  if(NOT TARGET ${stub})
+    set(dir ${CMAKE_BINARY_DIR}/callguard-shim-stubs)
+    file(CONFIGURE OUTPUT ${dir}/real_stub.c
+      CONTENT "/* Stands in for the real library at link time only: never loaded. */\ntypedef int cg_real_stub;\n")
+    add_library(${stub} SHARED ${dir}/real_stub.c)
+    set_target_properties(${stub} PROPERTIES PREFIX "" SUFFIX "" OUTPUT_NAME ${real} NO_SONAME ON
+      LIBRARY_OUTPUT_DIRECTORY ${dir})
+    target_link_options(${stub} PRIVATE -Wl,-soname,${real})
+  endif()
+  # By file, not target_link_libraries: CMake would put the stub's folder on
+  # the shim's run path.
+  target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" $<TARGET_FILE:${stub}>
+    "LINKER:--pop-state")
+  add_dependencies(${target} ${stub})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS $<TARGET_FILE:${stub}>)
 endfunction()
 
 function(callguard_add_layer name)
@@ -169,6 +221,10 @@ function(callguard_add_layer name)
     endif()
     _callguard_layer_facts("${text}" facts)
     set(source "${gendir}/cg_${facts_api}.c")
+    set(outputs "${source}")
+    if(text MATCHES "\n    \\.passthrough = cgl_passthrough,")
+      list(APPEND outputs "${gendir}/cg_${facts_api}_passthrough.h")
+    endif()
 
     # What the generated file depends on: the policy, the files it names
     # (passthrough = @FILE), the header and the generator.
@@ -188,7 +244,7 @@ function(callguard_add_layer name)
       endif()
     endforeach()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
-    add_custom_command(OUTPUT "${source}"
+    add_custom_command(OUTPUT ${outputs}
       COMMAND "${CALLGUARD_GENERATOR}" ${gen_args} -o "${gendir}"
       DEPENDS ${depends}
       COMMENT "callguard-gen: the ${facts_api} layer from ${L_POLICY}"
@@ -201,7 +257,7 @@ function(callguard_add_layer name)
     if(NOT EXISTS "${source}")
       message(FATAL_ERROR "${caller}: SOURCE ${L_SOURCE}: no such file (${source})")
     endif()
-    file(READ "${source}" text LIMIT 65536)
+    file(READ "${source}" text)
     _callguard_layer_facts("${text}" facts)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
   endif()
@@ -229,6 +285,10 @@ function(callguard_add_layer name)
   endif()
   foreach(t IN LISTS targets)
     add_library(${t} SHARED "${source}")
+    # Not the shim: its dependency, the real library, answers those names.
+    if(t STREQUAL "callguard_${name}")
+      _callguard_add_passthrough(${t} "${source}" "${text}")
+    endif()
     # gnu11: the wrappers take the header's own prototypes with __typeof__.
     set_target_properties(${t} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS ON
       C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
@@ -251,9 +311,11 @@ function(callguard_add_layer name)
 
   if(NOT L_NO_SHIM)
     # The shim answers a dlopen of the soname: it has the soname, the
-    # vendor's symbol versions, and sits where `callguard run` looks.
+    # vendor's symbol versions, the real library as its dependency, and sits
+    # where `callguard run` looks.
     set(shim callguard_${name}_shim)
     target_link_options(${shim} PRIVATE "-Wl,-soname,${facts_soname}")
+    _callguard_shim_link_real(${shim} ${name})
     if(L_VERSION_SCRIPT)
       get_filename_component(vs "${L_VERSION_SCRIPT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
       target_link_options(${shim} PRIVATE "-Wl,--version-script=${vs}")

@@ -3,6 +3,7 @@
  * process, as Intel's graphics compiler did in zeModuleCreate. */
 #define _GNU_SOURCE
 #include "acme.h"
+#include "acme_ext.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -74,3 +75,5 @@ acme_result_t acmeRelease(acme_program_t program)
     free(program);
     return ACME_SUCCESS;
 }
+
+const char *acmeGetBuildInfo(void) { return "acme 1.0.0"; }

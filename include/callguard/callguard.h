@@ -127,6 +127,17 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
  * version, a truncated file) and writes it again as `format` to path. */
 int cg_report_convert(const char *json_path, const char *path, cg_report_format format);
 
+/* Writes the timeline of a whole process tree (Chrome trace-event JSON)
+ * from the trace files a `callguard run --trace` collected in dir (one per
+ * process that made a guarded call). totals (may be NULL): what it holds. */
+typedef struct cg_trace_totals {
+    size_t processes, threads;
+    uint64_t events;            /* events written */
+    uint64_t dropped;           /* events lost: overwritten in a full ring, or past the thread limit */
+    unsigned events_per_thread; /* what one thread's ring keeps */
+} cg_trace_totals;
+int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals);
+
 typedef struct cg_site_info {
     const char *api;
     const char *name;

@@ -12,6 +12,44 @@
  * wrapper packs its arguments into a frame and calls cg_call(), which does
  * the nesting check, the lock, the runtime transition and the bookkeeping,
  * and calls back the generated thunk to make the real call.
+ *
+ * Names. A generated layer's own names (its site table cgl_sites, site
+ * indices CGL_<entry point>, frames struct cgl_fr_<entry point>, thunks
+ * cgl_th_<entry point>, the descriptor cgl_layer, cgl_result_name, ...) are
+ * prefixed cgl_ / CGL_: static to the layer, never to be confused with the
+ * public cg_ API of callguard.h. What this header declares is the cg_ ABI
+ * between layers and libcallguard. CG_LIBRARY_PATH_<API> is set by the
+ * build (the real library's absolute path, the last resort).
+ *
+ * Files. callguard-gen POLICY.ini -o DIR writes
+ *   DIR/cg_<api>.c              the layer;
+ *   DIR/cg_<api>_passthrough.h  when the policy has pass-through names:
+ *                               `#define CGL_PT_COUNT n` and one
+ *                               `CGL_PT(index, name)` line per name, no
+ *                               include guard.
+ * A layer with pass-through names is built from cg_<api>.c plus
+ * passthrough.S (src/layers/passthrough.S, installed as
+ * share/callguard/passthrough.S), assembled with
+ * -DCGL_PASSTHROUGH_LIST="DIR/cg_<api>_passthrough.h": it includes the list
+ * to lay out one trampoline per name (an exported `jmp *slot`, the slot
+ * resolved on the first call through cgl_pt_resolve, every argument
+ * register kept). cg_<api>.c includes the same list for the names.
+ * callguard_add_layer does both. Built without passthrough.S (a shim that
+ * forwards other names through its DT_NEEDED), the layer still compiles and
+ * links; it just exports no pass-through names.
+ *
+ * Hand-written wrappers. An entry point whose policy section says
+ * `wrapper = hand` (its suffix variants follow it) keeps its site, policy,
+ * frame and thunk, and the generated guarded call becomes
+ *     static RET cgl_guarded_<name>(PARAMS)
+ * instead of the exported wrapper. The exported wrapper is written by hand
+ * in DIR/cg_<api>_hand.c, which cg_<api>.c #includes at its end: one
+ * translation unit, so the hand-written code sees cgl_sites, CGL_<name>,
+ * cgl_guarded_<name> and cgl_layer. It defines each such entry point with
+ * the header's prototype and CG_EXPORT. A resolver (cuGetProcAddress) maps
+ * the real functions it gets to guarded wrappers with cg_wrapper_by_address.
+ * `wrapper = forward` instead gives a declared name no site at all: it joins
+ * the pass-through names.
  */
 #ifndef CALLGUARD_LAYER_H
 #define CALLGUARD_LAYER_H
@@ -27,7 +65,9 @@ extern "C" {
  * visibility the including code builds with. */
 #pragma GCC visibility push(default)
 
-#define CG_LAYER_ABI 1
+/* 2: cgl_ names, the wrapper table, a per-layer missing-library stub, the
+ * trampolines in passthrough.S. */
+#define CG_LAYER_ABI 2
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -79,7 +119,12 @@ typedef struct cg_layer {
     unsigned nsites;
     cg_site *sites;
     const cg_site_default *defaults;
+    /* wrappers[i]: the exported wrapper of sites[i] (hand-written where wrapper = hand) */
+    void *const *wrappers;
     const char *const *passthrough;  /* names forwarded without a guard (NULL-terminated), may be NULL */
+    /* What a pass-through name runs when the real library is missing (it
+     * returns missing_result); NULL when the layer has no pass-through names. */
+    long (*passthrough_missing)(void);
     /* dlsym(RTLD_NEXT, name) made from inside the layer's own object, so
      * "next" means next after the layer, not after libcallguard. May be NULL. */
     void *(*dlsym_next)(const char *name);
@@ -96,9 +141,21 @@ void cg_layer_register(cg_layer *layer);
  * could not be found (the wrapper then returns layer->missing_result). */
 int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 
-/* Resolves the real function of a pass-through name (never NULL: a stub that
- * reports the missing library is returned instead). */
+/* Resolves the real function of a pass-through name (never NULL: the
+ * layer's passthrough_missing is returned instead). */
 void *cg_resolve_passthrough(cg_layer *layer, const char *name);
+
+/* The layer's wrapper of the entry point `name` (a variant's own wrapper
+ * for a variant), or NULL when the layer has no such site. */
+void *cg_wrapper_by_name(const cg_layer *layer, const char *name);
+
+/* For a hand-written resolver (cuGetProcAddress): maps `real`, a function
+ * the real library handed out, to the export it is (dladdr: the exported
+ * symbol starting exactly there), then to the layer's wrapper of that
+ * name. Returns `real` unchanged when it is no export start or its name is
+ * no site of the layer (a pass-through name, a name no header had), and
+ * NULL for NULL. */
+void *cg_wrapper_by_address(const cg_layer *layer, void *real);
 
 #pragma GCC visibility pop
 

@@ -104,7 +104,7 @@ static void remove_dir(const char *dir)
 /* The options of `callguard run`. */
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
-    const char *transition, *stall, *report, *trace;
+    const char *transition, *stall, *report, *trace, *trace_lines;
     char **apis;       /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */
@@ -129,7 +129,8 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         {"transition", required_argument, NULL, 't'}, {"stall-ms", required_argument, NULL, 'm'},
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+        {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -149,6 +150,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         case 'm': o->stall = optarg; break;
         case 'r': o->report = optarg; break;
         case 'T': o->trace = optarg; break;
+        case 'l': o->trace_lines = optarg; break;
         case 'a': {
             char *copy = strdup(optarg), *save = NULL;
             if (!copy) return 1;
@@ -211,10 +213,27 @@ static int run_refuse_pending(const char *what, const char *value, const cli_lay
     return rc;
 }
 
+/* A file the CLI writes after the program: refused now if it cannot be
+ * (a missing directory, a directory, no permission), leaving no file
+ * behind that was not there. */
+static int run_check_writable(const char *flag, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
+    int existed = access(path, F_OK) == 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return cli_usage_error("%s %s: cannot open for writing: %s", flag, path, strerror(errno));
+    close(fd);
+    if (!existed) unlink(path);
+    return -1;
+}
+
 /* Checks every value here, against the layers just loaded, so a typo stops
  * us before the program starts rather than inside it. */
 static int run_check_values(const run_opts *o, const cli_layers *set)
 {
+    int rc;
     const char *env_serialize = getenv("CALLGUARD_SERIALIZE"), *env_policy = getenv("CALLGUARD_POLICY");
     struct {
         const char *flag, *var, *value;
@@ -224,7 +243,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
                   {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
-        int rc = cg_configure(checks[i].var, checks[i].value);
+        rc = cg_configure(checks[i].var, checks[i].value);
         if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
         if (rc != CG_OK) return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
     }
@@ -232,7 +251,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
      * again now the layers are loaded, it says whether all its entry
      * points are theirs. */
     if (env_policy && *env_policy) {
-        int rc = cg_policy_load(env_policy);
+        rc = cg_policy_load(env_policy);
         if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
         if (rc != CG_OK) return cli_usage_error("CALLGUARD_POLICY=%s: %s", env_policy, cg_last_error());
     }
@@ -245,16 +264,22 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         if (!var) return 1;
         if (!cli_layer_for_library_var(set, var)) {
             char *names = cli_layer_names(set);
-            int rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
+            rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
                                      "`callguard list LAYER` shows each one's variable)", var, names);
             free(names), free(var);
             return rc;
         }
         free(var);
     }
-    if (o->trace && strcmp(o->trace, "-") != 0) {
-        int fd = open(o->trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0) return cli_usage_error("--trace %s: cannot open for writing: %s", o->trace, strerror(errno));
+    if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
+        return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
+                               "line per call to stderr)", o->trace);
+    if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
+    if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
+    if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
+        int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return cli_usage_error("--trace-lines %s: cannot open for writing: %s", o->trace_lines, strerror(errno));
         close(fd);
     }
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
@@ -343,7 +368,10 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    /* Each process records its timeline into the statistics directory
+     * (it sees CALLGUARD_STATS_DIR); we write the merged FILE afterwards. */
     if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);
+    if (o->trace_lines) env_set(env, "CALLGUARD_TRACE_LINES", o->trace_lines);
     env_unset(env, "CALLGUARD_REPORT");
 }
 
@@ -420,6 +448,22 @@ static void run_write_report(const char *report, const char *dir, const run_resu
         fprintf(stderr, "callguard: %s\n", cg_last_error());
 }
 
+/* The timeline of the whole tree, from each process's trace file. */
+static void run_write_trace(const char *trace, const char *dir)
+{
+    if (!trace) return;
+    cg_trace_totals t;
+    if (cg_trace_merge(dir, trace, &t) != CG_OK) {
+        fprintf(stderr, "callguard: %s\n", cg_last_error());
+        return;
+    }
+    if (t.dropped)
+        fprintf(stderr,
+                "callguard: trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
+                "per process)\n",
+                trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
+}
+
 /* Exits as the program did: its status, or its signal. */
 static int run_exit_as_child(int child_status)
 {
@@ -444,6 +488,10 @@ int cli_cmd_run(int argc, char **argv)
     static cli_layers set;
     int rc;
     if ((rc = run_parse_options(argc, argv, &o)) >= 0) return rc;
+    /* The environment's CALLGUARD_TRACE is --trace: each process records
+     * into the statistics directory, so only we can write it. */
+    const char *env_trace = getenv("CALLGUARD_TRACE");
+    if (!o.trace && env_trace && *env_trace) o.trace = env_trace;
     if ((rc = run_choose_layers(&o, &set)) >= 0) return rc;
     if ((rc = run_check_values(&o, &set)) >= 0) return rc;
 
@@ -465,6 +513,7 @@ int cli_cmd_run(int argc, char **argv)
         return r.exec_errno == ENOENT ? 127 : 126;
     }
     run_write_report(o.report, dir, &r);
+    run_write_trace(o.trace, dir);
     remove_dir(dir);
     free(r.exits), free(dir);
     return run_exit_as_child(r.child_status);

@@ -5,7 +5,7 @@
  *             (src/policy/policy_ini.c: syntax and values), into `policy`,
  *   parse.c   reads the API header with libclang and checks the policy
  *             against what the header declares,
- *   emit.c    writes the layer's C file.
+ *   emit.c    writes the layer's C file (and its list of pass-through names).
  * main.c parses the command line and writes the output atomically.
  * Every error is reported once, on stderr, by the step that finds it. */
 #ifndef CG_GEN_H
@@ -31,6 +31,7 @@ void strlist_free(strlist *l);
 
 enum { TRANSITION_ALWAYS = 0, TRANSITION_BLOCKING = 1, TRANSITION_NEVER = 2 };
 enum { SCOPE_PROCESS = 0, SCOPE_HANDLE = 1 };
+enum { WRAPPER_GENERATED = 0, WRAPPER_HAND = 1, WRAPPER_FORWARD = 2 };
 
 /* One [entry point] section. */
 typedef struct site_policy {
@@ -43,7 +44,7 @@ typedef struct site_policy {
     char *serialize;
     char *variant_of;
     int variant_line; /* of the variant_of key */
-    int hand_written; /* wrapper = hand: the exported wrapper is written by hand (cg_<api>_hand.c) */
+    int wrapper;      /* WRAPPER_*: generated, hand (written in cg_<api>_hand.c) or forward (no site) */
 } site_policy;
 
 typedef struct policy {
@@ -90,6 +91,10 @@ typedef struct gen_func {
     int ret_result;  /* returns the policy's result type: error-checked */
     char *callconv;  /* calling-convention macro written before the name, or NULL */
     char *decl_head; /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
+    char *guarded_head; /* the same, named cgl_guarded_NAME: the body of a hand-written wrapper's guarded call */
+    char *base;         /* the entry point whose policy and report row this one shares, or NULL */
+    int hand;           /* wrapper = hand (its own or its base's section): the exported wrapper is hand-written */
+    int forward;        /* wrapper = forward: no site; forwarded untouched like a pass-through name */
     gen_param *params;
     size_t nparams;
     int key_is_handle; /* the first parameter is an opaque handle: the lock/statistics key */
@@ -104,6 +109,9 @@ typedef struct gen_code {
 typedef struct gen_api {
     gen_func *funcs;
     size_t nfuncs;
+    /* every name forwarded unguarded: the policy's passthrough list, then the
+     * declared names whose section says wrapper = forward */
+    strlist passthrough;
     gen_code *codes; /* every result code, first name of each value only */
     size_t ncodes;
 } gen_api;
@@ -118,6 +126,9 @@ void gen_api_free(gen_api *api);
 /* Writes the layer. `command` is the command line to record in the first
  * line. Returns nonzero on a write error. */
 int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *command);
+/* Writes cg_<name>_passthrough.h, the pass-through names as CGL_PT(index,
+ * name) lines (written only when the policy has pass-through names). */
+int emit_passthrough_list(FILE *out, const policy *p, const gen_api *api, const char *command);
 
 /* Helpers. */
 char *xstrdup(const char *s);

@@ -1,6 +1,8 @@
 /* main.c: callguard-gen's command line. Reads a policy, parses its header,
- * and writes DIR/cg_<name>.c atomically (a temporary file in DIR, renamed
- * over the target), so an error never leaves a partial or stale layer. */
+ * and writes DIR/cg_<name>.c (and DIR/cg_<name>_passthrough.h when the
+ * policy has pass-through names) atomically (a temporary file in DIR,
+ * renamed over the target), so an error never leaves a partial or stale
+ * layer. */
 #include "gen.h"
 
 #include <errno.h>
@@ -9,10 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--stdout]\n"
+static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--stdout | --check]\n"
                             "\n"
                             "Generates DIR/cg_<name>.c, the callguard layer of the API that POLICY.ini\n"
-                            "describes ([api] name, header, prefix, library, ...; see docs).\n"
+                            "describes ([api] name, header, prefix, library, ...; see docs), and\n"
+                            "DIR/cg_<name>_passthrough.h, its pass-through names, when it has any.\n"
                             "\n"
                             "  -o DIR            where the layer belongs (written there unless --stdout)\n"
                             "  -I DIR            add DIR to the include path used to read the header\n"
@@ -21,9 +24,12 @@ static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... 
                             "  --stdout          write the layer to standard output instead of DIR;\n"
                             "                    the recorded command is unchanged, so the output can be\n"
                             "                    compared with the committed file\n"
+                            "  --check           write nothing; exit 1 naming each file in DIR that\n"
+                            "                    differs from what would be written\n"
                             "  --help            print this help\n"
                             "\n"
-                            "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write.\n";
+                            "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
+                            "with --check, a file is not current).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -64,10 +70,20 @@ static char *append(char *s, const char *opt, const char *path)
     return t;
 }
 
-static int write_layer(const char *dir, const policy *p, const gen_api *api, const char *command)
+typedef struct gen_output {
+    const policy *p;
+    const gen_api *api;
+    const char *command;
+} gen_output;
+
+static int emit_c(FILE *out, const gen_output *o) { return emit_layer(out, o->p, o->api, o->command); }
+static int emit_list(FILE *out, const gen_output *o) { return emit_passthrough_list(out, o->p, o->api, o->command); }
+
+/* Writes DIR/NAME atomically. */
+static int write_file(const char *dir, const char *name, int (*emit)(FILE *, const gen_output *), const gen_output *o)
 {
-    char *target = xasprintf("%s/cg_%s.c", dir, p->name);
-    char *tmp = xasprintf("%s/.cg_%s.c.XXXXXX", dir, p->name);
+    char *target = xasprintf("%s/%s", dir, name);
+    char *tmp = xasprintf("%s/.%s.XXXXXX", dir, name);
     int rc = 1;
     int fd = mkstemp(tmp);
     if (fd < 0) {
@@ -77,7 +93,7 @@ static int write_layer(const char *dir, const policy *p, const gen_api *api, con
         return 1;
     }
     FILE *out = fdopen(fd, "w");
-    if (out && emit_layer(out, p, api, command) == 0 && fchmod(fd, 0644) == 0 && fclose(out) == 0) {
+    if (out && emit(out, o) == 0 && fchmod(fd, 0644) == 0 && fclose(out) == 0) {
         out = NULL;
         if (rename(tmp, target) == 0)
             rc = 0;
@@ -93,11 +109,61 @@ static int write_layer(const char *dir, const policy *p, const gen_api *api, con
     return rc;
 }
 
+/* Is DIR/NAME what emit would write? Prints why not. */
+static int check_file(const char *dir, const char *name, int (*emit)(FILE *, const gen_output *), const gen_output *o)
+{
+    char *want = NULL, *have = NULL;
+    size_t nwant = 0, nhave = 0;
+    FILE *mem = open_memstream(&want, &nwant);
+    if (!mem || emit(mem, o) != 0) {
+        fprintf(stderr, "callguard-gen: out of memory\n");
+        exit(1);
+    }
+    fclose(mem);
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    int same = 0;
+    if (f) {
+        mem = open_memstream(&have, &nhave);
+        char buf[65536];
+        size_t n;
+        while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, mem);
+        if (mem)
+            fclose(mem);
+        fclose(f);
+        same = have && nhave == nwant && memcmp(have, want, nwant) == 0;
+    }
+    if (!same)
+        fprintf(stderr, "callguard-gen: %s is %s\n", path, f ? "not current: regenerate it" : "missing");
+    free(path);
+    free(want);
+    free(have);
+    return !same;
+}
+
+static int write_layer(const char *dir, const gen_output *o, int check)
+{
+    int (*act)(const char *, const char *, int (*)(FILE *, const gen_output *), const gen_output *) =
+        check ? check_file : write_file;
+    char *c = xasprintf("cg_%s.c", o->p->name);
+    char *list = xasprintf("cg_%s_passthrough.h", o->p->name);
+    int rc = 0;
+    /* The list first: a C file never names a list that is not there. */
+    if (o->api->passthrough.n)
+        rc |= act(dir, list, emit_list, o);
+    if (!rc || check)
+        rc |= act(dir, c, emit_c, o);
+    free(c);
+    free(list);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *policy_path = NULL, *outdir = NULL, *header_dir = NULL;
     strlist incdirs = {0};
-    int to_stdout = 0;
+    int to_stdout = 0, check = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -121,6 +187,8 @@ int main(int argc, char **argv)
             strlist_push(&incdirs, a + 2);
         } else if (strcmp(a, "--stdout") == 0) {
             to_stdout = 1;
+        } else if (strcmp(a, "--check") == 0) {
+            check = 1;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option %s", a);
         } else if (policy_path) {
@@ -133,6 +201,8 @@ int main(int argc, char **argv)
         return usage_error("%s", "no policy file given");
     if (!outdir)
         return usage_error("%s", "no output directory given: -o DIR");
+    if (to_stdout && check)
+        return usage_error("%s", "--stdout and --check: give one");
 
     /* The command line as recorded in the output: stable across machines. */
     char *command = xasprintf("callguard-gen");
@@ -173,7 +243,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "callguard-gen: -o %s: not a directory\n", outdir);
             rc = GEN_EXIT_INPUT;
         } else {
-            rc = write_layer(outdir, &p, &api, command);
+            gen_output o = {&p, &api, command};
+            rc = write_layer(outdir, &o, check);
         }
     }
     gen_api_free(&api);

@@ -455,7 +455,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     CXType ret = clang_getCursorResultType(cur);
     CXType ret_can = clang_getCanonicalType(ret);
     f->ret = declare(ret, "");
-    f->ret_member = declare(ret, "cg_ret");
+    f->ret_member = declare(ret, "cgl_ret");
     f->ret_void = ret_can.kind == CXType_Void;
     f->ret_scalar = !f->ret_void && ret_can.kind != CXType_Record;
     f->ret_result = returns_result(c, ret);
@@ -472,7 +472,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
         pa->name = str(clang_getCursorSpelling(a));
         if (!*pa->name) {
             free(pa->name);
-            pa->name = xasprintf("cg_a%zu", i);
+            pa->name = xasprintf("cgl_a%zu", i);
         }
         pa->decl = declare(t, pa->name);
         pa->frame_decl = declare_frame_member(t, pa->name);
@@ -485,6 +485,9 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     char *inner = xasprintf("%s%s%s(%s)", f->callconv ? f->callconv : "", f->callconv ? " " : "", f->name,
                             f->nparams ? list : "void");
     f->decl_head = declare(ret, inner);
+    free(inner);
+    inner = xasprintf("cgl_guarded_%s(%s)", f->name, f->nparams ? list : "void");
+    f->guarded_head = declare(ret, inner);
     free(inner);
     free(list);
 }
@@ -622,12 +625,86 @@ static const gen_func *find_func(const gen_api *api, const char *name)
     return NULL;
 }
 
+static void gen_func_free(gen_func *f);
+
+/* The declared name that `name` is a suffix variant of ([api] variants):
+ * suffixes stack (cuMemcpyHtoD_v2_ptds), and the shortest declared name left
+ * after taking them off the end wins. NULL if none: then `name` stands
+ * alone, its own site, even if it ends with a suffix (toyQuery_v2 without a
+ * toyQuery). */
+static const gen_func *suffix_base(const policy *p, const gen_api *api, const char *name)
+{
+    const gen_func *best = NULL;
+    size_t n = strlen(name);
+    for (int stripped = 1; stripped;) {
+        stripped = 0;
+        for (size_t i = 0; i < p->variants.n; i++) {
+            size_t m = strlen(p->variants.v[i]);
+            if (n > m && strncmp(name + n - m, p->variants.v[i], m) == 0) {
+                n -= m;
+                stripped = 1;
+                for (size_t k = 0; k < api->nfuncs; k++)
+                    if (strlen(api->funcs[k].name) == n && strncmp(api->funcs[k].name, name, n) == 0)
+                        best = &api->funcs[k];
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/* Gives each entry point its base (the one whose policy and row it shares)
+ * and its wrapper kind, refusing sections that would be ignored. */
+static int resolve_variants(const policy *p, gen_api *api)
+{
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        gen_func *f = &api->funcs[i];
+        const gen_func *b = suffix_base(p, api, f->name);
+        const site_policy *own = policy_find_site(p, f->name);
+        if (b && own) {
+            fail("%s:%d: [%s] is a variant of %s ([api] variants at line %d): it shares [%s]'s policy and report "
+                 "row; set its keys in [%s]",
+                 p->path, own->line, f->name, b->name, p->variants_line, b->name, b->name);
+            return 1;
+        }
+        const char *base = b ? b->name : own ? own->variant_of : NULL;
+        if (base) {
+            const site_policy *bs = policy_find_site(p, base);
+            if (bs && bs->variant_of) base = bs->variant_of; /* check_sites refuses a chain of variant_of */
+        }
+        f->base = xstrdup(base);
+        const site_policy *sp = policy_find_site(p, base ? base : f->name);
+        f->hand = sp && sp->wrapper == WRAPPER_HAND;
+        f->forward = sp && sp->wrapper == WRAPPER_FORWARD;
+    }
+    /* wrapper = forward: no site; the name joins the pass-through names. */
+    for (size_t i = 0; i < p->passthrough.n; i++)
+        strlist_push(&api->passthrough, p->passthrough.v[i]);
+    size_t kept = 0;
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        if (api->funcs[i].forward) {
+            strlist_push(&api->passthrough, api->funcs[i].name);
+            gen_func_free(&api->funcs[i]);
+        } else {
+            api->funcs[kept++] = api->funcs[i];
+        }
+    }
+    api->nfuncs = kept;
+    for (size_t i = 0; i < api->nfuncs; i++)
+        if (api->funcs[i].base && !find_func(api, api->funcs[i].base)) {
+            fail("%s: %s is a variant of %s, which has wrapper = forward: forward it too (it follows its base)",
+                 p->path, api->funcs[i].name, api->funcs[i].base);
+            return 1;
+        }
+    return 0;
+}
+
 static int check_sites(const policy *p, const gen_api *api)
 {
     for (size_t i = 0; i < p->passthrough.n; i++) {
         if (find_func(api, p->passthrough.v[i])) {
             fail("%s:%d: passthrough: %s is declared by the API headers: it is an entry point, guarded; drop it from "
-                 "the list",
+                 "the list (or forward it untouched: wrapper = forward in its section)",
                  p->path, p->api_line, p->passthrough.v[i]);
             return 1;
         }
@@ -655,6 +732,12 @@ static int check_sites(const policy *p, const gen_api *api)
                  sp->variant_line, sp->variant_of, base->variant_of, base->variant_of);
             return 1;
         }
+        const gen_func *sb = suffix_base(p, api, sp->variant_of);
+        if (sb) {
+            fail("%s:%d: variant_of = %s: that name is a variant of %s ([api] variants); name %s instead", p->path,
+                 sp->variant_line, sp->variant_of, sb->name, sb->name);
+            return 1;
+        }
     }
     return 0;
 }
@@ -670,7 +753,7 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
         clang_getInclusions(c.tu, on_inclusion, &c);
         clang_visitChildren(clang_getTranslationUnitCursor(c.tu), on_top_level, &c);
         select_functions(&c, api);
-        rc = collect_codes(&c, api) || check_sites(p, api);
+        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api);
         clang_disposeTranslationUnit(c.tu);
     }
     clang_disposeIndex(index);
@@ -684,23 +767,29 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
     return rc;
 }
 
+static void gen_func_free(gen_func *f)
+{
+    for (size_t j = 0; j < f->nparams; j++) {
+        free(f->params[j].name);
+        free(f->params[j].decl);
+        free(f->params[j].frame_decl);
+    }
+    free(f->params);
+    free(f->name);
+    free(f->ret);
+    free(f->ret_member);
+    free(f->callconv);
+    free(f->decl_head);
+    free(f->guarded_head);
+    free(f->base);
+}
+
 void gen_api_free(gen_api *api)
 {
-    for (size_t i = 0; i < api->nfuncs; i++) {
-        gen_func *f = &api->funcs[i];
-        for (size_t j = 0; j < f->nparams; j++) {
-            free(f->params[j].name);
-            free(f->params[j].decl);
-            free(f->params[j].frame_decl);
-        }
-        free(f->params);
-        free(f->name);
-        free(f->ret);
-        free(f->ret_member);
-        free(f->callconv);
-        free(f->decl_head);
-    }
+    for (size_t i = 0; i < api->nfuncs; i++)
+        gen_func_free(&api->funcs[i]);
     free(api->funcs);
+    strlist_free(&api->passthrough);
     for (size_t i = 0; i < api->ncodes; i++)
         free(api->codes[i].name);
     free(api->codes);

@@ -104,7 +104,7 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->serialize = v[PINI_SERIALIZE] && *v[PINI_SERIALIZE] ? xstrdup(v[PINI_SERIALIZE]) : NULL;
     sp->variant_of = xstrdup(v[PINI_VARIANT_OF]);
     sp->variant_line = s->key_line[PINI_VARIANT_OF];
-    sp->hand_written = v[PINI_WRAPPER] && pini_word(PINI_WRAPPER, v[PINI_WRAPPER]) == 1;
+    sp->wrapper = v[PINI_WRAPPER] ? pini_word(PINI_WRAPPER, v[PINI_WRAPPER]) : WRAPPER_GENERATED;
     return 0;
 }
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 static const char *const yes_no_words[] = {"no", "yes"};
-static const char *const wrapper_words[] = {"generated", "hand"};
+static const char *const wrapper_words[] = {"generated", "hand", "forward"};
 
 #define A (1u << PINI_API)
 #define D (1u << PINI_DEFAULTS)
@@ -52,7 +52,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_SERIALIZE] = {"serialize", S, NULL},
     [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
-    [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 2},
+    [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 3},
 };
 #undef A
 #undef D
@@ -103,7 +103,7 @@ static const struct {
     [PINI_SERIALIZE] = {F_DOMAIN, "a domain name of letters, digits, _ . - (or nothing: not serialized)"},
     [PINI_SCOPE] = {F_WORDS, CGI_SCOPE_CHOICES},
     [PINI_VARIANT_OF] = {F_IDENT, "an entry point name"},
-    [PINI_WRAPPER] = {F_WORDS, "generated or hand"},
+    [PINI_WRAPPER] = {F_WORDS, "generated, hand or forward"},
 };
 
 struct pini_file {

@@ -56,7 +56,7 @@ extern const pini_key_info pini_keys[PINI_NKEYS];
 /* Index of `value` among the words of a key with fixed values, or -1:
  * transition and scope as enum cg_transition and cg_scope number them
  * (src/runtime/names.h spells them), blocking no 0 / yes 1, wrapper
- * generated 0 / hand 1. */
+ * generated 0 / hand 1 / forward 2. */
 int pini_word(pini_key key, const char *value);
 
 /* One section, as read and checked. */

@@ -11,6 +11,7 @@
 #include "resolve.h"
 #include "site.h"
 #include "stats.h"
+#include "trace.h"
 
 #include <errno.h>
 
@@ -30,7 +31,7 @@ typedef struct cgi_frame {
     int timed;
     int err;
     int saved_errno;
-    uint64_t wait_ns, call_ns;
+    uint64_t t0, wait_ns, call_ns;
 } cgi_frame;
 
 /* Runs with the runtime left when the site's transition says so. */
@@ -38,10 +39,10 @@ static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
     if (f->domain) cgi_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
-    uint64_t t0 = f->timed ? cgi_now_ns() : 0;
+    f->t0 = f->timed ? cgi_now_ns() : 0;
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
-    if (f->timed) f->call_ns = cgi_now_ns() - t0;
+    if (f->timed) f->call_ns = cgi_now_ns() - f->t0;
     if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
 }
 
@@ -50,14 +51,6 @@ static void cgi_max(_Atomic uint64_t *m, uint64_t v)
     uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
     while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
     }
-}
-
-static void cgi_trace_line(const cg_site *s, const cgi_frame *f)
-{
-    FILE *t = atomic_load_explicit(&cgi_cfg.trace, memory_order_acquire);
-    if (!t) return;
-    fprintf(t, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)f->call_ns, (unsigned long)f->wait_ns,
-            f->err);
 }
 
 /* Everything but the lean path below. Not inlined into cg_call, so the lean
@@ -125,7 +118,9 @@ __attribute__((noinline)) static int cgi_call_full(cg_site *s, const void *key, 
             atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&c->stall_ns, f.call_ns + f.wait_ns, memory_order_relaxed);
         }
-        cgi_trace_line(s, &f);
+        /* Tracing (trace.c): one predictable branch when off. */
+        if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
+            cgi_trace_call(s, f.t0, f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;

@@ -10,6 +10,7 @@
 #include "resolve.h"
 #include "settings.h"
 #include "site.h"
+#include "trace.h"
 #include "values.h"
 
 #include <errno.h>
@@ -122,12 +123,9 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         atomic_store(&cgi_cfg.stats_on, 1);
         cgi_refresh_all();
     } else if (strcmp(k, "TRACE") == 0) {
-        FILE *f = strcmp(v, "-") == 0 ? stderr : (*v ? fopen(v, "a") : NULL);
-        if (!f) return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", v, *v ? strerror(errno) : "empty name");
-        setvbuf(f, NULL, _IOLBF, 0);
-        atomic_store(&cgi_cfg.trace, f);
-        atomic_store(&cgi_cfg.stats_on, 1);
-        cgi_refresh_all();
+        rc = cgi_trace_set_file(v);
+    } else if (strcmp(k, "TRACE_LINES") == 0) {
+        rc = cgi_trace_set_lines(v);
     } else if (strcmp(k, "STALL_MS") == 0) {
         uint32_t ms = 0;
         rc = cgi_parse_ms(v, &ms);
@@ -145,7 +143,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_STALL_MS, _POLICY, _STATS_DIR or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _POLICY, _STATS_DIR or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

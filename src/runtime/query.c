@@ -9,8 +9,10 @@
 #include "resolve.h"
 #include "site.h"
 #include "stats.h"
+#include "trace.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cg_get_stats(const char *name, cg_site_stats *out)
@@ -46,6 +48,15 @@ int cg_reset_stats(void)
 int cg_report_write(const char *path, cg_report_format format)
 {
     cgi_proc_view v = {.region = cgi_stats};
+    cgi_trace_view *tv = malloc(sizeof *tv);
+    if (tv) {
+        cgi_trace_self_view(tv);
+        if (tv->h) {
+            v.have_trace = 1;
+            cgi_trace_count(tv, &v.trace_events, &v.trace_dropped);
+        }
+        free(tv);
+    }
     return cgi_report_to(path, &v, 1, format);
 }
 

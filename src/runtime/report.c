@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "names.h"
+#include "trace_file.h"
 
 #include <errno.h>
 #include <string.h>
@@ -100,7 +101,11 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
-        fprintf(out, "},\n     \"sites\": [");
+        fputs("},", out);
+        if (procs[i].have_trace)
+            fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)procs[i].trace_events,
+                    (unsigned long)procs[i].trace_dropped);
+        fprintf(out, "\n     \"sites\": [");
         size_t nsite = 0;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
@@ -179,6 +184,13 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
                     (unsigned long)cgi_ld(&c->errors), cgi_ms(cgi_ld(&c->total_ns)), cgi_ms(cgi_ld(&c->max_ns)),
                     cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls), policy);
         }
+        if (procs[i].have_trace)
+            fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)procs[i].trace_events,
+                    (unsigned long)procs[i].trace_dropped);
+        if (procs[i].have_trace && procs[i].trace_dropped)
+            fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
+                    CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        if (procs[i].have_trace) fputc('\n', out);
         cgi_sum(&all, &t);
         nproc++;
     }

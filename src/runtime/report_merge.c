@@ -9,6 +9,7 @@
 
 #include "errors.h"
 #include "names.h"
+#include "trace_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,8 +28,43 @@ static int cgi_by_start(const void *a, const void *b)
     return x->region->h.pid - y->region->h.pid;
 }
 
-int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, const char *path,
-                    cg_report_format format)
+/* Each trace file's counts go to the process it pairs with (same pid and
+ * start): a report says how many timeline events were dropped. */
+static void cgi_note_traces(const char *dir, cgi_proc_view *v, size_t n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+            if (fd >= 0) close(fd);
+            continue;
+        }
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) continue;
+        cgi_trace_view *tv = malloc(sizeof *tv);
+        if (tv && cgi_trace_view_of_file(p, (size_t)st.st_size, tv) == 0)
+            for (size_t i = 0; i < n; i++)
+                if (v[i].region->h.pid == tv->h->pid && v[i].region->h.start_unix_ns == tv->h->stats_start_unix_ns) {
+                    uint64_t kept, dropped;
+                    cgi_trace_count(tv, &kept, &dropped);
+                    v[i].have_trace = 1;
+                    v[i].trace_events += kept;
+                    v[i].trace_dropped += dropped;
+                }
+        free(tv);
+        munmap(p, (size_t)st.st_size);
+    }
+    if (d) closedir(d);
+}
+
+int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_proc_view **out, size_t *count)
 {
     DIR *d = dir ? opendir(dir) : NULL;
     if (!d) return cgi_fail(CG_EIO, "cannot read statistics directory %s: %s", dir ? dir : "(null)", strerror(errno));
@@ -85,10 +121,27 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
                 v[i].exit_status = exits[k].status;
             }
     }
+    cgi_note_traces(dir, v, n);
+    *out = v;
+    *count = n;
+    return CG_OK;
+}
 
-    int rc = cgi_report_to(path, v, n, format);
+void cgi_stats_unmap_dir(cgi_proc_view *v, size_t n)
+{
     for (size_t i = 0; i < n; i++) munmap((void *)v[i].region, sizeof(cgi_stats_region));
     free(v);
+}
+
+int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, const char *path,
+                    cg_report_format format)
+{
+    cgi_proc_view *v;
+    size_t n;
+    int rc = cgi_stats_map_dir(dir, exits, nexits, &v, &n);
+    if (rc != CG_OK) return rc;
+    rc = cgi_report_to(path, v, n, format);
+    cgi_stats_unmap_dir(v, n);
     return rc;
 }
 
@@ -292,6 +345,17 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
                 } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cgi_num(j, &num)) {
                     v->exit_status = (int)num;
                 } else cgi_skip(j);
+            } while (!j->err && cgi_lit(j, ','));
+            cgi_expect(j, '}');
+        } else if (strcmp(key, "trace") == 0) {
+            if (!cgi_expect(j, '{')) return;
+            v->have_trace = 1;
+            do {
+                char tk[16];
+                if (!cgi_str(j, tk, sizeof tk) || !cgi_expect(j, ':')) return;
+                if (strcmp(tk, "events") == 0 && cgi_num(j, &num)) v->trace_events = cgi_u(num);
+                else if (strcmp(tk, "dropped") == 0 && cgi_num(j, &num)) v->trace_dropped = cgi_u(num);
+                else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0) cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
         } else if (strcmp(key, "sites") == 0) {

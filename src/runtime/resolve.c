@@ -7,8 +7,10 @@
  *      to RTLD_NEXT, found here);
  *   3. the absolute path in CALLGUARD_<API>_LIBRARY, or the one found for the
  *      soname when callguard was built.
- * Never dlopen a bare soname: with callguard's shims first on the library
- * path it would return a shim, and the shim would call itself. */
+ * A soname shim looks only in its own dependency libcallguard-real-<api>.so,
+ * which `callguard run` links to the real library chosen for the run.
+ * Never dlopen a bare vendor soname: with callguard's shims first on the
+ * library path it would return a shim, and the shim would call itself. */
 #define _GNU_SOURCE
 #include "resolve.h"
 
@@ -178,9 +180,16 @@ static void *cgi_open_library(cg_layer *l)
     pthread_mutex_lock(&open_lock);
     void *h = l->priv;
     if (!h) {
-        const char *path = cgi_library_given(l);
-        if (!path) path = l->library_path;
-        if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        if (cgi_layer_is_shim(l)) {
+            /* The shim's DT_NEEDED, loaded with it: found by that name. */
+            char *dep = NULL;
+            if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = dlopen(dep, RTLD_LAZY | RTLD_NOLOAD);
+            free(dep);
+        } else {
+            const char *path = cgi_library_given(l);
+            if (!path) path = l->library_path;
+            if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        }
         l->priv = h ? h : (void *)-1;
     }
     pthread_mutex_unlock(&open_lock);
@@ -192,13 +201,15 @@ void *cgi_resolve(cg_layer *l, const char *name)
     /* A shim has taken the vendor's soname, so the real library is not
      * loaded under it: what the first two steps would find is some other
      * interposer, and one that forwards with RTLD_NEXT lands back in the
-     * shim, forever. A shim opens the real library by its path first. */
+     * shim, forever. A shim looks in its real library and nowhere else. */
+    void *p;
     if (cgi_layer_is_shim(l)) {
         void *h = cgi_open_library(l);
-        void *p = h ? dlsym(h, name) : NULL;
+        p = h ? dlsym(h, name) : NULL;
         if (p && !cgi_is_callguard_object(p)) return p;
+        goto missing;
     }
-    void *p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
+    p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
     if (p && !cgi_is_callguard_object(p)) return p;
 
     p = cgi_search_loaded(name);
@@ -210,6 +221,7 @@ void *cgi_resolve(cg_layer *l, const char *name)
         if (p && !cgi_is_callguard_object(p)) return p;
     }
 
+missing:
     /* Once per layer: every other entry point of it is missing too. */
     if (!atomic_exchange(&l->warned, 1)) {
         const char *env = cgi_library_given(l);
@@ -223,35 +235,14 @@ void *cgi_resolve(cg_layer *l, const char *name)
     return NULL;
 }
 
-/* What a pass-through name runs when the real library is missing. Its
- * prototype is unknown, so all it can do is return the layer's
- * missing_result; one stub per layer (there are at most a few layers). */
-#define CGI_MISSING_STUBS 8
-static long cgi_missing_value[CGI_MISSING_STUBS];
-static cg_layer *cgi_missing_layer[CGI_MISSING_STUBS];
-#define CGI_MISSING_STUB(k)                                                                                             \
-    static long cgi_missing_##k(void) { return cgi_missing_value[k]; }
-CGI_MISSING_STUB(0)
-CGI_MISSING_STUB(1)
-CGI_MISSING_STUB(2)
-CGI_MISSING_STUB(3)
-CGI_MISSING_STUB(4)
-CGI_MISSING_STUB(5)
-CGI_MISSING_STUB(6)
-CGI_MISSING_STUB(7)
-static long (*const cgi_missing_stub[CGI_MISSING_STUBS])(void) = {cgi_missing_0, cgi_missing_1, cgi_missing_2,
-                                                                 cgi_missing_3, cgi_missing_4, cgi_missing_5,
-                                                                 cgi_missing_6, cgi_missing_7};
+/* What a pass-through name runs when the real library is missing: the
+ * layer's own stub, which returns its missing_result (its prototype is
+ * unknown: that is all it can do). A layer that has none gets 0. */
+static long cgi_missing_unknown(void) { return 0; }
 
 void *cg_resolve_passthrough(cg_layer *l, const char *name)
 {
     void *p = cgi_resolve(l, name);
     if (p) return p;
-    pthread_mutex_lock(&cgi_cfg_lock);
-    int k = 0;
-    while (k < CGI_MISSING_STUBS - 1 && cgi_missing_layer[k] && cgi_missing_layer[k] != l) k++;
-    cgi_missing_layer[k] = l;
-    cgi_missing_value[k] = l->missing_result;
-    pthread_mutex_unlock(&cgi_cfg_lock);
-    return (void *)cgi_missing_stub[k];
+    return l->passthrough_missing ? (void *)l->passthrough_missing : (void *)cgi_missing_unknown;
 }

@@ -10,7 +10,7 @@ typedef struct cgi_config {
     _Atomic uint64_t stall_ns;
     const cg_adapter *_Atomic adapter;
     _Atomic int adapter_mode;
-    FILE *_Atomic trace;
+    _Atomic int trace_on; /* CGI_TRACE_LINES | CGI_TRACE_TIMELINE (trace.h) */
 } cgi_config;
 
 CGI_HIDDEN extern cgi_config cgi_cfg;

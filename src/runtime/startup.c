@@ -13,6 +13,7 @@
 #include "settings.h"
 #include "site.h"
 #include "stats.h"
+#include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static void cgi_atfork_child(void)
     cgi_cfg_lock = fresh;
     cgi_domains_after_fork_child();
     cgi_stats_after_fork_child();
+    cgi_trace_after_fork_child();
     cgi_call_after_fork_child();
 }
 

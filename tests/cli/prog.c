@@ -3,6 +3,7 @@
  * every mode makes a known number of toy calls. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,18 @@ static void calls(int n)
 {
     int32_t sum;
     for (int i = 0; i < n; i++) toyAdd(i, 1, &sum);
+}
+#endif
+
+#ifndef CG_DLOPEN_ONLY
+/* A named thread making 4 calls. */
+static void *worker(void *arg)
+{
+    char name[16];
+    snprintf(name, sizeof name, "worker-%d", (int)(intptr_t)arg);
+    pthread_setname_np(pthread_self(), name);
+    calls(4);
+    return NULL;
 }
 #endif
 
@@ -69,6 +82,16 @@ int main(int argc, char **argv)
         calls(1);
         return 0;
     }
+#ifndef CG_DLOPEN_ONLY
+    if (!strcmp(mode, "threads")) { /* main 2 calls, then N named threads of 4 calls each */
+        calls(2);
+        pthread_t t[16];
+        if (n > 16) n = 16;
+        for (int i = 0; i < n; i++) pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+        for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+        return 0;
+    }
+#endif
     if (!strcmp(mode, "dlopen")) { /* reaches the driver only through dlopen + dlsym */
         void *h = dlopen("libcgtoy.so", RTLD_NOW | RTLD_LOCAL);
         if (!h) {

@@ -66,15 +66,138 @@ def run_forwards_sigterm_and_dies_of_it():
     check(rc == -signal.SIGTERM and time.monotonic() - t0 < 5, "killed by SIGTERM promptly: %d" % rc)
 
 
-def run_trace_writes_a_line_per_call():
+def run_trace_lines_writes_a_line_per_call():
     path = os.path.join(TMP, "trace.txt")
-    r = guarded([PROG, "calls", "7"], "--trace", path)
+    r = guarded([PROG, "calls", "7"], "--trace-lines", path)
     check(r.returncode == 0, r.stderr)
     lines = [l.split() for l in open(path).read().splitlines()]
     adds = [l for l in lines if l[:2] == ["toy", "toyAdd"]]
     check(len(adds) == 7, "one line per toyAdd call: %s" % lines)
     check(all(len(l) == 5 and l[2].isdigit() and l[3].isdigit() and l[4] == "0" for l in adds),
           "api site call_ns lock_wait_ns error: %s" % adds)
+
+
+def trace_of(prog_args, *opts, env=None):
+    """Runs with --trace and --report; returns the run, the parsed trace and the report."""
+    n = len(os.listdir(TMP))
+    tpath, rpath = os.path.join(TMP, "t%d.json" % n), os.path.join(TMP, "tr%d.json" % n)
+    r = guarded(prog_args, "--trace", tpath, "--report", rpath, *opts, env=env)
+    with open(tpath) as f:
+        trace = json.load(f)  # the whole file is one JSON document
+    r.report_path = rpath
+    with open(rpath) as f:
+        return r, trace, json.load(f)
+
+
+def calls_in(trace, pid=None, name="toyAdd"):
+    return [e for e in trace["traceEvents"]
+            if e["ph"] == "X" and e["name"] == name and (pid is None or e["pid"] == pid)]
+
+
+def check_complete_events(trace):
+    for e in trace["traceEvents"]:
+        check(e["ph"] in ("X", "M"), "only complete and metadata events: %s" % e)
+        check(isinstance(e["pid"], int) and isinstance(e["tid"], int), "pid and tid: %s" % e)
+        if e["ph"] == "X":
+            check(isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0
+                  and e["ts"] > 0, "ts and dur in microseconds: %s" % e)
+            check(e["cat"].split(",")[0] in ("call", "lock_wait"), "category: %s" % e)
+
+
+def run_trace_writes_one_timeline_for_the_tree():
+    """--trace: Chrome trace-event JSON of parent and forked child, one
+    clock: the child's calls lie between the parent's 3rd and 4th."""
+    r, trace, rep = trace_of([PROG, "fork"])
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    procs = {p["pid"]: p for p in rep["processes"]}
+    parent = [p for p in procs.values() if calls(p) == 5][0]
+    child = [p for p in procs.values() if calls(p) == 4][0]
+    check(child["ppid"] == parent["pid"], "a fork tree: %s" % procs)
+    pe, ce = calls_in(trace, parent["pid"]), calls_in(trace, child["pid"])
+    check(len(pe) == 5 and len(ce) == 4, "one event per call, by pid: %d %d" % (len(pe), len(ce)))
+    check(all(e["tid"] == parent["pid"] for e in pe) and all(e["tid"] == child["pid"] for e in ce),
+          "main threads' tids are their pids")
+    pe.sort(key=lambda e: e["ts"])
+    check(all(pe[2]["ts"] < e["ts"] < pe[3]["ts"] for e in ce), "one clock: the child ran between the parent's "
+          "3rd and 4th calls: %s %s" % ([e["ts"] for e in pe], [e["ts"] for e in ce]))
+    meta = [e for e in trace["traceEvents"] if e["ph"] == "M"]
+    pnames = {e["pid"]: e["args"]["name"] for e in meta if e["name"] == "process_name"}
+    check(set(pnames) == set(procs) and all("fork" in n for n in pnames.values()), "process names: %s" % pnames)
+    tnames = {(e["pid"], e["tid"]) for e in meta if e["name"] == "thread_name"}
+    check(tnames == {(p, p) for p in procs}, "thread names: %s" % tnames)
+    check(all(p["trace"] == {"events": calls(p), "dropped": 0} for p in rep["processes"]),
+          "the report counts each process's events: %s" % rep["processes"])
+    check(trace["otherData"]["dropped"] == 0 and trace["otherData"]["events"] == 9, trace["otherData"])
+
+
+def run_trace_names_threads():
+    r, trace, rep = trace_of([PROG, "threads", "3"])
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    pid = rep["processes"][0]["pid"]
+    names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+    workers = sorted(v for v in names.values() if v.startswith("worker-"))
+    check(workers == ["worker-0", "worker-1", "worker-2"], "each thread by its name: %s" % names)
+    for tid, name in names.items():
+        n = len([e for e in calls_in(trace, pid) if e["tid"] == tid])
+        check(n == (4 if name.startswith("worker-") else 2), "%s made %d calls" % (name, n))
+
+
+def run_trace_keeps_what_abort_and_exit_left():
+    for mode, ends in (("abort", {"state": "signaled", "signal": 6}), ("_exit", {"state": "exited", "status": 0})):
+        r, trace, rep = trace_of([PROG, mode])
+        check(rep["processes"][0]["exit"] == ends, "%s: %s" % (mode, rep))
+        check(len(calls_in(trace)) == 5, "%s: the 5 calls before it are in the trace" % mode)
+
+
+def run_trace_shows_lock_waits():
+    """Eight threads into one serialized toyCompile: the waits are events of their own."""
+    r, trace, rep = trace_of([TOY_RACE], "--serialize", "toyCompile=igc")
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    waits = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"].startswith("lock_wait")]
+    compiles = calls_in(trace, name="toyCompile")
+    check(len(compiles) == 8, "8 compiles: %d" % len(compiles))
+    check(waits and all(w["name"] == "lock wait igc" and w["args"]["entry_point"] == "toyCompile" for w in waits),
+          "lock waits, named for their domain: %s" % waits[:2])
+    # Each wait ends where its thread's compile starts.
+    starts = {(e["tid"], round(e["ts"], 3)) for e in compiles}
+    check(all((w["tid"], round(w["ts"] + w["dur"], 3)) in starts for w in waits), "waits end as calls begin")
+    waited = sum(s["lock_wait_ns"] for p in rep["processes"] for s in p["sites"]) / 1000.0
+    check(abs(sum(w["dur"] for w in waits) - waited) < 1.0 + 0.001 * waited, "the report's lock wait, in the trace")
+
+
+def run_trace_counts_drops_of_a_full_ring():
+    """More calls than a thread's ring holds: the oldest are dropped and
+    counted, the trace stays valid, the program is unchanged."""
+    n = 200000
+    r, trace, rep = trace_of([PROG, "calls", str(n)])
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    kept = trace["otherData"]["events_per_thread"]
+    ev = calls_in(trace)
+    check(len(ev) == kept and trace["otherData"]["dropped"] == n - kept, "%d kept, %s" % (len(ev), trace["otherData"]))
+    check(rep["processes"][0]["trace"] == {"events": kept, "dropped": n - kept}, "the report: %s" % rep["processes"][0])
+    ts = [e["ts"] for e in ev]
+    check(ts == sorted(ts), "the last calls, in order")
+    check("%d dropped" % (n - kept) in r.stderr, "one line says so: %r" % r.stderr)
+    text = run([CG, "report", r.report_path])
+    check("timeline: %d events kept, %d dropped" % (kept, n - kept) in text.stdout, "the table: %s" % text.stdout)
+
+
+def trace_in_process_writes_json_at_exit():
+    """CALLGUARD_TRACE alone, without callguard run: the process writes its own trace at exit."""
+    path = os.path.join(TMP, "inproc.json")
+    r = run([PROG, "fork"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": path})
+    check(r.returncode == 0, r.stderr)
+    trace = json.load(open(path))
+    check_complete_events(trace)
+    pids = {e["pid"] for e in calls_in(trace)}
+    check(len(calls_in(trace)) == 5 and len(pids) == 1, "the process's own 5 calls (its child is not traced): %s"
+          % pids)
+    r = run([PROG, "calls"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": "/nonexistent/dir/t.json"})
+    check(r.returncode == 2 and "/nonexistent/dir/t.json" in r.stderr, "refused at start: %r" % r.stderr)
 
 
 def run_reports_every_process_of_the_tree():
@@ -159,6 +282,10 @@ def run_rejects_bad_options_before_starting():
         (["--stall-ms", "-5"], "-5"),
         (["--api", "opengl"], "opengl"),
         (["--report", "/nonexistent/dir/r.json"], "/nonexistent/dir/r.json"),
+        (["--trace", "/nonexistent/dir/t.json"], "/nonexistent/dir/t.json"),
+        (["--trace", TMP], "is a directory"),
+        (["--trace", "-"], "expected a file name"),
+        (["--trace-lines", "/nonexistent/dir/t.txt"], "/nonexistent/dir/t.txt"),
         (["--bogus"], "--bogus"),
     ]
     for opts, says in bad:
@@ -210,7 +337,7 @@ def list_prints_policies_and_reasons():
     check(r.returncode == 0, r.stderr)
     line = [l for l in r.stdout.splitlines() if l.startswith("toyCompile ")]
     check(line and "compiles a program in the driver" in line[0], r.stdout)
-    check("11 entry points" in r.stdout, r.stdout)
+    check("15 entry points" in r.stdout, r.stdout)  # toy.h: 11, its two toyCompile variants, toyQuery_v2, toyGetProcAddress
     r = run([CG, "list", "vulkan"])
     check(r.returncode == 2 and "vulkan" in r.stderr, r.stderr)
 
@@ -335,6 +462,21 @@ def run_release_gil_ends_the_stall():
     check(waits and waits[0]["stalls"] == 1, "the report shows the stall: %s" % waits)
     r = run([CG, "run", "--layer", TOYLAYER, "--release-gil", "--", pause, "no-stall", "0", out])
     check(r.returncode == 0, "--release-gil: pauses of at most 50 ms: %s %s" % (r.stdout, r.stderr))
+
+
+def run_trace_marks_a_stall():
+    """A 1 s driver wait made holding the GIL is a stall on the timeline."""
+    pause = os.environ["CG_PAUSE"]
+    out = os.path.join(TMP, "pause-trace.txt")
+    path = os.path.join(TMP, "stall-trace.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--trace", path, "--", pause, "stall", "1", out])
+    check(r.returncode == 0, r.stdout + r.stderr)
+    trace = json.load(open(path))
+    check_complete_events(trace)
+    stalls = [e for e in calls_in(trace, name="toyWait") if e["cat"] == "call,stall"]
+    check(len(stalls) == 1 and stalls[0]["args"]["stall"] is True and stalls[0]["args"]["runtime_held"] is True
+          and stalls[0]["dur"] >= 900000, "the 1 s stall: %s" % calls_in(trace, name="toyWait"))
+    check(all(not e["args"]["stall"] for e in calls_in(trace) if e not in stalls), "nothing else is a stall")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 # generates.sh GEN DATA CC INCLUDE CASE: cases that generate a layer from
 # tests/gen/data/shapes.h and check what came out.
 GEN=$1 DATA=$2 CC=$3 INCLUDE=$4
+PASSTHROUGH_S=$INCLUDE/../src/layers/passthrough.S
 source "$(dirname "$0")/lib.sh"
 cd "$DATA"
 
@@ -13,8 +14,8 @@ gen_selects_by_declaring_file() {
     grep -q "^CG_EXPORT sh_result_t SH_APICALL shCreate(" "$WORK/cg_shapes.c" || fail "shCreate not selected"
     ! grep -q "shHelperNotApi" "$WORK/cg_shapes.c" || fail "shHelperNotApi (declared by an included header) selected"
     # A redeclaration does not make a second site; static and variadic functions are skipped.
-    [ "$(grep -c "^    CG_shCreate,$" "$WORK/cg_shapes.c")" -eq 1 ] || fail "shCreate has more than one site"
-    ! grep -q "CG_shInline\|CG_shVariadic" "$WORK/cg_shapes.c" || fail "static or variadic function wrapped"
+    [ "$(grep -c "^    CGL_shCreate,$" "$WORK/cg_shapes.c")" -eq 1 ] || fail "shCreate has more than one site"
+    ! grep -q "CGL_shInline\|CGL_shVariadic" "$WORK/cg_shapes.c" || fail "static or variadic function wrapped"
     grep -q "skipping shVariadic" "$WORK/stderr" || fail "no warning for the variadic function"
     expect_reject "not_api_entry_point.ini:9: unknown entry point shHelperNotApi" not_api_entry_point.ini -I .
 }
@@ -30,20 +31,20 @@ gen_handles_fnptr_array_const_params() {
         "    const uint32_t *dims;"
         "    int (*grid)[4];"
         "CG_EXPORT sh_result_t SH_APICALL shConst(const sh_ctx_t ctx, const char *const text, char *const *argv, const void *restrict p)"
-        "CG_EXPORT sh_result_t SH_APICALL shEnum(sh_ctx_t cg_a0, sh_mode_t cg_a1, enum sh_mode cg_a2, const sh_desc_t *cg_a3)"
+        "CG_EXPORT sh_result_t SH_APICALL shEnum(sh_ctx_t cgl_a0, sh_mode_t cgl_a1, enum sh_mode cgl_a2, const sh_desc_t *cgl_a3)"
         "CG_EXPORT void SH_APICALL shVoid(void)"
         "CG_EXPORT int (*shReturnsFnptr(int which))(double, sh_mode_t)"
         "CG_EXPORT sh_result_t SH_APICALL shFnType(sh_fn_t *fn, int inner(int), void (*cbs[2])(int))"
         "    void (**cbs)(int);"
         # the first parameter is the key only when it is an opaque handle
-        "(const void *)ctx, cg_th_shCallback"
-        "cg_call(&cg_sites[CG_shCreate], NULL,"
+        "(const void *)ctx, cgl_th_shCallback"
+        "cg_call(&cgl_sites[CGL_shCreate], NULL,"
         # policy values, escaped; the [defaults] transition where a site sets none
-        '[CG_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain"},'
-        '[CG_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL},'
-        '[CG_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL},'
+        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain"},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL},'
+        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL},'
         # a variant names its base and carries the base's policy
-        '[CG_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL},'
+        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
         'case SH_ERROR_B: return "SH_ERROR_B";'
         "return (sh_result_t)(SH_MISSING);"
@@ -66,10 +67,23 @@ gen_forwards_passthrough_names() {
     gen passthrough.ini -o "$WORK" -I .
     [ "$rc" -eq 0 ] || fail "generation failed"
     local out="$WORK/cg_shapes.c"
-    grep -qF '.passthrough = cg_passthrough,' "$out" || fail "the layer does not list its pass-through names"
-    grep -qF '.dlsym_next = cg_dlsym_next,' "$out" || fail "the layer does not set dlsym_next"
+    grep -qF '.passthrough = cgl_passthrough,' "$out" || fail "the layer does not list its pass-through names"
+    grep -qF '.dlsym_next = cgl_dlsym_next,' "$out" || fail "the layer does not set dlsym_next"
+    grep -qxF 'CGL_PT(1, shPassSecond)' "$WORK/cg_shapes_passthrough.h" || fail "no list of pass-through names"
+    # Built without passthrough.S (a shim forwarding through DT_NEEDED), the
+    # layer still compiles and links, exporting no pass-through name.
+    # (-z defs: nothing left undefined but libcallguard's calls, stubbed here.)
+    printf '%s\n' '#include <callguard/layer.h>' 'void cg_layer_register(cg_layer *l) { (void)l; }' \
+        'int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }' \
+        'void *cg_resolve_passthrough(cg_layer *l, const char *n) { (void)l, (void)n; return 0; }' >"$WORK/stubs.c"
     "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
-        -I "$INCLUDE" -I . "$out" -o "$WORK/libcg_shapes.so" || fail "the generated layer does not compile"
+        -Wl,-z,defs -I "$INCLUDE" -I . "$out" "$WORK/stubs.c" -ldl -o "$WORK/libcg_plain.so" \
+        || fail "the layer without passthrough.S does not link"
+    ! nm -D --defined-only "$WORK/libcg_plain.so" | grep -q " shPassMany$" || fail "shPassMany exported without the .S"
+    # With it, the trampolines: the one assembly file, given this layer's list.
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
+        -I "$INCLUDE" -I . "$out" "$PASSTHROUGH_S" -DCGL_PASSTHROUGH_LIST="\"$WORK/cg_shapes_passthrough.h\"" \
+        -Wl,-z,noexecstack -Wl,--fatal-warnings -o "$WORK/libcg_shapes.so" || fail "the generated layer does not build"
     for n in shPassMany shPassSecond shCreate; do
         nm -D --defined-only "$WORK/libcg_shapes.so" | grep -q " T $n$" || fail "$n not exported"
     done
@@ -79,7 +93,47 @@ gen_forwards_passthrough_names() {
     got=$("$WORK/passthrough_main") || fail "a pass-through call went wrong: $got"
     [ "$got" = "resolves=2" ] || fail "expected one resolution per name, got: $got"
     expect_reject "passthrough: shCreate is declared by the API headers" passthrough_entry_point.ini -I .
+    # A declared name with wrapper = forward: no site, a trampoline like the others.
+    gen forward.ini -o "$WORK" -I ../../toy
+    [ "$rc" -eq 0 ] || fail "generation with wrapper = forward failed"
+    grep -qxF 'CGL_PT(0, toyNop)' "$WORK/cg_toy_passthrough.h" || fail "toyNop is not forwarded"
+    ! grep -q "CGL_toyNop\b" "$WORK/cg_toy.c" || fail "a forwarded name got a site"
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -shared -I "$INCLUDE" -I ../../toy \
+        "$WORK/cg_toy.c" "$PASSTHROUGH_S" -DCGL_PASSTHROUGH_LIST="\"$WORK/cg_toy_passthrough.h\"" \
+        -o "$WORK/libforward.so" || fail "the layer with a forwarded name does not build"
+    nm -D --defined-only "$WORK/libforward.so" | grep -q " T toyNop$" || fail "toyNop not exported"
     expect_reject "passthrough = @no-such.exports: cannot read" passthrough_missing_file.ini -I .
+}
+
+gen_writes_variants_and_hand_wrappers() {
+    # apis/toy.ini: variants = _v2, _ptds; [toyGetProcAddress] wrapper = hand.
+    gen ../../../apis/toy.ini -o "$WORK" -I ../../toy
+    [ "$rc" -eq 0 ] || fail "generation failed"
+    local out="$WORK/cg_toy.c"
+    local want=(
+        # suffixes stack; a variant carries its base's policy
+        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},'
+        # a suffixed name whose base the header lacks stands alone
+        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL},'
+        # every site's wrapper, for a hand-written resolver
+        '[CGL_toyCompile_v2] = (void *)toyCompile_v2,'
+        '.wrappers = cgl_wrappers,'
+        # wrapper = hand: the guarded call stays, as cgl_guarded_NAME; the hand file is included
+        'static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)'
+        'struct cgl_fr_toyGetProcAddress {'
+        'static int cgl_th_toyGetProcAddress(void *cgl_frame)'
+        '#include "cg_toy_hand.c"'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    ! grep -q "^CG_EXPORT .*toyGetProcAddress(" "$out" || fail "a wrapper = hand entry point got a generated export"
+    # Without the hand-written file there is no toyGetProcAddress: the include fails.
+    ! "$CC" -std=gnu11 -fsyntax-only -I "$INCLUDE" -I ../../toy "$out" 2>/dev/null || fail "compiled without cg_toy_hand.c"
+    cp ../../../src/layers/toy/cg_toy_hand.c "$WORK/"
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -shared -I "$INCLUDE" -I ../../toy "$out" \
+        -o "$WORK/libcallguard_toy.so" || fail "the toy layer does not compile with its hand-written file"
+    nm -D --defined-only "$WORK/libcallguard_toy.so" | grep -q " T toyGetProcAddress$" || fail "no toyGetProcAddress"
 }
 
 gen_output_is_reproducible() {

@@ -54,7 +54,7 @@ gen_rejects_blocking_without_reason() {
 
 gen_rejects_bad_transition() {
     expect_policy_error bad_transition.ini "bad_transition.ini:8: transition = sometimes: expected always, blocking or never"
-    expect_policy_error bad_wrapper.ini "bad_wrapper.ini:8: wrapper = by hand: expected generated or hand"
+    expect_policy_error bad_wrapper.ini "bad_wrapper.ini:8: wrapper = by hand: expected generated, hand or forward"
 }
 
 gen_rejects_unknown_entry_point() {
@@ -66,6 +66,14 @@ gen_rejects_bad_variant() {
         bad_variant.ini -I .
     # A variant shares its base's policy: setting its own would be ignored.
     expect_policy_error variant_with_keys.ini "variant_with_keys.ini:7: [shVoidArgs] is a variant_of shAlloc and shares its policy"
+}
+
+gen_rejects_variant_section() {
+    # A variant shares its base's section ([api] variants): its own would be ignored.
+    expect_reject "variant_section.ini:9: [toyCompile_v2_ptds] is a variant of toyCompile ([api] variants at line 7)" \
+        variant_section.ini -I ../../toy
+    expect_reject "variant_of_variant.ini:10: variant_of = toyCompile_v2: that name is a variant of toyCompile" \
+        variant_of_variant.ini -I ../../toy
 }
 
 gen_rejects_missing_required_key() {

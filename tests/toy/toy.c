@@ -39,7 +39,8 @@ toy_result_t toyGetDevice(uint32_t index, toy_device_t *device)
     return TOY_SUCCESS;
 }
 
-toy_result_t toyCompile(toy_device_t device, const char *source, uint32_t sleep, toy_program_t *program)
+/* toyCompile and its variants: one compiler, one race window. */
+static toy_result_t compile(toy_device_t device, const char *source, uint32_t sleep, toy_program_t *program)
 {
     if (!valid(device)) return TOY_ERROR_INVALID_HANDLE;
     if (!source || !program) return TOY_ERROR_INVALID_VALUE;
@@ -61,6 +62,53 @@ toy_result_t toyCompile(toy_device_t device, const char *source, uint32_t sleep,
     *program = p;
     atomic_fetch_add(&compiles, 1);
     return TOY_SUCCESS;
+}
+
+toy_result_t toyCompile(toy_device_t device, const char *source, uint32_t sleep, toy_program_t *program)
+{
+    return compile(device, source, sleep, program);
+}
+
+toy_result_t toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep, uint32_t flags,
+                           toy_program_t *program)
+{
+    if (flags != 0) return TOY_ERROR_INVALID_VALUE;
+    return compile(device, source, sleep, program);
+}
+
+toy_result_t toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep, uint32_t flags,
+                                toy_program_t *program)
+{
+    if (flags != 0) return TOY_ERROR_INVALID_VALUE;
+    return compile(device, source, sleep, program);
+}
+
+toy_result_t toyQuery_v2(uint32_t *value)
+{
+    if (!value) return TOY_ERROR_INVALID_VALUE;
+    *value = 2;
+    return TOY_SUCCESS;
+}
+
+/* The addresses handed out are the library's own (it is linked with
+ * -Bsymbolic, as a driver binds its own names), never a layer's wrapper. */
+toy_result_t toyGetProcAddress(const char *name, uint32_t version, void **pfn)
+{
+    static const struct {
+        const char *name;
+        void *v1, *v2;
+    } table[] = {
+        {"toyGetProcAddress", (void *)toyGetProcAddress, (void *)toyGetProcAddress},
+        {"toyCompile", (void *)toyCompile, (void *)toyCompile_v2},
+        {"toyAdd", (void *)toyAdd, (void *)toyAdd},
+        {"toyNop", (void *)toyNop, (void *)toyNop},
+        {"toyQuery", NULL, (void *)toyQuery_v2},
+    };
+    if (!pfn) return TOY_ERROR_INVALID_VALUE;
+    *pfn = NULL;
+    for (size_t i = 0; name && i < sizeof table / sizeof *table; i++)
+        if (strcmp(table[i].name, name) == 0) *pfn = version >= 2 ? table[i].v2 : table[i].v1;
+    return *pfn ? TOY_SUCCESS : TOY_ERROR_INVALID_VALUE;
 }
 
 toy_result_t toyProgramRelease(toy_program_t program)

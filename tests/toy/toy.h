@@ -1,7 +1,10 @@
 /* toy.h: a small driver-like API used by callguard's tests and first demo.
  * toyCompile aborts when two threads are inside it at once on one device,
  * the way IGC 2.38.x aborted in zeModuleCreate; toyWait blocks like a wait
- * on an event; the rest are cheap calls. */
+ * on an event; the rest are cheap calls. toyCompile_v2 and toyCompile_v2_ptds
+ * are suffix variants, as a newer driver adds them (CUDA's _v2, _ptds), and
+ * share toyCompile's race window; toyGetProcAddress is a small model of
+ * cuGetProcAddress. */
 #ifndef TOY_H
 #define TOY_H
 
@@ -51,6 +54,19 @@ TOY_API toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callbac
 TOY_API toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats);
 TOY_API toy_result_t TOY_APICALL toyResetStats(void);
 TOY_API toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3]);
+/* toyCompile with flags (none defined: 0); the same compiler, so the same race. */
+TOY_API toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us,
+                                               uint32_t flags, toy_program_t *program);
+/* The same on the "per-thread default stream": a stacked suffix. */
+TOY_API toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us,
+                                                    uint32_t flags, toy_program_t *program);
+/* A name with a variant suffix whose base (toyQuery) the header does not declare. */
+TOY_API toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value);
+/* The library's own function for `name` as of API `version`, like
+ * cuGetProcAddress: from version 2 on, the _v2 variant where there is one
+ * ("toyCompile" -> toyCompile_v2). An unknown name: TOY_ERROR_INVALID_VALUE
+ * and *pfn = NULL. */
+TOY_API toy_result_t TOY_APICALL toyGetProcAddress(const char *name, uint32_t version, void **pfn);
 
 #ifdef __cplusplus
 }

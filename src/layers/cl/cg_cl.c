@@ -17,249 +17,249 @@
 
 /* Each wrapper has the header's exact prototype. Calling-convention macros are copied from the
  * header where they stand right before the name (they expand to nothing on Linux); attributes
- * (deprecation, visibility) are not copied. */
+ * (deprecation, visibility) are not copied. Names of this file's own are cgl_ (layer.h). */
 
 enum {
-    CG_clGetPlatformIDs,
-    CG_clGetPlatformInfo,
-    CG_clGetDeviceIDs,
-    CG_clGetDeviceInfo,
-    CG_clCreateSubDevices,
-    CG_clRetainDevice,
-    CG_clReleaseDevice,
-    CG_clSetDefaultDeviceCommandQueue,
-    CG_clGetDeviceAndHostTimer,
-    CG_clGetHostTimer,
-    CG_clCreateContext,
-    CG_clCreateContextFromType,
-    CG_clRetainContext,
-    CG_clReleaseContext,
-    CG_clGetContextInfo,
-    CG_clSetContextDestructorCallback,
-    CG_clCreateCommandQueueWithProperties,
-    CG_clRetainCommandQueue,
-    CG_clReleaseCommandQueue,
-    CG_clGetCommandQueueInfo,
-    CG_clCreateBuffer,
-    CG_clCreateSubBuffer,
-    CG_clCreateImage,
-    CG_clCreatePipe,
-    CG_clCreateBufferWithProperties,
-    CG_clCreateImageWithProperties,
-    CG_clRetainMemObject,
-    CG_clReleaseMemObject,
-    CG_clGetSupportedImageFormats,
-    CG_clGetMemObjectInfo,
-    CG_clGetImageInfo,
-    CG_clGetPipeInfo,
-    CG_clSetMemObjectDestructorCallback,
-    CG_clSVMAlloc,
-    CG_clSVMFree,
-    CG_clCreateSamplerWithProperties,
-    CG_clRetainSampler,
-    CG_clReleaseSampler,
-    CG_clGetSamplerInfo,
-    CG_clCreateProgramWithSource,
-    CG_clCreateProgramWithBinary,
-    CG_clCreateProgramWithBuiltInKernels,
-    CG_clCreateProgramWithIL,
-    CG_clRetainProgram,
-    CG_clReleaseProgram,
-    CG_clBuildProgram,
-    CG_clCompileProgram,
-    CG_clLinkProgram,
-    CG_clSetProgramReleaseCallback,
-    CG_clSetProgramSpecializationConstant,
-    CG_clUnloadPlatformCompiler,
-    CG_clGetProgramInfo,
-    CG_clGetProgramBuildInfo,
-    CG_clCreateKernel,
-    CG_clCreateKernelsInProgram,
-    CG_clCloneKernel,
-    CG_clRetainKernel,
-    CG_clReleaseKernel,
-    CG_clSetKernelArg,
-    CG_clSetKernelArgSVMPointer,
-    CG_clSetKernelExecInfo,
-    CG_clGetKernelInfo,
-    CG_clGetKernelArgInfo,
-    CG_clGetKernelWorkGroupInfo,
-    CG_clGetKernelSubGroupInfo,
-    CG_clWaitForEvents,
-    CG_clGetEventInfo,
-    CG_clCreateUserEvent,
-    CG_clRetainEvent,
-    CG_clReleaseEvent,
-    CG_clSetUserEventStatus,
-    CG_clSetEventCallback,
-    CG_clGetEventProfilingInfo,
-    CG_clFlush,
-    CG_clFinish,
-    CG_clEnqueueReadBuffer,
-    CG_clEnqueueReadBufferRect,
-    CG_clEnqueueWriteBuffer,
-    CG_clEnqueueWriteBufferRect,
-    CG_clEnqueueFillBuffer,
-    CG_clEnqueueCopyBuffer,
-    CG_clEnqueueCopyBufferRect,
-    CG_clEnqueueReadImage,
-    CG_clEnqueueWriteImage,
-    CG_clEnqueueFillImage,
-    CG_clEnqueueCopyImage,
-    CG_clEnqueueCopyImageToBuffer,
-    CG_clEnqueueCopyBufferToImage,
-    CG_clEnqueueMapBuffer,
-    CG_clEnqueueMapImage,
-    CG_clEnqueueUnmapMemObject,
-    CG_clEnqueueMigrateMemObjects,
-    CG_clEnqueueNDRangeKernel,
-    CG_clEnqueueNativeKernel,
-    CG_clEnqueueMarkerWithWaitList,
-    CG_clEnqueueBarrierWithWaitList,
-    CG_clEnqueueSVMFree,
-    CG_clEnqueueSVMMemcpy,
-    CG_clEnqueueSVMMemFill,
-    CG_clEnqueueSVMMap,
-    CG_clEnqueueSVMUnmap,
-    CG_clEnqueueSVMMigrateMem,
-    CG_clGetExtensionFunctionAddressForPlatform,
-    CG_clSetCommandQueueProperty,
-    CG_clCreateImage2D,
-    CG_clCreateImage3D,
-    CG_clEnqueueMarker,
-    CG_clEnqueueWaitForEvents,
-    CG_clEnqueueBarrier,
-    CG_clUnloadCompiler,
-    CG_clGetExtensionFunctionAddress,
-    CG_clCreateCommandQueue,
-    CG_clCreateSampler,
-    CG_clEnqueueTask,
-    CG_NSITES
+    CGL_clGetPlatformIDs,
+    CGL_clGetPlatformInfo,
+    CGL_clGetDeviceIDs,
+    CGL_clGetDeviceInfo,
+    CGL_clCreateSubDevices,
+    CGL_clRetainDevice,
+    CGL_clReleaseDevice,
+    CGL_clSetDefaultDeviceCommandQueue,
+    CGL_clGetDeviceAndHostTimer,
+    CGL_clGetHostTimer,
+    CGL_clCreateContext,
+    CGL_clCreateContextFromType,
+    CGL_clRetainContext,
+    CGL_clReleaseContext,
+    CGL_clGetContextInfo,
+    CGL_clSetContextDestructorCallback,
+    CGL_clCreateCommandQueueWithProperties,
+    CGL_clRetainCommandQueue,
+    CGL_clReleaseCommandQueue,
+    CGL_clGetCommandQueueInfo,
+    CGL_clCreateBuffer,
+    CGL_clCreateSubBuffer,
+    CGL_clCreateImage,
+    CGL_clCreatePipe,
+    CGL_clCreateBufferWithProperties,
+    CGL_clCreateImageWithProperties,
+    CGL_clRetainMemObject,
+    CGL_clReleaseMemObject,
+    CGL_clGetSupportedImageFormats,
+    CGL_clGetMemObjectInfo,
+    CGL_clGetImageInfo,
+    CGL_clGetPipeInfo,
+    CGL_clSetMemObjectDestructorCallback,
+    CGL_clSVMAlloc,
+    CGL_clSVMFree,
+    CGL_clCreateSamplerWithProperties,
+    CGL_clRetainSampler,
+    CGL_clReleaseSampler,
+    CGL_clGetSamplerInfo,
+    CGL_clCreateProgramWithSource,
+    CGL_clCreateProgramWithBinary,
+    CGL_clCreateProgramWithBuiltInKernels,
+    CGL_clCreateProgramWithIL,
+    CGL_clRetainProgram,
+    CGL_clReleaseProgram,
+    CGL_clBuildProgram,
+    CGL_clCompileProgram,
+    CGL_clLinkProgram,
+    CGL_clSetProgramReleaseCallback,
+    CGL_clSetProgramSpecializationConstant,
+    CGL_clUnloadPlatformCompiler,
+    CGL_clGetProgramInfo,
+    CGL_clGetProgramBuildInfo,
+    CGL_clCreateKernel,
+    CGL_clCreateKernelsInProgram,
+    CGL_clCloneKernel,
+    CGL_clRetainKernel,
+    CGL_clReleaseKernel,
+    CGL_clSetKernelArg,
+    CGL_clSetKernelArgSVMPointer,
+    CGL_clSetKernelExecInfo,
+    CGL_clGetKernelInfo,
+    CGL_clGetKernelArgInfo,
+    CGL_clGetKernelWorkGroupInfo,
+    CGL_clGetKernelSubGroupInfo,
+    CGL_clWaitForEvents,
+    CGL_clGetEventInfo,
+    CGL_clCreateUserEvent,
+    CGL_clRetainEvent,
+    CGL_clReleaseEvent,
+    CGL_clSetUserEventStatus,
+    CGL_clSetEventCallback,
+    CGL_clGetEventProfilingInfo,
+    CGL_clFlush,
+    CGL_clFinish,
+    CGL_clEnqueueReadBuffer,
+    CGL_clEnqueueReadBufferRect,
+    CGL_clEnqueueWriteBuffer,
+    CGL_clEnqueueWriteBufferRect,
+    CGL_clEnqueueFillBuffer,
+    CGL_clEnqueueCopyBuffer,
+    CGL_clEnqueueCopyBufferRect,
+    CGL_clEnqueueReadImage,
+    CGL_clEnqueueWriteImage,
+    CGL_clEnqueueFillImage,
+    CGL_clEnqueueCopyImage,
+    CGL_clEnqueueCopyImageToBuffer,
+    CGL_clEnqueueCopyBufferToImage,
+    CGL_clEnqueueMapBuffer,
+    CGL_clEnqueueMapImage,
+    CGL_clEnqueueUnmapMemObject,
+    CGL_clEnqueueMigrateMemObjects,
+    CGL_clEnqueueNDRangeKernel,
+    CGL_clEnqueueNativeKernel,
+    CGL_clEnqueueMarkerWithWaitList,
+    CGL_clEnqueueBarrierWithWaitList,
+    CGL_clEnqueueSVMFree,
+    CGL_clEnqueueSVMMemcpy,
+    CGL_clEnqueueSVMMemFill,
+    CGL_clEnqueueSVMMap,
+    CGL_clEnqueueSVMUnmap,
+    CGL_clEnqueueSVMMigrateMem,
+    CGL_clGetExtensionFunctionAddressForPlatform,
+    CGL_clSetCommandQueueProperty,
+    CGL_clCreateImage2D,
+    CGL_clCreateImage3D,
+    CGL_clEnqueueMarker,
+    CGL_clEnqueueWaitForEvents,
+    CGL_clEnqueueBarrier,
+    CGL_clUnloadCompiler,
+    CGL_clGetExtensionFunctionAddress,
+    CGL_clCreateCommandQueue,
+    CGL_clCreateSampler,
+    CGL_clEnqueueTask,
+    CGL_NSITES
 };
 
-static cg_site cg_sites[CG_NSITES];
+static cg_site cgl_sites[CGL_NSITES];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize}; a variant (base != NULL) carries its base's policy. */
-static const cg_site_default cg_defaults[CG_NSITES] = {
-    [CG_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL},
-    [CG_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL},
-    [CG_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL},
-    [CG_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL},
-    [CG_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL},
-    [CG_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL},
-    [CG_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL},
-    [CG_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL},
-    [CG_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL},
-    [CG_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL},
-    [CG_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL},
-    [CG_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL},
-    [CG_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
-    [CG_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
-    [CG_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
-    [CG_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
-    [CG_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
-    [CG_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
-    [CG_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
-    [CG_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
-    [CG_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL},
-    [CG_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL},
-    [CG_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
-    [CG_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL},
-    [CG_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL},
-    [CG_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL},
+static const cg_site_default cgl_defaults[CGL_NSITES] = {
+    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL},
+    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL},
+    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL},
+    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL},
+    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL},
+    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL},
+    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL},
+    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL},
+    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL},
+    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL},
+    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL},
+    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL},
+    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
+    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
+    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
+    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
+    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL},
+    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL},
+    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
+    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
+    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL},
+    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL},
+    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL},
+    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL},
+    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL},
 };
 
 /* Names a cl_int; codes that repeat a value are left to their first name. */
-static const char *cg_result_name(long r)
+static const char *cgl_result_name(long r)
 {
     switch (r) {
     case CL_SUCCESS: return "CL_SUCCESS";
@@ -332,38 +332,145 @@ static const char *cg_result_name(long r)
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
-static void *cg_dlsym_next(const char *name)
+static void *cgl_dlsym_next(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
     __asm__ __volatile__("" : "+r"(p));
     return p;
 }
 
-/* Exported by the vendor library but not declared by the header: forwarded unguarded. */
-static const char *const cg_passthrough[] = {
-    "clCreateEventFromEGLSyncKHR",
-    "clCreateEventFromGLsyncKHR",
-    "clCreateFromEGLImageKHR",
-    "clCreateFromGLBuffer",
-    "clCreateFromGLRenderbuffer",
-    "clCreateFromGLTexture",
-    "clCreateFromGLTexture2D",
-    "clCreateFromGLTexture3D",
-    "clCreateSubDevicesEXT",
-    "clEnqueueAcquireEGLObjectsKHR",
-    "clEnqueueAcquireGLObjects",
-    "clEnqueueReleaseEGLObjectsKHR",
-    "clEnqueueReleaseGLObjects",
-    "clGetGLContextInfoKHR",
-    "clGetGLObjectInfo",
-    "clGetGLTextureInfo",
-    "clGetKernelSubGroupInfoKHR",
-    "clReleaseDeviceEXT",
-    "clRetainDeviceEXT",
+/* Exported by the vendor library but not declared by the header: forwarded unguarded by the
+ * trampolines of passthrough.S, assembled with the same list (layer.h). */
+static const char *const cgl_passthrough[] = {
+#define CGL_PT(i, name) #name,
+#include "cg_cl_passthrough.h"
+#undef CGL_PT
     NULL,
 };
 
-static cg_layer cg_layer_cl = {
+/* What a pass-through name runs when the real library is missing: its prototype is unknown,
+ * so all it can do is return the API's missing result. */
+static long cgl_missing(void) { return (long)(CL_OUT_OF_RESOURCES); }
+
+/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */
+static void *const cgl_wrappers[CGL_NSITES] = {
+    [CGL_clGetPlatformIDs] = (void *)clGetPlatformIDs,
+    [CGL_clGetPlatformInfo] = (void *)clGetPlatformInfo,
+    [CGL_clGetDeviceIDs] = (void *)clGetDeviceIDs,
+    [CGL_clGetDeviceInfo] = (void *)clGetDeviceInfo,
+    [CGL_clCreateSubDevices] = (void *)clCreateSubDevices,
+    [CGL_clRetainDevice] = (void *)clRetainDevice,
+    [CGL_clReleaseDevice] = (void *)clReleaseDevice,
+    [CGL_clSetDefaultDeviceCommandQueue] = (void *)clSetDefaultDeviceCommandQueue,
+    [CGL_clGetDeviceAndHostTimer] = (void *)clGetDeviceAndHostTimer,
+    [CGL_clGetHostTimer] = (void *)clGetHostTimer,
+    [CGL_clCreateContext] = (void *)clCreateContext,
+    [CGL_clCreateContextFromType] = (void *)clCreateContextFromType,
+    [CGL_clRetainContext] = (void *)clRetainContext,
+    [CGL_clReleaseContext] = (void *)clReleaseContext,
+    [CGL_clGetContextInfo] = (void *)clGetContextInfo,
+    [CGL_clSetContextDestructorCallback] = (void *)clSetContextDestructorCallback,
+    [CGL_clCreateCommandQueueWithProperties] = (void *)clCreateCommandQueueWithProperties,
+    [CGL_clRetainCommandQueue] = (void *)clRetainCommandQueue,
+    [CGL_clReleaseCommandQueue] = (void *)clReleaseCommandQueue,
+    [CGL_clGetCommandQueueInfo] = (void *)clGetCommandQueueInfo,
+    [CGL_clCreateBuffer] = (void *)clCreateBuffer,
+    [CGL_clCreateSubBuffer] = (void *)clCreateSubBuffer,
+    [CGL_clCreateImage] = (void *)clCreateImage,
+    [CGL_clCreatePipe] = (void *)clCreatePipe,
+    [CGL_clCreateBufferWithProperties] = (void *)clCreateBufferWithProperties,
+    [CGL_clCreateImageWithProperties] = (void *)clCreateImageWithProperties,
+    [CGL_clRetainMemObject] = (void *)clRetainMemObject,
+    [CGL_clReleaseMemObject] = (void *)clReleaseMemObject,
+    [CGL_clGetSupportedImageFormats] = (void *)clGetSupportedImageFormats,
+    [CGL_clGetMemObjectInfo] = (void *)clGetMemObjectInfo,
+    [CGL_clGetImageInfo] = (void *)clGetImageInfo,
+    [CGL_clGetPipeInfo] = (void *)clGetPipeInfo,
+    [CGL_clSetMemObjectDestructorCallback] = (void *)clSetMemObjectDestructorCallback,
+    [CGL_clSVMAlloc] = (void *)clSVMAlloc,
+    [CGL_clSVMFree] = (void *)clSVMFree,
+    [CGL_clCreateSamplerWithProperties] = (void *)clCreateSamplerWithProperties,
+    [CGL_clRetainSampler] = (void *)clRetainSampler,
+    [CGL_clReleaseSampler] = (void *)clReleaseSampler,
+    [CGL_clGetSamplerInfo] = (void *)clGetSamplerInfo,
+    [CGL_clCreateProgramWithSource] = (void *)clCreateProgramWithSource,
+    [CGL_clCreateProgramWithBinary] = (void *)clCreateProgramWithBinary,
+    [CGL_clCreateProgramWithBuiltInKernels] = (void *)clCreateProgramWithBuiltInKernels,
+    [CGL_clCreateProgramWithIL] = (void *)clCreateProgramWithIL,
+    [CGL_clRetainProgram] = (void *)clRetainProgram,
+    [CGL_clReleaseProgram] = (void *)clReleaseProgram,
+    [CGL_clBuildProgram] = (void *)clBuildProgram,
+    [CGL_clCompileProgram] = (void *)clCompileProgram,
+    [CGL_clLinkProgram] = (void *)clLinkProgram,
+    [CGL_clSetProgramReleaseCallback] = (void *)clSetProgramReleaseCallback,
+    [CGL_clSetProgramSpecializationConstant] = (void *)clSetProgramSpecializationConstant,
+    [CGL_clUnloadPlatformCompiler] = (void *)clUnloadPlatformCompiler,
+    [CGL_clGetProgramInfo] = (void *)clGetProgramInfo,
+    [CGL_clGetProgramBuildInfo] = (void *)clGetProgramBuildInfo,
+    [CGL_clCreateKernel] = (void *)clCreateKernel,
+    [CGL_clCreateKernelsInProgram] = (void *)clCreateKernelsInProgram,
+    [CGL_clCloneKernel] = (void *)clCloneKernel,
+    [CGL_clRetainKernel] = (void *)clRetainKernel,
+    [CGL_clReleaseKernel] = (void *)clReleaseKernel,
+    [CGL_clSetKernelArg] = (void *)clSetKernelArg,
+    [CGL_clSetKernelArgSVMPointer] = (void *)clSetKernelArgSVMPointer,
+    [CGL_clSetKernelExecInfo] = (void *)clSetKernelExecInfo,
+    [CGL_clGetKernelInfo] = (void *)clGetKernelInfo,
+    [CGL_clGetKernelArgInfo] = (void *)clGetKernelArgInfo,
+    [CGL_clGetKernelWorkGroupInfo] = (void *)clGetKernelWorkGroupInfo,
+    [CGL_clGetKernelSubGroupInfo] = (void *)clGetKernelSubGroupInfo,
+    [CGL_clWaitForEvents] = (void *)clWaitForEvents,
+    [CGL_clGetEventInfo] = (void *)clGetEventInfo,
+    [CGL_clCreateUserEvent] = (void *)clCreateUserEvent,
+    [CGL_clRetainEvent] = (void *)clRetainEvent,
+    [CGL_clReleaseEvent] = (void *)clReleaseEvent,
+    [CGL_clSetUserEventStatus] = (void *)clSetUserEventStatus,
+    [CGL_clSetEventCallback] = (void *)clSetEventCallback,
+    [CGL_clGetEventProfilingInfo] = (void *)clGetEventProfilingInfo,
+    [CGL_clFlush] = (void *)clFlush,
+    [CGL_clFinish] = (void *)clFinish,
+    [CGL_clEnqueueReadBuffer] = (void *)clEnqueueReadBuffer,
+    [CGL_clEnqueueReadBufferRect] = (void *)clEnqueueReadBufferRect,
+    [CGL_clEnqueueWriteBuffer] = (void *)clEnqueueWriteBuffer,
+    [CGL_clEnqueueWriteBufferRect] = (void *)clEnqueueWriteBufferRect,
+    [CGL_clEnqueueFillBuffer] = (void *)clEnqueueFillBuffer,
+    [CGL_clEnqueueCopyBuffer] = (void *)clEnqueueCopyBuffer,
+    [CGL_clEnqueueCopyBufferRect] = (void *)clEnqueueCopyBufferRect,
+    [CGL_clEnqueueReadImage] = (void *)clEnqueueReadImage,
+    [CGL_clEnqueueWriteImage] = (void *)clEnqueueWriteImage,
+    [CGL_clEnqueueFillImage] = (void *)clEnqueueFillImage,
+    [CGL_clEnqueueCopyImage] = (void *)clEnqueueCopyImage,
+    [CGL_clEnqueueCopyImageToBuffer] = (void *)clEnqueueCopyImageToBuffer,
+    [CGL_clEnqueueCopyBufferToImage] = (void *)clEnqueueCopyBufferToImage,
+    [CGL_clEnqueueMapBuffer] = (void *)clEnqueueMapBuffer,
+    [CGL_clEnqueueMapImage] = (void *)clEnqueueMapImage,
+    [CGL_clEnqueueUnmapMemObject] = (void *)clEnqueueUnmapMemObject,
+    [CGL_clEnqueueMigrateMemObjects] = (void *)clEnqueueMigrateMemObjects,
+    [CGL_clEnqueueNDRangeKernel] = (void *)clEnqueueNDRangeKernel,
+    [CGL_clEnqueueNativeKernel] = (void *)clEnqueueNativeKernel,
+    [CGL_clEnqueueMarkerWithWaitList] = (void *)clEnqueueMarkerWithWaitList,
+    [CGL_clEnqueueBarrierWithWaitList] = (void *)clEnqueueBarrierWithWaitList,
+    [CGL_clEnqueueSVMFree] = (void *)clEnqueueSVMFree,
+    [CGL_clEnqueueSVMMemcpy] = (void *)clEnqueueSVMMemcpy,
+    [CGL_clEnqueueSVMMemFill] = (void *)clEnqueueSVMMemFill,
+    [CGL_clEnqueueSVMMap] = (void *)clEnqueueSVMMap,
+    [CGL_clEnqueueSVMUnmap] = (void *)clEnqueueSVMUnmap,
+    [CGL_clEnqueueSVMMigrateMem] = (void *)clEnqueueSVMMigrateMem,
+    [CGL_clGetExtensionFunctionAddressForPlatform] = (void *)clGetExtensionFunctionAddressForPlatform,
+    [CGL_clSetCommandQueueProperty] = (void *)clSetCommandQueueProperty,
+    [CGL_clCreateImage2D] = (void *)clCreateImage2D,
+    [CGL_clCreateImage3D] = (void *)clCreateImage3D,
+    [CGL_clEnqueueMarker] = (void *)clEnqueueMarker,
+    [CGL_clEnqueueWaitForEvents] = (void *)clEnqueueWaitForEvents,
+    [CGL_clEnqueueBarrier] = (void *)clEnqueueBarrier,
+    [CGL_clUnloadCompiler] = (void *)clUnloadCompiler,
+    [CGL_clGetExtensionFunctionAddress] = (void *)clGetExtensionFunctionAddress,
+    [CGL_clCreateCommandQueue] = (void *)clCreateCommandQueue,
+    [CGL_clCreateSampler] = (void *)clCreateSampler,
+    [CGL_clEnqueueTask] = (void *)clEnqueueTask,
+};
+
+static cg_layer cgl_layer = {
     .abi = CG_LAYER_ABI,
     .api = "cl",
     .prefixes = "cl",
@@ -376,704 +483,619 @@ static cg_layer cg_layer_cl = {
 #endif
     .header = "CL/cl.h",
     .missing_result = (long)(CL_OUT_OF_RESOURCES),
-    .result_name = cg_result_name,
-    .nsites = CG_NSITES,
-    .sites = cg_sites,
-    .defaults = cg_defaults,
-    .passthrough = cg_passthrough,
-    .dlsym_next = cg_dlsym_next,
+    .result_name = cgl_result_name,
+    .nsites = CGL_NSITES,
+    .sites = cgl_sites,
+    .defaults = cgl_defaults,
+    .wrappers = cgl_wrappers,
+    .passthrough = cgl_passthrough,
+    .passthrough_missing = cgl_missing,
+    .dlsym_next = cgl_dlsym_next,
 };
 
-__attribute__((constructor)) static void cg_register(void) { cg_layer_register(&cg_layer_cl); }
-/* Called by cg_pt_common (below) on the first call of pass-through name i. */
-__attribute__((used, visibility("hidden"))) void *cg_pt_resolve(unsigned i)
+__attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }
+
+/* Called by passthrough.S on the first call of pass-through name i: the real function, or
+ * cgl_missing. Never called when the layer is built without passthrough.S. */
+__attribute__((used, visibility("hidden"))) void *cgl_pt_resolve(unsigned i)
 {
-    return cg_resolve_passthrough(&cg_layer_cl, cg_passthrough[i]);
+    return cg_resolve_passthrough(&cgl_layer, cgl_passthrough[i]);
 }
 
-#if !defined(__x86_64__)
-#error "pass-through names need the x86-64 trampolines below"
-#endif
-/* name: jmp *slot; slot: lazy stub until resolved. Slots are 8-byte aligned stores: atomic on x86-64. */
-__asm__(
-    ".pushsection .data\n"
-    ".p2align 3\n"
-    "cg_pt_slot:\n"
-    "    .quad cg_pt_lazy_0\n"
-    "    .quad cg_pt_lazy_1\n"
-    "    .quad cg_pt_lazy_2\n"
-    "    .quad cg_pt_lazy_3\n"
-    "    .quad cg_pt_lazy_4\n"
-    "    .quad cg_pt_lazy_5\n"
-    "    .quad cg_pt_lazy_6\n"
-    "    .quad cg_pt_lazy_7\n"
-    "    .quad cg_pt_lazy_8\n"
-    "    .quad cg_pt_lazy_9\n"
-    "    .quad cg_pt_lazy_10\n"
-    "    .quad cg_pt_lazy_11\n"
-    "    .quad cg_pt_lazy_12\n"
-    "    .quad cg_pt_lazy_13\n"
-    "    .quad cg_pt_lazy_14\n"
-    "    .quad cg_pt_lazy_15\n"
-    "    .quad cg_pt_lazy_16\n"
-    "    .quad cg_pt_lazy_17\n"
-    "    .quad cg_pt_lazy_18\n"
-    ".popsection\n"
-    ".pushsection .text\n"
-    ".p2align 4\n.globl clCreateEventFromEGLSyncKHR\n.type clCreateEventFromEGLSyncKHR, @function\nclCreateEventFromEGLSyncKHR:\n    jmp *cg_pt_slot+0(%rip)\n.size clCreateEventFromEGLSyncKHR, .-clCreateEventFromEGLSyncKHR\n"
-    ".p2align 4\n.globl clCreateEventFromGLsyncKHR\n.type clCreateEventFromGLsyncKHR, @function\nclCreateEventFromGLsyncKHR:\n    jmp *cg_pt_slot+8(%rip)\n.size clCreateEventFromGLsyncKHR, .-clCreateEventFromGLsyncKHR\n"
-    ".p2align 4\n.globl clCreateFromEGLImageKHR\n.type clCreateFromEGLImageKHR, @function\nclCreateFromEGLImageKHR:\n    jmp *cg_pt_slot+16(%rip)\n.size clCreateFromEGLImageKHR, .-clCreateFromEGLImageKHR\n"
-    ".p2align 4\n.globl clCreateFromGLBuffer\n.type clCreateFromGLBuffer, @function\nclCreateFromGLBuffer:\n    jmp *cg_pt_slot+24(%rip)\n.size clCreateFromGLBuffer, .-clCreateFromGLBuffer\n"
-    ".p2align 4\n.globl clCreateFromGLRenderbuffer\n.type clCreateFromGLRenderbuffer, @function\nclCreateFromGLRenderbuffer:\n    jmp *cg_pt_slot+32(%rip)\n.size clCreateFromGLRenderbuffer, .-clCreateFromGLRenderbuffer\n"
-    ".p2align 4\n.globl clCreateFromGLTexture\n.type clCreateFromGLTexture, @function\nclCreateFromGLTexture:\n    jmp *cg_pt_slot+40(%rip)\n.size clCreateFromGLTexture, .-clCreateFromGLTexture\n"
-    ".p2align 4\n.globl clCreateFromGLTexture2D\n.type clCreateFromGLTexture2D, @function\nclCreateFromGLTexture2D:\n    jmp *cg_pt_slot+48(%rip)\n.size clCreateFromGLTexture2D, .-clCreateFromGLTexture2D\n"
-    ".p2align 4\n.globl clCreateFromGLTexture3D\n.type clCreateFromGLTexture3D, @function\nclCreateFromGLTexture3D:\n    jmp *cg_pt_slot+56(%rip)\n.size clCreateFromGLTexture3D, .-clCreateFromGLTexture3D\n"
-    ".p2align 4\n.globl clCreateSubDevicesEXT\n.type clCreateSubDevicesEXT, @function\nclCreateSubDevicesEXT:\n    jmp *cg_pt_slot+64(%rip)\n.size clCreateSubDevicesEXT, .-clCreateSubDevicesEXT\n"
-    ".p2align 4\n.globl clEnqueueAcquireEGLObjectsKHR\n.type clEnqueueAcquireEGLObjectsKHR, @function\nclEnqueueAcquireEGLObjectsKHR:\n    jmp *cg_pt_slot+72(%rip)\n.size clEnqueueAcquireEGLObjectsKHR, .-clEnqueueAcquireEGLObjectsKHR\n"
-    ".p2align 4\n.globl clEnqueueAcquireGLObjects\n.type clEnqueueAcquireGLObjects, @function\nclEnqueueAcquireGLObjects:\n    jmp *cg_pt_slot+80(%rip)\n.size clEnqueueAcquireGLObjects, .-clEnqueueAcquireGLObjects\n"
-    ".p2align 4\n.globl clEnqueueReleaseEGLObjectsKHR\n.type clEnqueueReleaseEGLObjectsKHR, @function\nclEnqueueReleaseEGLObjectsKHR:\n    jmp *cg_pt_slot+88(%rip)\n.size clEnqueueReleaseEGLObjectsKHR, .-clEnqueueReleaseEGLObjectsKHR\n"
-    ".p2align 4\n.globl clEnqueueReleaseGLObjects\n.type clEnqueueReleaseGLObjects, @function\nclEnqueueReleaseGLObjects:\n    jmp *cg_pt_slot+96(%rip)\n.size clEnqueueReleaseGLObjects, .-clEnqueueReleaseGLObjects\n"
-    ".p2align 4\n.globl clGetGLContextInfoKHR\n.type clGetGLContextInfoKHR, @function\nclGetGLContextInfoKHR:\n    jmp *cg_pt_slot+104(%rip)\n.size clGetGLContextInfoKHR, .-clGetGLContextInfoKHR\n"
-    ".p2align 4\n.globl clGetGLObjectInfo\n.type clGetGLObjectInfo, @function\nclGetGLObjectInfo:\n    jmp *cg_pt_slot+112(%rip)\n.size clGetGLObjectInfo, .-clGetGLObjectInfo\n"
-    ".p2align 4\n.globl clGetGLTextureInfo\n.type clGetGLTextureInfo, @function\nclGetGLTextureInfo:\n    jmp *cg_pt_slot+120(%rip)\n.size clGetGLTextureInfo, .-clGetGLTextureInfo\n"
-    ".p2align 4\n.globl clGetKernelSubGroupInfoKHR\n.type clGetKernelSubGroupInfoKHR, @function\nclGetKernelSubGroupInfoKHR:\n    jmp *cg_pt_slot+128(%rip)\n.size clGetKernelSubGroupInfoKHR, .-clGetKernelSubGroupInfoKHR\n"
-    ".p2align 4\n.globl clReleaseDeviceEXT\n.type clReleaseDeviceEXT, @function\nclReleaseDeviceEXT:\n    jmp *cg_pt_slot+136(%rip)\n.size clReleaseDeviceEXT, .-clReleaseDeviceEXT\n"
-    ".p2align 4\n.globl clRetainDeviceEXT\n.type clRetainDeviceEXT, @function\nclRetainDeviceEXT:\n    jmp *cg_pt_slot+144(%rip)\n.size clRetainDeviceEXT, .-clRetainDeviceEXT\n"
-    "cg_pt_lazy_0:\n    pushq $0\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_1:\n    pushq $1\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_2:\n    pushq $2\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_3:\n    pushq $3\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_4:\n    pushq $4\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_5:\n    pushq $5\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_6:\n    pushq $6\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_7:\n    pushq $7\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_8:\n    pushq $8\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_9:\n    pushq $9\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_10:\n    pushq $10\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_11:\n    pushq $11\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_12:\n    pushq $12\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_13:\n    pushq $13\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_14:\n    pushq $14\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_15:\n    pushq $15\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_16:\n    pushq $16\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_17:\n    pushq $17\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_18:\n    pushq $18\n    jmp cg_pt_common\n"
-    /* entry: rsp = index, return address; 16-byte aligned after push rbp and the 184-byte save area */
-    ".p2align 4\n.type cg_pt_common, @function\ncg_pt_common:\n"
-    "    pushq %rbp\n    movq %rsp, %rbp\n    subq $184, %rsp\n"
-    "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"
-    "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"
-    "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
-    "    movq %rdi, 128(%rsp)\n    movq %rsi, 136(%rsp)\n    movq %rdx, 144(%rsp)\n"
-    "    movq %rcx, 152(%rsp)\n    movq %r8, 160(%rsp)\n    movq %r9, 168(%rsp)\n"
-    "    movq %rax, 176(%rsp)\n"
-    "    movl 8(%rbp), %edi\n    call cg_pt_resolve\n"
-    "    movl 8(%rbp), %ecx\n    leaq cg_pt_slot(%rip), %rdx\n    movq %rax, (%rdx,%rcx,8)\n"
-    "    movq %rax, %r11\n"
-    "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"
-    "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"
-    "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"
-    "    movq 128(%rsp), %rdi\n    movq 136(%rsp), %rsi\n    movq 144(%rsp), %rdx\n"
-    "    movq 152(%rsp), %rcx\n    movq 160(%rsp), %r8\n    movq 168(%rsp), %r9\n"
-    "    movq 176(%rsp), %rax\n"
-    "    leave\n    addq $8, %rsp\n    jmp *%r11\n.size cg_pt_common, .-cg_pt_common\n"
-    ".popsection\n");
-
-
 /* clGetPlatformIDs: returns the result type: checked; no handle key */
-struct cg_fr_clGetPlatformIDs {
+struct cgl_fr_clGetPlatformIDs {
     cl_uint num_entries;
     cl_platform_id *platforms;
     cl_uint *num_platforms;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetPlatformIDs(void *cg_frame)
+static int cgl_th_clGetPlatformIDs(void *cgl_frame)
 {
-    struct cg_fr_clGetPlatformIDs *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cg_sites[CG_clGetPlatformIDs].real, memory_order_relaxed))(cg_f->num_entries, cg_f->platforms, cg_f->num_platforms);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetPlatformIDs *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
-    __typeof__(clGetPlatformIDs) *cg_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cg_sites[CG_clGetPlatformIDs].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(num_entries, platforms, num_platforms);
-    struct cg_fr_clGetPlatformIDs cg_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms};
-    if (cg_call(&cg_sites[CG_clGetPlatformIDs], NULL, cg_th_clGetPlatformIDs, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
+    struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms};
+    if (cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetPlatformInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetPlatformInfo {
+struct cgl_fr_clGetPlatformInfo {
     cl_platform_id platform;
     cl_platform_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetPlatformInfo(void *cg_frame)
+static int cgl_th_clGetPlatformInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetPlatformInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cg_sites[CG_clGetPlatformInfo].real, memory_order_relaxed))(cg_f->platform, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetPlatformInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetPlatformInfo) *cg_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cg_sites[CG_clGetPlatformInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetPlatformInfo cg_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetPlatformInfo], (const void *)platform, cg_th_clGetPlatformInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetPlatformInfo) *cgl_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetDeviceIDs: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetDeviceIDs {
+struct cgl_fr_clGetDeviceIDs {
     cl_platform_id platform;
     cl_device_type device_type;
     cl_uint num_entries;
     cl_device_id *devices;
     cl_uint *num_devices;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetDeviceIDs(void *cg_frame)
+static int cgl_th_clGetDeviceIDs(void *cgl_frame)
 {
-    struct cg_fr_clGetDeviceIDs *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceIDs].real, memory_order_relaxed))(cg_f->platform, cg_f->device_type, cg_f->num_entries, cg_f->devices, cg_f->num_devices);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetDeviceIDs *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
-    __typeof__(clGetDeviceIDs) *cg_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceIDs].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(platform, device_type, num_entries, devices, num_devices);
-    struct cg_fr_clGetDeviceIDs cg_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices};
-    if (cg_call(&cg_sites[CG_clGetDeviceIDs], (const void *)platform, cg_th_clGetDeviceIDs, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetDeviceIDs) *cgl_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, device_type, num_entries, devices, num_devices);
+    struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices};
+    if (cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetDeviceInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetDeviceInfo {
+struct cgl_fr_clGetDeviceInfo {
     cl_device_id device;
     cl_device_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetDeviceInfo(void *cg_frame)
+static int cgl_th_clGetDeviceInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetDeviceInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceInfo].real, memory_order_relaxed))(cg_f->device, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetDeviceInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetDeviceInfo) *cg_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetDeviceInfo cg_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetDeviceInfo], (const void *)device, cg_th_clGetDeviceInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetDeviceInfo) *cgl_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateSubDevices: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateSubDevices {
+struct cgl_fr_clCreateSubDevices {
     cl_device_id in_device;
     const cl_device_partition_property *properties;
     cl_uint num_devices;
     cl_device_id *out_devices;
     cl_uint *num_devices_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clCreateSubDevices(void *cg_frame)
+static int cgl_th_clCreateSubDevices(void *cgl_frame)
 {
-    struct cg_fr_clCreateSubDevices *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cg_sites[CG_clCreateSubDevices].real, memory_order_relaxed))(cg_f->in_device, cg_f->properties, cg_f->num_devices, cg_f->out_devices, cg_f->num_devices_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clCreateSubDevices *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
-    __typeof__(clCreateSubDevices) *cg_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cg_sites[CG_clCreateSubDevices].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
-    struct cg_fr_clCreateSubDevices cg_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret};
-    if (cg_call(&cg_sites[CG_clCreateSubDevices], (const void *)in_device, cg_th_clCreateSubDevices, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clCreateSubDevices) *cgl_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
+    struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainDevice: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainDevice {
+struct cgl_fr_clRetainDevice {
     cl_device_id device;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainDevice(void *cg_frame)
+static int cgl_th_clRetainDevice(void *cgl_frame)
 {
-    struct cg_fr_clRetainDevice *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cg_sites[CG_clRetainDevice].real, memory_order_relaxed))(cg_f->device);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainDevice *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(cgl_f->device);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
-    __typeof__(clRetainDevice) *cg_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cg_sites[CG_clRetainDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device);
-    struct cg_fr_clRetainDevice cg_fr = {.device = device};
-    if (cg_call(&cg_sites[CG_clRetainDevice], (const void *)device, cg_th_clRetainDevice, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainDevice) *cgl_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
+    struct cgl_fr_clRetainDevice cgl_fr = {.device = device};
+    if (cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseDevice: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseDevice {
+struct cgl_fr_clReleaseDevice {
     cl_device_id device;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseDevice(void *cg_frame)
+static int cgl_th_clReleaseDevice(void *cgl_frame)
 {
-    struct cg_fr_clReleaseDevice *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cg_sites[CG_clReleaseDevice].real, memory_order_relaxed))(cg_f->device);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseDevice *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(cgl_f->device);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
-    __typeof__(clReleaseDevice) *cg_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cg_sites[CG_clReleaseDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device);
-    struct cg_fr_clReleaseDevice cg_fr = {.device = device};
-    if (cg_call(&cg_sites[CG_clReleaseDevice], (const void *)device, cg_th_clReleaseDevice, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseDevice) *cgl_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
+    struct cgl_fr_clReleaseDevice cgl_fr = {.device = device};
+    if (cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetDefaultDeviceCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetDefaultDeviceCommandQueue {
+struct cgl_fr_clSetDefaultDeviceCommandQueue {
     cl_context context;
     cl_device_id device;
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetDefaultDeviceCommandQueue(void *cg_frame)
+static int cgl_th_clSetDefaultDeviceCommandQueue(void *cgl_frame)
 {
-    struct cg_fr_clSetDefaultDeviceCommandQueue *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(cg_f->context, cg_f->device, cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetDefaultDeviceCommandQueue *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
-    __typeof__(clSetDefaultDeviceCommandQueue) *cg_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, device, command_queue);
-    struct cg_fr_clSetDefaultDeviceCommandQueue cg_fr = {.context = context, .device = device, .command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clSetDefaultDeviceCommandQueue], (const void *)context, cg_th_clSetDefaultDeviceCommandQueue, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetDefaultDeviceCommandQueue) *cgl_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, command_queue);
+    struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetDeviceAndHostTimer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetDeviceAndHostTimer {
+struct cgl_fr_clGetDeviceAndHostTimer {
     cl_device_id device;
     cl_ulong *device_timestamp;
     cl_ulong *host_timestamp;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetDeviceAndHostTimer(void *cg_frame)
+static int cgl_th_clGetDeviceAndHostTimer(void *cgl_frame)
 {
-    struct cg_fr_clGetDeviceAndHostTimer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceAndHostTimer].real, memory_order_relaxed))(cg_f->device, cg_f->device_timestamp, cg_f->host_timestamp);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetDeviceAndHostTimer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
-    __typeof__(clGetDeviceAndHostTimer) *cg_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cg_sites[CG_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, device_timestamp, host_timestamp);
-    struct cg_fr_clGetDeviceAndHostTimer cg_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp};
-    if (cg_call(&cg_sites[CG_clGetDeviceAndHostTimer], (const void *)device, cg_th_clGetDeviceAndHostTimer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetDeviceAndHostTimer) *cgl_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, device_timestamp, host_timestamp);
+    struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp};
+    if (cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetHostTimer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetHostTimer {
+struct cgl_fr_clGetHostTimer {
     cl_device_id device;
     cl_ulong *host_timestamp;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetHostTimer(void *cg_frame)
+static int cgl_th_clGetHostTimer(void *cgl_frame)
 {
-    struct cg_fr_clGetHostTimer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cg_sites[CG_clGetHostTimer].real, memory_order_relaxed))(cg_f->device, cg_f->host_timestamp);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetHostTimer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->host_timestamp);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
-    __typeof__(clGetHostTimer) *cg_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cg_sites[CG_clGetHostTimer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, host_timestamp);
-    struct cg_fr_clGetHostTimer cg_fr = {.device = device, .host_timestamp = host_timestamp};
-    if (cg_call(&cg_sites[CG_clGetHostTimer], (const void *)device, cg_th_clGetHostTimer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetHostTimer) *cgl_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, host_timestamp);
+    struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp};
+    if (cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateContext: returns no result code: never an error; no handle key */
-struct cg_fr_clCreateContext {
+struct cgl_fr_clCreateContext {
     const cl_context_properties *properties;
     cl_uint num_devices;
     const cl_device_id *devices;
     void (*pfn_notify)(const char *, const void *, size_t, void *);
     void *user_data;
     cl_int *errcode_ret;
-    cl_context cg_ret;
+    cl_context cgl_ret;
 };
-static int cg_th_clCreateContext(void *cg_frame)
+static int cgl_th_clCreateContext(void *cgl_frame)
 {
-    struct cg_fr_clCreateContext *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cg_sites[CG_clCreateContext].real, memory_order_relaxed))(cg_f->properties, cg_f->num_devices, cg_f->devices, cg_f->pfn_notify, cg_f->user_data, cg_f->errcode_ret);
+    struct cgl_fr_clCreateContext *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clCreateContext) *cg_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cg_sites[CG_clCreateContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-    struct cg_fr_clCreateContext cg_fr = {.properties = properties, .num_devices = num_devices, .devices = devices, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateContext], NULL, cg_th_clCreateContext, &cg_fr) != 0) {
+    __typeof__(clCreateContext) *cgl_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+    struct cgl_fr_clCreateContext cgl_fr = {.properties = properties, .num_devices = num_devices, .devices = devices, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateContext], NULL, cgl_th_clCreateContext, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_context)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateContextFromType: returns no result code: never an error; no handle key */
-struct cg_fr_clCreateContextFromType {
+struct cgl_fr_clCreateContextFromType {
     const cl_context_properties *properties;
     cl_device_type device_type;
     void (*pfn_notify)(const char *, const void *, size_t, void *);
     void *user_data;
     cl_int *errcode_ret;
-    cl_context cg_ret;
+    cl_context cgl_ret;
 };
-static int cg_th_clCreateContextFromType(void *cg_frame)
+static int cgl_th_clCreateContextFromType(void *cgl_frame)
 {
-    struct cg_fr_clCreateContextFromType *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cg_sites[CG_clCreateContextFromType].real, memory_order_relaxed))(cg_f->properties, cg_f->device_type, cg_f->pfn_notify, cg_f->user_data, cg_f->errcode_ret);
+    struct cgl_fr_clCreateContextFromType *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clCreateContextFromType) *cg_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cg_sites[CG_clCreateContextFromType].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
-    struct cg_fr_clCreateContextFromType cg_fr = {.properties = properties, .device_type = device_type, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateContextFromType], NULL, cg_th_clCreateContextFromType, &cg_fr) != 0) {
+    __typeof__(clCreateContextFromType) *cgl_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
+    struct cgl_fr_clCreateContextFromType cgl_fr = {.properties = properties, .device_type = device_type, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateContextFromType], NULL, cgl_th_clCreateContextFromType, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_context)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainContext: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainContext {
+struct cgl_fr_clRetainContext {
     cl_context context;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainContext(void *cg_frame)
+static int cgl_th_clRetainContext(void *cgl_frame)
 {
-    struct cg_fr_clRetainContext *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cg_sites[CG_clRetainContext].real, memory_order_relaxed))(cg_f->context);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainContext *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(cgl_f->context);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
-    __typeof__(clRetainContext) *cg_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cg_sites[CG_clRetainContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context);
-    struct cg_fr_clRetainContext cg_fr = {.context = context};
-    if (cg_call(&cg_sites[CG_clRetainContext], (const void *)context, cg_th_clRetainContext, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainContext) *cgl_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
+    struct cgl_fr_clRetainContext cgl_fr = {.context = context};
+    if (cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseContext: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseContext {
+struct cgl_fr_clReleaseContext {
     cl_context context;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseContext(void *cg_frame)
+static int cgl_th_clReleaseContext(void *cgl_frame)
 {
-    struct cg_fr_clReleaseContext *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cg_sites[CG_clReleaseContext].real, memory_order_relaxed))(cg_f->context);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseContext *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(cgl_f->context);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
-    __typeof__(clReleaseContext) *cg_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cg_sites[CG_clReleaseContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context);
-    struct cg_fr_clReleaseContext cg_fr = {.context = context};
-    if (cg_call(&cg_sites[CG_clReleaseContext], (const void *)context, cg_th_clReleaseContext, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseContext) *cgl_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
+    struct cgl_fr_clReleaseContext cgl_fr = {.context = context};
+    if (cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetContextInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetContextInfo {
+struct cgl_fr_clGetContextInfo {
     cl_context context;
     cl_context_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetContextInfo(void *cg_frame)
+static int cgl_th_clGetContextInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetContextInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cg_sites[CG_clGetContextInfo].real, memory_order_relaxed))(cg_f->context, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetContextInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetContextInfo) *cg_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cg_sites[CG_clGetContextInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetContextInfo cg_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetContextInfo], (const void *)context, cg_th_clGetContextInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetContextInfo) *cgl_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetContextDestructorCallback: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetContextDestructorCallback {
+struct cgl_fr_clSetContextDestructorCallback {
     cl_context context;
     void (*pfn_notify)(cl_context, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetContextDestructorCallback(void *cg_frame)
+static int cgl_th_clSetContextDestructorCallback(void *cgl_frame)
 {
-    struct cg_fr_clSetContextDestructorCallback *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cg_sites[CG_clSetContextDestructorCallback].real, memory_order_relaxed))(cg_f->context, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetContextDestructorCallback *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
-    __typeof__(clSetContextDestructorCallback) *cg_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cg_sites[CG_clSetContextDestructorCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, pfn_notify, user_data);
-    struct cg_fr_clSetContextDestructorCallback cg_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clSetContextDestructorCallback], (const void *)context, cg_th_clSetContextDestructorCallback, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetContextDestructorCallback) *cgl_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, pfn_notify, user_data);
+    struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateCommandQueueWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateCommandQueueWithProperties {
+struct cgl_fr_clCreateCommandQueueWithProperties {
     cl_context context;
     cl_device_id device;
     const cl_queue_properties *properties;
     cl_int *errcode_ret;
-    cl_command_queue cg_ret;
+    cl_command_queue cgl_ret;
 };
-static int cg_th_clCreateCommandQueueWithProperties(void *cg_frame)
+static int cgl_th_clCreateCommandQueueWithProperties(void *cgl_frame)
 {
-    struct cg_fr_clCreateCommandQueueWithProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(cg_f->context, cg_f->device, cg_f->properties, cg_f->errcode_ret);
+    struct cgl_fr_clCreateCommandQueueWithProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateCommandQueueWithProperties) *cg_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, device, properties, errcode_ret);
-    struct cg_fr_clCreateCommandQueueWithProperties cg_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateCommandQueueWithProperties], (const void *)context, cg_th_clCreateCommandQueueWithProperties, &cg_fr) != 0) {
+    __typeof__(clCreateCommandQueueWithProperties) *cgl_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    struct cgl_fr_clCreateCommandQueueWithProperties cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateCommandQueueWithProperties], (const void *)context, cgl_th_clCreateCommandQueueWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_command_queue)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainCommandQueue {
+struct cgl_fr_clRetainCommandQueue {
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainCommandQueue(void *cg_frame)
+static int cgl_th_clRetainCommandQueue(void *cgl_frame)
 {
-    struct cg_fr_clRetainCommandQueue *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clRetainCommandQueue].real, memory_order_relaxed))(cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainCommandQueue *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
-    __typeof__(clRetainCommandQueue) *cg_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clRetainCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue);
-    struct cg_fr_clRetainCommandQueue cg_fr = {.command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clRetainCommandQueue], (const void *)command_queue, cg_th_clRetainCommandQueue, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainCommandQueue) *cgl_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseCommandQueue {
+struct cgl_fr_clReleaseCommandQueue {
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseCommandQueue(void *cg_frame)
+static int cgl_th_clReleaseCommandQueue(void *cgl_frame)
 {
-    struct cg_fr_clReleaseCommandQueue *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clReleaseCommandQueue].real, memory_order_relaxed))(cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseCommandQueue *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
-    __typeof__(clReleaseCommandQueue) *cg_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clReleaseCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue);
-    struct cg_fr_clReleaseCommandQueue cg_fr = {.command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clReleaseCommandQueue], (const void *)command_queue, cg_th_clReleaseCommandQueue, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseCommandQueue) *cgl_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetCommandQueueInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetCommandQueueInfo {
+struct cgl_fr_clGetCommandQueueInfo {
     cl_command_queue command_queue;
     cl_command_queue_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetCommandQueueInfo(void *cg_frame)
+static int cgl_th_clGetCommandQueueInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetCommandQueueInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cg_sites[CG_clGetCommandQueueInfo].real, memory_order_relaxed))(cg_f->command_queue, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetCommandQueueInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetCommandQueueInfo) *cg_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cg_sites[CG_clGetCommandQueueInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetCommandQueueInfo cg_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetCommandQueueInfo], (const void *)command_queue, cg_th_clGetCommandQueueInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetCommandQueueInfo) *cgl_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateBuffer {
+struct cgl_fr_clCreateBuffer {
     cl_context context;
     cl_mem_flags flags;
     size_t size;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateBuffer(void *cg_frame)
+static int cgl_th_clCreateBuffer(void *cgl_frame)
 {
-    struct cg_fr_clCreateBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cg_sites[CG_clCreateBuffer].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->size, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateBuffer) *cg_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cg_sites[CG_clCreateBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, size, host_ptr, errcode_ret);
-    struct cg_fr_clCreateBuffer cg_fr = {.context = context, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateBuffer], (const void *)context, cg_th_clCreateBuffer, &cg_fr) != 0) {
+    __typeof__(clCreateBuffer) *cgl_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateBuffer cgl_fr = {.context = context, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateBuffer], (const void *)context, cgl_th_clCreateBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateSubBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateSubBuffer {
+struct cgl_fr_clCreateSubBuffer {
     cl_mem buffer;
     cl_mem_flags flags;
     cl_buffer_create_type buffer_create_type;
     const void *buffer_create_info;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateSubBuffer(void *cg_frame)
+static int cgl_th_clCreateSubBuffer(void *cgl_frame)
 {
-    struct cg_fr_clCreateSubBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cg_sites[CG_clCreateSubBuffer].real, memory_order_relaxed))(cg_f->buffer, cg_f->flags, cg_f->buffer_create_type, cg_f->buffer_create_info, cg_f->errcode_ret);
+    struct cgl_fr_clCreateSubBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSubBuffer) *cg_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cg_sites[CG_clCreateSubBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
-    struct cg_fr_clCreateSubBuffer cg_fr = {.buffer = buffer, .flags = flags, .buffer_create_type = buffer_create_type, .buffer_create_info = buffer_create_info, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateSubBuffer], (const void *)buffer, cg_th_clCreateSubBuffer, &cg_fr) != 0) {
+    __typeof__(clCreateSubBuffer) *cgl_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    struct cgl_fr_clCreateSubBuffer cgl_fr = {.buffer = buffer, .flags = flags, .buffer_create_type = buffer_create_type, .buffer_create_info = buffer_create_info, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateSubBuffer], (const void *)buffer, cgl_th_clCreateSubBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateImage: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateImage {
+struct cgl_fr_clCreateImage {
     cl_context context;
     cl_mem_flags flags;
     const cl_image_format *image_format;
     const cl_image_desc *image_desc;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateImage(void *cg_frame)
+static int cgl_th_clCreateImage(void *cgl_frame)
 {
-    struct cg_fr_clCreateImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cg_sites[CG_clCreateImage].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->image_format, cg_f->image_desc, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage) *cg_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cg_sites[CG_clCreateImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
-    struct cg_fr_clCreateImage cg_fr = {.context = context, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateImage], (const void *)context, cg_th_clCreateImage, &cg_fr) != 0) {
+    __typeof__(clCreateImage) *cgl_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateImage cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateImage], (const void *)context, cgl_th_clCreateImage, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreatePipe: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreatePipe {
+struct cgl_fr_clCreatePipe {
     cl_context context;
     cl_mem_flags flags;
     cl_uint pipe_packet_size;
     cl_uint pipe_max_packets;
     const cl_pipe_properties *properties;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreatePipe(void *cg_frame)
+static int cgl_th_clCreatePipe(void *cgl_frame)
 {
-    struct cg_fr_clCreatePipe *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cg_sites[CG_clCreatePipe].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->pipe_packet_size, cg_f->pipe_max_packets, cg_f->properties, cg_f->errcode_ret);
+    struct cgl_fr_clCreatePipe *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreatePipe) *cg_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cg_sites[CG_clCreatePipe].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
-    struct cg_fr_clCreatePipe cg_fr = {.context = context, .flags = flags, .pipe_packet_size = pipe_packet_size, .pipe_max_packets = pipe_max_packets, .properties = properties, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreatePipe], (const void *)context, cg_th_clCreatePipe, &cg_fr) != 0) {
+    __typeof__(clCreatePipe) *cgl_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+    struct cgl_fr_clCreatePipe cgl_fr = {.context = context, .flags = flags, .pipe_packet_size = pipe_packet_size, .pipe_max_packets = pipe_max_packets, .properties = properties, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreatePipe], (const void *)context, cgl_th_clCreatePipe, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateBufferWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateBufferWithProperties {
+struct cgl_fr_clCreateBufferWithProperties {
     cl_context context;
     const cl_mem_properties *properties;
     cl_mem_flags flags;
     size_t size;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateBufferWithProperties(void *cg_frame)
+static int cgl_th_clCreateBufferWithProperties(void *cgl_frame)
 {
-    struct cg_fr_clCreateBufferWithProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateBufferWithProperties].real, memory_order_relaxed))(cg_f->context, cg_f->properties, cg_f->flags, cg_f->size, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateBufferWithProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateBufferWithProperties) *cg_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateBufferWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, properties, flags, size, host_ptr, errcode_ret);
-    struct cg_fr_clCreateBufferWithProperties cg_fr = {.context = context, .properties = properties, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateBufferWithProperties], (const void *)context, cg_th_clCreateBufferWithProperties, &cg_fr) != 0) {
+    __typeof__(clCreateBufferWithProperties) *cgl_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, size, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateBufferWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateBufferWithProperties], (const void *)context, cgl_th_clCreateBufferWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateImageWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateImageWithProperties {
+struct cgl_fr_clCreateImageWithProperties {
     cl_context context;
     const cl_mem_properties *properties;
     cl_mem_flags flags;
@@ -1081,345 +1103,345 @@ struct cg_fr_clCreateImageWithProperties {
     const cl_image_desc *image_desc;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateImageWithProperties(void *cg_frame)
+static int cgl_th_clCreateImageWithProperties(void *cgl_frame)
 {
-    struct cg_fr_clCreateImageWithProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateImageWithProperties].real, memory_order_relaxed))(cg_f->context, cg_f->properties, cg_f->flags, cg_f->image_format, cg_f->image_desc, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateImageWithProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImageWithProperties) *cg_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateImageWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
-    struct cg_fr_clCreateImageWithProperties cg_fr = {.context = context, .properties = properties, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateImageWithProperties], (const void *)context, cg_th_clCreateImageWithProperties, &cg_fr) != 0) {
+    __typeof__(clCreateImageWithProperties) *cgl_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateImageWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateImageWithProperties], (const void *)context, cgl_th_clCreateImageWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainMemObject {
+struct cgl_fr_clRetainMemObject {
     cl_mem memobj;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainMemObject(void *cg_frame)
+static int cgl_th_clRetainMemObject(void *cgl_frame)
 {
-    struct cg_fr_clRetainMemObject *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cg_sites[CG_clRetainMemObject].real, memory_order_relaxed))(cg_f->memobj);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainMemObject *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(cgl_f->memobj);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
-    __typeof__(clRetainMemObject) *cg_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cg_sites[CG_clRetainMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(memobj);
-    struct cg_fr_clRetainMemObject cg_fr = {.memobj = memobj};
-    if (cg_call(&cg_sites[CG_clRetainMemObject], (const void *)memobj, cg_th_clRetainMemObject, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainMemObject) *cgl_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
+    struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj};
+    if (cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseMemObject {
+struct cgl_fr_clReleaseMemObject {
     cl_mem memobj;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseMemObject(void *cg_frame)
+static int cgl_th_clReleaseMemObject(void *cgl_frame)
 {
-    struct cg_fr_clReleaseMemObject *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cg_sites[CG_clReleaseMemObject].real, memory_order_relaxed))(cg_f->memobj);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseMemObject *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(cgl_f->memobj);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
-    __typeof__(clReleaseMemObject) *cg_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cg_sites[CG_clReleaseMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(memobj);
-    struct cg_fr_clReleaseMemObject cg_fr = {.memobj = memobj};
-    if (cg_call(&cg_sites[CG_clReleaseMemObject], (const void *)memobj, cg_th_clReleaseMemObject, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseMemObject) *cgl_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
+    struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj};
+    if (cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetSupportedImageFormats: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetSupportedImageFormats {
+struct cgl_fr_clGetSupportedImageFormats {
     cl_context context;
     cl_mem_flags flags;
     cl_mem_object_type image_type;
     cl_uint num_entries;
     cl_image_format *image_formats;
     cl_uint *num_image_formats;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetSupportedImageFormats(void *cg_frame)
+static int cgl_th_clGetSupportedImageFormats(void *cgl_frame)
 {
-    struct cg_fr_clGetSupportedImageFormats *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cg_sites[CG_clGetSupportedImageFormats].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->image_type, cg_f->num_entries, cg_f->image_formats, cg_f->num_image_formats);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetSupportedImageFormats *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
-    __typeof__(clGetSupportedImageFormats) *cg_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cg_sites[CG_clGetSupportedImageFormats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
-    struct cg_fr_clGetSupportedImageFormats cg_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats};
-    if (cg_call(&cg_sites[CG_clGetSupportedImageFormats], (const void *)context, cg_th_clGetSupportedImageFormats, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetSupportedImageFormats) *cgl_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
+    struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats};
+    if (cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetMemObjectInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetMemObjectInfo {
+struct cgl_fr_clGetMemObjectInfo {
     cl_mem memobj;
     cl_mem_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetMemObjectInfo(void *cg_frame)
+static int cgl_th_clGetMemObjectInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetMemObjectInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cg_sites[CG_clGetMemObjectInfo].real, memory_order_relaxed))(cg_f->memobj, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetMemObjectInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetMemObjectInfo) *cg_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cg_sites[CG_clGetMemObjectInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetMemObjectInfo cg_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetMemObjectInfo], (const void *)memobj, cg_th_clGetMemObjectInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetMemObjectInfo) *cgl_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetImageInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetImageInfo {
+struct cgl_fr_clGetImageInfo {
     cl_mem image;
     cl_image_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetImageInfo(void *cg_frame)
+static int cgl_th_clGetImageInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetImageInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cg_sites[CG_clGetImageInfo].real, memory_order_relaxed))(cg_f->image, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetImageInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetImageInfo) *cg_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cg_sites[CG_clGetImageInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetImageInfo cg_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetImageInfo], (const void *)image, cg_th_clGetImageInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetImageInfo) *cgl_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetPipeInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetPipeInfo {
+struct cgl_fr_clGetPipeInfo {
     cl_mem pipe;
     cl_pipe_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetPipeInfo(void *cg_frame)
+static int cgl_th_clGetPipeInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetPipeInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cg_sites[CG_clGetPipeInfo].real, memory_order_relaxed))(cg_f->pipe, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetPipeInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetPipeInfo) *cg_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cg_sites[CG_clGetPipeInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetPipeInfo cg_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetPipeInfo], (const void *)pipe, cg_th_clGetPipeInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetPipeInfo) *cgl_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetMemObjectDestructorCallback: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetMemObjectDestructorCallback {
+struct cgl_fr_clSetMemObjectDestructorCallback {
     cl_mem memobj;
     void (*pfn_notify)(cl_mem, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetMemObjectDestructorCallback(void *cg_frame)
+static int cgl_th_clSetMemObjectDestructorCallback(void *cgl_frame)
 {
-    struct cg_fr_clSetMemObjectDestructorCallback *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cg_sites[CG_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(cg_f->memobj, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetMemObjectDestructorCallback *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
-    __typeof__(clSetMemObjectDestructorCallback) *cg_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cg_sites[CG_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(memobj, pfn_notify, user_data);
-    struct cg_fr_clSetMemObjectDestructorCallback cg_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clSetMemObjectDestructorCallback], (const void *)memobj, cg_th_clSetMemObjectDestructorCallback, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetMemObjectDestructorCallback) *cgl_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, pfn_notify, user_data);
+    struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSVMAlloc: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clSVMAlloc {
+struct cgl_fr_clSVMAlloc {
     cl_context context;
     cl_svm_mem_flags flags;
     size_t size;
     cl_uint alignment;
-    void *cg_ret;
+    void *cgl_ret;
 };
-static int cg_th_clSVMAlloc(void *cg_frame)
+static int cgl_th_clSVMAlloc(void *cgl_frame)
 {
-    struct cg_fr_clSVMAlloc *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cg_sites[CG_clSVMAlloc].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->size, cg_f->alignment);
+    struct cgl_fr_clSVMAlloc *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment);
     return 0;
 }
 CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
-    __typeof__(clSVMAlloc) *cg_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cg_sites[CG_clSVMAlloc].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, size, alignment);
-    struct cg_fr_clSVMAlloc cg_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
-    if (cg_call(&cg_sites[CG_clSVMAlloc], (const void *)context, cg_th_clSVMAlloc, &cg_fr) != 0) return (void *)0;
-    return cg_fr.cg_ret;
+    __typeof__(clSVMAlloc) *cgl_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, alignment);
+    struct cgl_fr_clSVMAlloc cgl_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
+    if (cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr) != 0) return (void *)0;
+    return cgl_fr.cgl_ret;
 }
 
 /* clSVMFree: returns void; keyed by its first parameter (a handle) */
-struct cg_fr_clSVMFree {
+struct cgl_fr_clSVMFree {
     cl_context context;
     void *svm_pointer;
 };
-static int cg_th_clSVMFree(void *cg_frame)
+static int cgl_th_clSVMFree(void *cgl_frame)
 {
-    struct cg_fr_clSVMFree *cg_f = cg_frame;
-    ((__typeof__(clSVMFree) *)atomic_load_explicit(&cg_sites[CG_clSVMFree].real, memory_order_relaxed))(cg_f->context, cg_f->svm_pointer);
+    struct cgl_fr_clSVMFree *cgl_f = cgl_frame;
+    ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(cgl_f->context, cgl_f->svm_pointer);
     return 0;
 }
 CG_EXPORT void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer)
 {
-    __typeof__(clSVMFree) *cg_fn = (__typeof__(clSVMFree) *)atomic_load_explicit(&cg_sites[CG_clSVMFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) { cg_fn(context, svm_pointer); return; }
-    struct cg_fr_clSVMFree cg_fr = {.context = context, .svm_pointer = svm_pointer};
-    (void)cg_call(&cg_sites[CG_clSVMFree], (const void *)context, cg_th_clSVMFree, &cg_fr);
+    __typeof__(clSVMFree) *cgl_fn = (__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(context, svm_pointer); return; }
+    struct cgl_fr_clSVMFree cgl_fr = {.context = context, .svm_pointer = svm_pointer};
+    (void)cg_call(&cgl_sites[CGL_clSVMFree], (const void *)context, cgl_th_clSVMFree, &cgl_fr);
 }
 
 /* clCreateSamplerWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateSamplerWithProperties {
+struct cgl_fr_clCreateSamplerWithProperties {
     cl_context context;
     const cl_sampler_properties *sampler_properties;
     cl_int *errcode_ret;
-    cl_sampler cg_ret;
+    cl_sampler cgl_ret;
 };
-static int cg_th_clCreateSamplerWithProperties(void *cg_frame)
+static int cgl_th_clCreateSamplerWithProperties(void *cgl_frame)
 {
-    struct cg_fr_clCreateSamplerWithProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateSamplerWithProperties].real, memory_order_relaxed))(cg_f->context, cg_f->sampler_properties, cg_f->errcode_ret);
+    struct cgl_fr_clCreateSamplerWithProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSamplerWithProperties) *cg_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cg_sites[CG_clCreateSamplerWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, sampler_properties, errcode_ret);
-    struct cg_fr_clCreateSamplerWithProperties cg_fr = {.context = context, .sampler_properties = sampler_properties, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateSamplerWithProperties], (const void *)context, cg_th_clCreateSamplerWithProperties, &cg_fr) != 0) {
+    __typeof__(clCreateSamplerWithProperties) *cgl_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, sampler_properties, errcode_ret);
+    struct cgl_fr_clCreateSamplerWithProperties cgl_fr = {.context = context, .sampler_properties = sampler_properties, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateSamplerWithProperties], (const void *)context, cgl_th_clCreateSamplerWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_sampler)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainSampler: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainSampler {
+struct cgl_fr_clRetainSampler {
     cl_sampler sampler;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainSampler(void *cg_frame)
+static int cgl_th_clRetainSampler(void *cgl_frame)
 {
-    struct cg_fr_clRetainSampler *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cg_sites[CG_clRetainSampler].real, memory_order_relaxed))(cg_f->sampler);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainSampler *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(cgl_f->sampler);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
-    __typeof__(clRetainSampler) *cg_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cg_sites[CG_clRetainSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(sampler);
-    struct cg_fr_clRetainSampler cg_fr = {.sampler = sampler};
-    if (cg_call(&cg_sites[CG_clRetainSampler], (const void *)sampler, cg_th_clRetainSampler, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainSampler) *cgl_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
+    struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler};
+    if (cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseSampler: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseSampler {
+struct cgl_fr_clReleaseSampler {
     cl_sampler sampler;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseSampler(void *cg_frame)
+static int cgl_th_clReleaseSampler(void *cgl_frame)
 {
-    struct cg_fr_clReleaseSampler *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cg_sites[CG_clReleaseSampler].real, memory_order_relaxed))(cg_f->sampler);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseSampler *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(cgl_f->sampler);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
-    __typeof__(clReleaseSampler) *cg_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cg_sites[CG_clReleaseSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(sampler);
-    struct cg_fr_clReleaseSampler cg_fr = {.sampler = sampler};
-    if (cg_call(&cg_sites[CG_clReleaseSampler], (const void *)sampler, cg_th_clReleaseSampler, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseSampler) *cgl_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
+    struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler};
+    if (cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetSamplerInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetSamplerInfo {
+struct cgl_fr_clGetSamplerInfo {
     cl_sampler sampler;
     cl_sampler_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetSamplerInfo(void *cg_frame)
+static int cgl_th_clGetSamplerInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetSamplerInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cg_sites[CG_clGetSamplerInfo].real, memory_order_relaxed))(cg_f->sampler, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetSamplerInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetSamplerInfo) *cg_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cg_sites[CG_clGetSamplerInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetSamplerInfo cg_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetSamplerInfo], (const void *)sampler, cg_th_clGetSamplerInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetSamplerInfo) *cgl_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateProgramWithSource: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateProgramWithSource {
+struct cgl_fr_clCreateProgramWithSource {
     cl_context context;
     cl_uint count;
     const char **strings;
     const size_t *lengths;
     cl_int *errcode_ret;
-    cl_program cg_ret;
+    cl_program cgl_ret;
 };
-static int cg_th_clCreateProgramWithSource(void *cg_frame)
+static int cgl_th_clCreateProgramWithSource(void *cgl_frame)
 {
-    struct cg_fr_clCreateProgramWithSource *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithSource].real, memory_order_relaxed))(cg_f->context, cg_f->count, cg_f->strings, cg_f->lengths, cg_f->errcode_ret);
+    struct cgl_fr_clCreateProgramWithSource *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithSource) *cg_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithSource].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, count, strings, lengths, errcode_ret);
-    struct cg_fr_clCreateProgramWithSource cg_fr = {.context = context, .count = count, .strings = strings, .lengths = lengths, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateProgramWithSource], (const void *)context, cg_th_clCreateProgramWithSource, &cg_fr) != 0) {
+    __typeof__(clCreateProgramWithSource) *cgl_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, count, strings, lengths, errcode_ret);
+    struct cgl_fr_clCreateProgramWithSource cgl_fr = {.context = context, .count = count, .strings = strings, .lengths = lengths, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateProgramWithSource], (const void *)context, cgl_th_clCreateProgramWithSource, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateProgramWithBinary: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateProgramWithBinary {
+struct cgl_fr_clCreateProgramWithBinary {
     cl_context context;
     cl_uint num_devices;
     const cl_device_id *device_list;
@@ -1427,146 +1449,146 @@ struct cg_fr_clCreateProgramWithBinary {
     const unsigned char **binaries;
     cl_int *binary_status;
     cl_int *errcode_ret;
-    cl_program cg_ret;
+    cl_program cgl_ret;
 };
-static int cg_th_clCreateProgramWithBinary(void *cg_frame)
+static int cgl_th_clCreateProgramWithBinary(void *cgl_frame)
 {
-    struct cg_fr_clCreateProgramWithBinary *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithBinary].real, memory_order_relaxed))(cg_f->context, cg_f->num_devices, cg_f->device_list, cg_f->lengths, cg_f->binaries, cg_f->binary_status, cg_f->errcode_ret);
+    struct cgl_fr_clCreateProgramWithBinary *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithBinary) *cg_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithBinary].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-    struct cg_fr_clCreateProgramWithBinary cg_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .lengths = lengths, .binaries = binaries, .binary_status = binary_status, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateProgramWithBinary], (const void *)context, cg_th_clCreateProgramWithBinary, &cg_fr) != 0) {
+    __typeof__(clCreateProgramWithBinary) *cgl_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+    struct cgl_fr_clCreateProgramWithBinary cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .lengths = lengths, .binaries = binaries, .binary_status = binary_status, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateProgramWithBinary], (const void *)context, cgl_th_clCreateProgramWithBinary, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateProgramWithBuiltInKernels: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateProgramWithBuiltInKernels {
+struct cgl_fr_clCreateProgramWithBuiltInKernels {
     cl_context context;
     cl_uint num_devices;
     const cl_device_id *device_list;
     const char *kernel_names;
     cl_int *errcode_ret;
-    cl_program cg_ret;
+    cl_program cgl_ret;
 };
-static int cg_th_clCreateProgramWithBuiltInKernels(void *cg_frame)
+static int cgl_th_clCreateProgramWithBuiltInKernels(void *cgl_frame)
 {
-    struct cg_fr_clCreateProgramWithBuiltInKernels *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(cg_f->context, cg_f->num_devices, cg_f->device_list, cg_f->kernel_names, cg_f->errcode_ret);
+    struct cgl_fr_clCreateProgramWithBuiltInKernels *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithBuiltInKernels) *cg_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, num_devices, device_list, kernel_names, errcode_ret);
-    struct cg_fr_clCreateProgramWithBuiltInKernels cg_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .kernel_names = kernel_names, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateProgramWithBuiltInKernels], (const void *)context, cg_th_clCreateProgramWithBuiltInKernels, &cg_fr) != 0) {
+    __typeof__(clCreateProgramWithBuiltInKernels) *cgl_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, kernel_names, errcode_ret);
+    struct cgl_fr_clCreateProgramWithBuiltInKernels cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .kernel_names = kernel_names, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels], (const void *)context, cgl_th_clCreateProgramWithBuiltInKernels, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateProgramWithIL: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateProgramWithIL {
+struct cgl_fr_clCreateProgramWithIL {
     cl_context context;
     const void *il;
     size_t length;
     cl_int *errcode_ret;
-    cl_program cg_ret;
+    cl_program cgl_ret;
 };
-static int cg_th_clCreateProgramWithIL(void *cg_frame)
+static int cgl_th_clCreateProgramWithIL(void *cgl_frame)
 {
-    struct cg_fr_clCreateProgramWithIL *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithIL].real, memory_order_relaxed))(cg_f->context, cg_f->il, cg_f->length, cg_f->errcode_ret);
+    struct cgl_fr_clCreateProgramWithIL *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithIL) *cg_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cg_sites[CG_clCreateProgramWithIL].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, il, length, errcode_ret);
-    struct cg_fr_clCreateProgramWithIL cg_fr = {.context = context, .il = il, .length = length, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateProgramWithIL], (const void *)context, cg_th_clCreateProgramWithIL, &cg_fr) != 0) {
+    __typeof__(clCreateProgramWithIL) *cgl_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, il, length, errcode_ret);
+    struct cgl_fr_clCreateProgramWithIL cgl_fr = {.context = context, .il = il, .length = length, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateProgramWithIL], (const void *)context, cgl_th_clCreateProgramWithIL, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainProgram: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainProgram {
+struct cgl_fr_clRetainProgram {
     cl_program program;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainProgram(void *cg_frame)
+static int cgl_th_clRetainProgram(void *cgl_frame)
 {
-    struct cg_fr_clRetainProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cg_sites[CG_clRetainProgram].real, memory_order_relaxed))(cg_f->program);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(cgl_f->program);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
-    __typeof__(clRetainProgram) *cg_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cg_sites[CG_clRetainProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program);
-    struct cg_fr_clRetainProgram cg_fr = {.program = program};
-    if (cg_call(&cg_sites[CG_clRetainProgram], (const void *)program, cg_th_clRetainProgram, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainProgram) *cgl_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    struct cgl_fr_clRetainProgram cgl_fr = {.program = program};
+    if (cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseProgram: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseProgram {
+struct cgl_fr_clReleaseProgram {
     cl_program program;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseProgram(void *cg_frame)
+static int cgl_th_clReleaseProgram(void *cgl_frame)
 {
-    struct cg_fr_clReleaseProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cg_sites[CG_clReleaseProgram].real, memory_order_relaxed))(cg_f->program);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(cgl_f->program);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
-    __typeof__(clReleaseProgram) *cg_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cg_sites[CG_clReleaseProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program);
-    struct cg_fr_clReleaseProgram cg_fr = {.program = program};
-    if (cg_call(&cg_sites[CG_clReleaseProgram], (const void *)program, cg_th_clReleaseProgram, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseProgram) *cgl_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    struct cgl_fr_clReleaseProgram cgl_fr = {.program = program};
+    if (cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clBuildProgram: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clBuildProgram {
+struct cgl_fr_clBuildProgram {
     cl_program program;
     cl_uint num_devices;
     const cl_device_id *device_list;
     const char *options;
     void (*pfn_notify)(cl_program, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clBuildProgram(void *cg_frame)
+static int cgl_th_clBuildProgram(void *cgl_frame)
 {
-    struct cg_fr_clBuildProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cg_sites[CG_clBuildProgram].real, memory_order_relaxed))(cg_f->program, cg_f->num_devices, cg_f->device_list, cg_f->options, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clBuildProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    __typeof__(clBuildProgram) *cg_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cg_sites[CG_clBuildProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, num_devices, device_list, options, pfn_notify, user_data);
-    struct cg_fr_clBuildProgram cg_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clBuildProgram], (const void *)program, cg_th_clBuildProgram, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clBuildProgram) *cgl_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, pfn_notify, user_data);
+    struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCompileProgram: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clCompileProgram {
+struct cgl_fr_clCompileProgram {
     cl_program program;
     cl_uint num_devices;
     const cl_device_id *device_list;
@@ -1576,25 +1598,25 @@ struct cg_fr_clCompileProgram {
     const char **header_include_names;
     void (*pfn_notify)(cl_program, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clCompileProgram(void *cg_frame)
+static int cgl_th_clCompileProgram(void *cgl_frame)
 {
-    struct cg_fr_clCompileProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cg_sites[CG_clCompileProgram].real, memory_order_relaxed))(cg_f->program, cg_f->num_devices, cg_f->device_list, cg_f->options, cg_f->num_input_headers, cg_f->input_headers, cg_f->header_include_names, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clCompileProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    __typeof__(clCompileProgram) *cg_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cg_sites[CG_clCompileProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-    struct cg_fr_clCompileProgram cg_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clCompileProgram], (const void *)program, cg_th_clCompileProgram, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clCompileProgram) *cgl_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+    struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clLinkProgram: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clLinkProgram {
+struct cgl_fr_clLinkProgram {
     cl_context context;
     cl_uint num_devices;
     const cl_device_id *device_list;
@@ -1604,396 +1626,396 @@ struct cg_fr_clLinkProgram {
     void (*pfn_notify)(cl_program, void *);
     void *user_data;
     cl_int *errcode_ret;
-    cl_program cg_ret;
+    cl_program cgl_ret;
 };
-static int cg_th_clLinkProgram(void *cg_frame)
+static int cgl_th_clLinkProgram(void *cgl_frame)
 {
-    struct cg_fr_clLinkProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cg_sites[CG_clLinkProgram].real, memory_order_relaxed))(cg_f->context, cg_f->num_devices, cg_f->device_list, cg_f->options, cg_f->num_input_programs, cg_f->input_programs, cg_f->pfn_notify, cg_f->user_data, cg_f->errcode_ret);
+    struct cgl_fr_clLinkProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clLinkProgram) *cg_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cg_sites[CG_clLinkProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-    struct cg_fr_clLinkProgram cg_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_programs = num_input_programs, .input_programs = input_programs, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clLinkProgram], (const void *)context, cg_th_clLinkProgram, &cg_fr) != 0) {
+    __typeof__(clLinkProgram) *cgl_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+    struct cgl_fr_clLinkProgram cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_programs = num_input_programs, .input_programs = input_programs, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clLinkProgram], (const void *)context, cgl_th_clLinkProgram, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetProgramReleaseCallback: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetProgramReleaseCallback {
+struct cgl_fr_clSetProgramReleaseCallback {
     cl_program program;
     void (*pfn_notify)(cl_program, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetProgramReleaseCallback(void *cg_frame)
+static int cgl_th_clSetProgramReleaseCallback(void *cgl_frame)
 {
-    struct cg_fr_clSetProgramReleaseCallback *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cg_sites[CG_clSetProgramReleaseCallback].real, memory_order_relaxed))(cg_f->program, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetProgramReleaseCallback *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    __typeof__(clSetProgramReleaseCallback) *cg_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cg_sites[CG_clSetProgramReleaseCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, pfn_notify, user_data);
-    struct cg_fr_clSetProgramReleaseCallback cg_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clSetProgramReleaseCallback], (const void *)program, cg_th_clSetProgramReleaseCallback, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetProgramReleaseCallback) *cgl_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, pfn_notify, user_data);
+    struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetProgramSpecializationConstant: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetProgramSpecializationConstant {
+struct cgl_fr_clSetProgramSpecializationConstant {
     cl_program program;
     cl_uint spec_id;
     size_t spec_size;
     const void *spec_value;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetProgramSpecializationConstant(void *cg_frame)
+static int cgl_th_clSetProgramSpecializationConstant(void *cgl_frame)
 {
-    struct cg_fr_clSetProgramSpecializationConstant *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cg_sites[CG_clSetProgramSpecializationConstant].real, memory_order_relaxed))(cg_f->program, cg_f->spec_id, cg_f->spec_size, cg_f->spec_value);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetProgramSpecializationConstant *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
-    __typeof__(clSetProgramSpecializationConstant) *cg_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cg_sites[CG_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, spec_id, spec_size, spec_value);
-    struct cg_fr_clSetProgramSpecializationConstant cg_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value};
-    if (cg_call(&cg_sites[CG_clSetProgramSpecializationConstant], (const void *)program, cg_th_clSetProgramSpecializationConstant, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetProgramSpecializationConstant) *cgl_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, spec_id, spec_size, spec_value);
+    struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value};
+    if (cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clUnloadPlatformCompiler: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clUnloadPlatformCompiler {
+struct cgl_fr_clUnloadPlatformCompiler {
     cl_platform_id platform;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clUnloadPlatformCompiler(void *cg_frame)
+static int cgl_th_clUnloadPlatformCompiler(void *cgl_frame)
 {
-    struct cg_fr_clUnloadPlatformCompiler *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cg_sites[CG_clUnloadPlatformCompiler].real, memory_order_relaxed))(cg_f->platform);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clUnloadPlatformCompiler *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(cgl_f->platform);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
-    __typeof__(clUnloadPlatformCompiler) *cg_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cg_sites[CG_clUnloadPlatformCompiler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(platform);
-    struct cg_fr_clUnloadPlatformCompiler cg_fr = {.platform = platform};
-    if (cg_call(&cg_sites[CG_clUnloadPlatformCompiler], (const void *)platform, cg_th_clUnloadPlatformCompiler, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clUnloadPlatformCompiler) *cgl_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform);
+    struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform};
+    if (cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetProgramInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetProgramInfo {
+struct cgl_fr_clGetProgramInfo {
     cl_program program;
     cl_program_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetProgramInfo(void *cg_frame)
+static int cgl_th_clGetProgramInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetProgramInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cg_sites[CG_clGetProgramInfo].real, memory_order_relaxed))(cg_f->program, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetProgramInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetProgramInfo) *cg_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cg_sites[CG_clGetProgramInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetProgramInfo cg_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetProgramInfo], (const void *)program, cg_th_clGetProgramInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetProgramInfo) *cgl_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetProgramBuildInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetProgramBuildInfo {
+struct cgl_fr_clGetProgramBuildInfo {
     cl_program program;
     cl_device_id device;
     cl_program_build_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetProgramBuildInfo(void *cg_frame)
+static int cgl_th_clGetProgramBuildInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetProgramBuildInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cg_sites[CG_clGetProgramBuildInfo].real, memory_order_relaxed))(cg_f->program, cg_f->device, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetProgramBuildInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetProgramBuildInfo) *cg_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cg_sites[CG_clGetProgramBuildInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetProgramBuildInfo cg_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetProgramBuildInfo], (const void *)program, cg_th_clGetProgramBuildInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetProgramBuildInfo) *cgl_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateKernel: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateKernel {
+struct cgl_fr_clCreateKernel {
     cl_program program;
     const char *kernel_name;
     cl_int *errcode_ret;
-    cl_kernel cg_ret;
+    cl_kernel cgl_ret;
 };
-static int cg_th_clCreateKernel(void *cg_frame)
+static int cgl_th_clCreateKernel(void *cgl_frame)
 {
-    struct cg_fr_clCreateKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cg_sites[CG_clCreateKernel].real, memory_order_relaxed))(cg_f->program, cg_f->kernel_name, cg_f->errcode_ret);
+    struct cgl_fr_clCreateKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
-    __typeof__(clCreateKernel) *cg_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cg_sites[CG_clCreateKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, kernel_name, errcode_ret);
-    struct cg_fr_clCreateKernel cg_fr = {.program = program, .kernel_name = kernel_name, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateKernel], (const void *)program, cg_th_clCreateKernel, &cg_fr) != 0) {
+    __typeof__(clCreateKernel) *cgl_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, kernel_name, errcode_ret);
+    struct cgl_fr_clCreateKernel cgl_fr = {.program = program, .kernel_name = kernel_name, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateKernel], (const void *)program, cgl_th_clCreateKernel, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_kernel)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateKernelsInProgram: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateKernelsInProgram {
+struct cgl_fr_clCreateKernelsInProgram {
     cl_program program;
     cl_uint num_kernels;
     cl_kernel *kernels;
     cl_uint *num_kernels_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clCreateKernelsInProgram(void *cg_frame)
+static int cgl_th_clCreateKernelsInProgram(void *cgl_frame)
 {
-    struct cg_fr_clCreateKernelsInProgram *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cg_sites[CG_clCreateKernelsInProgram].real, memory_order_relaxed))(cg_f->program, cg_f->num_kernels, cg_f->kernels, cg_f->num_kernels_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clCreateKernelsInProgram *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
-    __typeof__(clCreateKernelsInProgram) *cg_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cg_sites[CG_clCreateKernelsInProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program, num_kernels, kernels, num_kernels_ret);
-    struct cg_fr_clCreateKernelsInProgram cg_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret};
-    if (cg_call(&cg_sites[CG_clCreateKernelsInProgram], (const void *)program, cg_th_clCreateKernelsInProgram, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clCreateKernelsInProgram) *cgl_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_kernels, kernels, num_kernels_ret);
+    struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCloneKernel: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCloneKernel {
+struct cgl_fr_clCloneKernel {
     cl_kernel source_kernel;
     cl_int *errcode_ret;
-    cl_kernel cg_ret;
+    cl_kernel cgl_ret;
 };
-static int cg_th_clCloneKernel(void *cg_frame)
+static int cgl_th_clCloneKernel(void *cgl_frame)
 {
-    struct cg_fr_clCloneKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cg_sites[CG_clCloneKernel].real, memory_order_relaxed))(cg_f->source_kernel, cg_f->errcode_ret);
+    struct cgl_fr_clCloneKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(cgl_f->source_kernel, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
-    __typeof__(clCloneKernel) *cg_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cg_sites[CG_clCloneKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(source_kernel, errcode_ret);
-    struct cg_fr_clCloneKernel cg_fr = {.source_kernel = source_kernel, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCloneKernel], (const void *)source_kernel, cg_th_clCloneKernel, &cg_fr) != 0) {
+    __typeof__(clCloneKernel) *cgl_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source_kernel, errcode_ret);
+    struct cgl_fr_clCloneKernel cgl_fr = {.source_kernel = source_kernel, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCloneKernel], (const void *)source_kernel, cgl_th_clCloneKernel, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_kernel)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainKernel {
+struct cgl_fr_clRetainKernel {
     cl_kernel kernel;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainKernel(void *cg_frame)
+static int cgl_th_clRetainKernel(void *cgl_frame)
 {
-    struct cg_fr_clRetainKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cg_sites[CG_clRetainKernel].real, memory_order_relaxed))(cg_f->kernel);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(cgl_f->kernel);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
-    __typeof__(clRetainKernel) *cg_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cg_sites[CG_clRetainKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel);
-    struct cg_fr_clRetainKernel cg_fr = {.kernel = kernel};
-    if (cg_call(&cg_sites[CG_clRetainKernel], (const void *)kernel, cg_th_clRetainKernel, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainKernel) *cgl_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
+    struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel};
+    if (cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseKernel {
+struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseKernel(void *cg_frame)
+static int cgl_th_clReleaseKernel(void *cgl_frame)
 {
-    struct cg_fr_clReleaseKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cg_sites[CG_clReleaseKernel].real, memory_order_relaxed))(cg_f->kernel);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(cgl_f->kernel);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
-    __typeof__(clReleaseKernel) *cg_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cg_sites[CG_clReleaseKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel);
-    struct cg_fr_clReleaseKernel cg_fr = {.kernel = kernel};
-    if (cg_call(&cg_sites[CG_clReleaseKernel], (const void *)kernel, cg_th_clReleaseKernel, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseKernel) *cgl_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
+    struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel};
+    if (cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetKernelArg: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetKernelArg {
+struct cgl_fr_clSetKernelArg {
     cl_kernel kernel;
     cl_uint arg_index;
     size_t arg_size;
     const void *arg_value;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetKernelArg(void *cg_frame)
+static int cgl_th_clSetKernelArg(void *cgl_frame)
 {
-    struct cg_fr_clSetKernelArg *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cg_sites[CG_clSetKernelArg].real, memory_order_relaxed))(cg_f->kernel, cg_f->arg_index, cg_f->arg_size, cg_f->arg_value);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetKernelArg *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
-    __typeof__(clSetKernelArg) *cg_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cg_sites[CG_clSetKernelArg].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, arg_index, arg_size, arg_value);
-    struct cg_fr_clSetKernelArg cg_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value};
-    if (cg_call(&cg_sites[CG_clSetKernelArg], (const void *)kernel, cg_th_clSetKernelArg, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetKernelArg) *cgl_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_size, arg_value);
+    struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value};
+    if (cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetKernelArgSVMPointer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetKernelArgSVMPointer {
+struct cgl_fr_clSetKernelArgSVMPointer {
     cl_kernel kernel;
     cl_uint arg_index;
     const void *arg_value;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetKernelArgSVMPointer(void *cg_frame)
+static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
 {
-    struct cg_fr_clSetKernelArgSVMPointer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cg_sites[CG_clSetKernelArgSVMPointer].real, memory_order_relaxed))(cg_f->kernel, cg_f->arg_index, cg_f->arg_value);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetKernelArgSVMPointer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
-    __typeof__(clSetKernelArgSVMPointer) *cg_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cg_sites[CG_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, arg_index, arg_value);
-    struct cg_fr_clSetKernelArgSVMPointer cg_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value};
-    if (cg_call(&cg_sites[CG_clSetKernelArgSVMPointer], (const void *)kernel, cg_th_clSetKernelArgSVMPointer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetKernelArgSVMPointer) *cgl_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_value);
+    struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value};
+    if (cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetKernelExecInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetKernelExecInfo {
+struct cgl_fr_clSetKernelExecInfo {
     cl_kernel kernel;
     cl_kernel_exec_info param_name;
     size_t param_value_size;
     const void *param_value;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetKernelExecInfo(void *cg_frame)
+static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
 {
-    struct cg_fr_clSetKernelExecInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cg_sites[CG_clSetKernelExecInfo].real, memory_order_relaxed))(cg_f->kernel, cg_f->param_name, cg_f->param_value_size, cg_f->param_value);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetKernelExecInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
-    __typeof__(clSetKernelExecInfo) *cg_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cg_sites[CG_clSetKernelExecInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, param_name, param_value_size, param_value);
-    struct cg_fr_clSetKernelExecInfo cg_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value};
-    if (cg_call(&cg_sites[CG_clSetKernelExecInfo], (const void *)kernel, cg_th_clSetKernelExecInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetKernelExecInfo) *cgl_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value);
+    struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value};
+    if (cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetKernelInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetKernelInfo {
+struct cgl_fr_clGetKernelInfo {
     cl_kernel kernel;
     cl_kernel_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetKernelInfo(void *cg_frame)
+static int cgl_th_clGetKernelInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetKernelInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelInfo].real, memory_order_relaxed))(cg_f->kernel, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetKernelInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetKernelInfo) *cg_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetKernelInfo cg_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetKernelInfo], (const void *)kernel, cg_th_clGetKernelInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetKernelInfo) *cgl_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetKernelArgInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetKernelArgInfo {
+struct cgl_fr_clGetKernelArgInfo {
     cl_kernel kernel;
     cl_uint arg_indx;
     cl_kernel_arg_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetKernelArgInfo(void *cg_frame)
+static int cgl_th_clGetKernelArgInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetKernelArgInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelArgInfo].real, memory_order_relaxed))(cg_f->kernel, cg_f->arg_indx, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetKernelArgInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetKernelArgInfo) *cg_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelArgInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetKernelArgInfo cg_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetKernelArgInfo], (const void *)kernel, cg_th_clGetKernelArgInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetKernelArgInfo) *cgl_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetKernelWorkGroupInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetKernelWorkGroupInfo {
+struct cgl_fr_clGetKernelWorkGroupInfo {
     cl_kernel kernel;
     cl_device_id device;
     cl_kernel_work_group_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetKernelWorkGroupInfo(void *cg_frame)
+static int cgl_th_clGetKernelWorkGroupInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetKernelWorkGroupInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(cg_f->kernel, cg_f->device, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetKernelWorkGroupInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetKernelWorkGroupInfo) *cg_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetKernelWorkGroupInfo cg_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetKernelWorkGroupInfo], (const void *)kernel, cg_th_clGetKernelWorkGroupInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetKernelWorkGroupInfo) *cgl_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetKernelSubGroupInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetKernelSubGroupInfo {
+struct cgl_fr_clGetKernelSubGroupInfo {
     cl_kernel kernel;
     cl_device_id device;
     cl_kernel_sub_group_info param_name;
@@ -2002,242 +2024,242 @@ struct cg_fr_clGetKernelSubGroupInfo {
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetKernelSubGroupInfo(void *cg_frame)
+static int cgl_th_clGetKernelSubGroupInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetKernelSubGroupInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelSubGroupInfo].real, memory_order_relaxed))(cg_f->kernel, cg_f->device, cg_f->param_name, cg_f->input_value_size, cg_f->input_value, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetKernelSubGroupInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetKernelSubGroupInfo) *cg_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cg_sites[CG_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetKernelSubGroupInfo cg_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetKernelSubGroupInfo], (const void *)kernel, cg_th_clGetKernelSubGroupInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetKernelSubGroupInfo) *cgl_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clWaitForEvents: returns the result type: checked; no handle key */
-struct cg_fr_clWaitForEvents {
+struct cgl_fr_clWaitForEvents {
     cl_uint num_events;
     const cl_event *event_list;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clWaitForEvents(void *cg_frame)
+static int cgl_th_clWaitForEvents(void *cgl_frame)
 {
-    struct cg_fr_clWaitForEvents *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cg_sites[CG_clWaitForEvents].real, memory_order_relaxed))(cg_f->num_events, cg_f->event_list);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clWaitForEvents *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(cgl_f->num_events, cgl_f->event_list);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
-    __typeof__(clWaitForEvents) *cg_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cg_sites[CG_clWaitForEvents].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(num_events, event_list);
-    struct cg_fr_clWaitForEvents cg_fr = {.num_events = num_events, .event_list = event_list};
-    if (cg_call(&cg_sites[CG_clWaitForEvents], NULL, cg_th_clWaitForEvents, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clWaitForEvents) *cgl_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_events, event_list);
+    struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list};
+    if (cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetEventInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetEventInfo {
+struct cgl_fr_clGetEventInfo {
     cl_event event;
     cl_event_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetEventInfo(void *cg_frame)
+static int cgl_th_clGetEventInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetEventInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cg_sites[CG_clGetEventInfo].real, memory_order_relaxed))(cg_f->event, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetEventInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetEventInfo) *cg_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cg_sites[CG_clGetEventInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetEventInfo cg_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetEventInfo], (const void *)event, cg_th_clGetEventInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetEventInfo) *cgl_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateUserEvent: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateUserEvent {
+struct cgl_fr_clCreateUserEvent {
     cl_context context;
     cl_int *errcode_ret;
-    cl_event cg_ret;
+    cl_event cgl_ret;
 };
-static int cg_th_clCreateUserEvent(void *cg_frame)
+static int cgl_th_clCreateUserEvent(void *cgl_frame)
 {
-    struct cg_fr_clCreateUserEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cg_sites[CG_clCreateUserEvent].real, memory_order_relaxed))(cg_f->context, cg_f->errcode_ret);
+    struct cgl_fr_clCreateUserEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(cgl_f->context, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
-    __typeof__(clCreateUserEvent) *cg_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cg_sites[CG_clCreateUserEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, errcode_ret);
-    struct cg_fr_clCreateUserEvent cg_fr = {.context = context, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateUserEvent], (const void *)context, cg_th_clCreateUserEvent, &cg_fr) != 0) {
+    __typeof__(clCreateUserEvent) *cgl_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, errcode_ret);
+    struct cgl_fr_clCreateUserEvent cgl_fr = {.context = context, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateUserEvent], (const void *)context, cgl_th_clCreateUserEvent, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_event)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clRetainEvent: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clRetainEvent {
+struct cgl_fr_clRetainEvent {
     cl_event event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clRetainEvent(void *cg_frame)
+static int cgl_th_clRetainEvent(void *cgl_frame)
 {
-    struct cg_fr_clRetainEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cg_sites[CG_clRetainEvent].real, memory_order_relaxed))(cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clRetainEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
-    __typeof__(clRetainEvent) *cg_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cg_sites[CG_clRetainEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event);
-    struct cg_fr_clRetainEvent cg_fr = {.event = event};
-    if (cg_call(&cg_sites[CG_clRetainEvent], (const void *)event, cg_th_clRetainEvent, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clRetainEvent) *cgl_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
+    struct cgl_fr_clRetainEvent cgl_fr = {.event = event};
+    if (cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clReleaseEvent: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clReleaseEvent {
+struct cgl_fr_clReleaseEvent {
     cl_event event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clReleaseEvent(void *cg_frame)
+static int cgl_th_clReleaseEvent(void *cgl_frame)
 {
-    struct cg_fr_clReleaseEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cg_sites[CG_clReleaseEvent].real, memory_order_relaxed))(cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clReleaseEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
-    __typeof__(clReleaseEvent) *cg_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cg_sites[CG_clReleaseEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event);
-    struct cg_fr_clReleaseEvent cg_fr = {.event = event};
-    if (cg_call(&cg_sites[CG_clReleaseEvent], (const void *)event, cg_th_clReleaseEvent, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clReleaseEvent) *cgl_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
+    struct cgl_fr_clReleaseEvent cgl_fr = {.event = event};
+    if (cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetUserEventStatus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetUserEventStatus {
+struct cgl_fr_clSetUserEventStatus {
     cl_event event;
     cl_int execution_status;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetUserEventStatus(void *cg_frame)
+static int cgl_th_clSetUserEventStatus(void *cgl_frame)
 {
-    struct cg_fr_clSetUserEventStatus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cg_sites[CG_clSetUserEventStatus].real, memory_order_relaxed))(cg_f->event, cg_f->execution_status);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetUserEventStatus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(cgl_f->event, cgl_f->execution_status);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
-    __typeof__(clSetUserEventStatus) *cg_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cg_sites[CG_clSetUserEventStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event, execution_status);
-    struct cg_fr_clSetUserEventStatus cg_fr = {.event = event, .execution_status = execution_status};
-    if (cg_call(&cg_sites[CG_clSetUserEventStatus], (const void *)event, cg_th_clSetUserEventStatus, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetUserEventStatus) *cgl_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, execution_status);
+    struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status};
+    if (cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetEventCallback: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetEventCallback {
+struct cgl_fr_clSetEventCallback {
     cl_event event;
     cl_int command_exec_callback_type;
     void (*pfn_notify)(cl_event, cl_int, void *);
     void *user_data;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetEventCallback(void *cg_frame)
+static int cgl_th_clSetEventCallback(void *cgl_frame)
 {
-    struct cg_fr_clSetEventCallback *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cg_sites[CG_clSetEventCallback].real, memory_order_relaxed))(cg_f->event, cg_f->command_exec_callback_type, cg_f->pfn_notify, cg_f->user_data);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetEventCallback *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
-    __typeof__(clSetEventCallback) *cg_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cg_sites[CG_clSetEventCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event, command_exec_callback_type, pfn_notify, user_data);
-    struct cg_fr_clSetEventCallback cg_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cg_sites[CG_clSetEventCallback], (const void *)event, cg_th_clSetEventCallback, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetEventCallback) *cgl_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, command_exec_callback_type, pfn_notify, user_data);
+    struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data};
+    if (cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetEventProfilingInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clGetEventProfilingInfo {
+struct cgl_fr_clGetEventProfilingInfo {
     cl_event event;
     cl_profiling_info param_name;
     size_t param_value_size;
     void *param_value;
     size_t *param_value_size_ret;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clGetEventProfilingInfo(void *cg_frame)
+static int cgl_th_clGetEventProfilingInfo(void *cgl_frame)
 {
-    struct cg_fr_clGetEventProfilingInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cg_sites[CG_clGetEventProfilingInfo].real, memory_order_relaxed))(cg_f->event, cg_f->param_name, cg_f->param_value_size, cg_f->param_value, cg_f->param_value_size_ret);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clGetEventProfilingInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    __typeof__(clGetEventProfilingInfo) *cg_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cg_sites[CG_clGetEventProfilingInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cg_fr_clGetEventProfilingInfo cg_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cg_sites[CG_clGetEventProfilingInfo], (const void *)event, cg_th_clGetEventProfilingInfo, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clGetEventProfilingInfo) *cgl_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
+    struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
+    if (cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clFlush: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clFlush {
+struct cgl_fr_clFlush {
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clFlush(void *cg_frame)
+static int cgl_th_clFlush(void *cgl_frame)
 {
-    struct cg_fr_clFlush *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cg_sites[CG_clFlush].real, memory_order_relaxed))(cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clFlush *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
-    __typeof__(clFlush) *cg_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cg_sites[CG_clFlush].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue);
-    struct cg_fr_clFlush cg_fr = {.command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clFlush], (const void *)command_queue, cg_th_clFlush, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clFlush) *cgl_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clFinish: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clFinish {
+struct cgl_fr_clFinish {
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clFinish(void *cg_frame)
+static int cgl_th_clFinish(void *cgl_frame)
 {
-    struct cg_fr_clFinish *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cg_sites[CG_clFinish].real, memory_order_relaxed))(cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clFinish *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
-    __typeof__(clFinish) *cg_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cg_sites[CG_clFinish].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue);
-    struct cg_fr_clFinish cg_fr = {.command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clFinish], (const void *)command_queue, cg_th_clFinish, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clFinish) *cgl_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueReadBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueReadBuffer {
+struct cgl_fr_clEnqueueReadBuffer {
     cl_command_queue command_queue;
     cl_mem buffer;
     cl_bool blocking_read;
@@ -2247,25 +2269,25 @@ struct cg_fr_clEnqueueReadBuffer {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueReadBuffer(void *cg_frame)
+static int cgl_th_clEnqueueReadBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueReadBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->blocking_read, cg_f->offset, cg_f->size, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueReadBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueReadBuffer) *cg_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueReadBuffer cg_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueReadBuffer], (const void *)command_queue, cg_th_clEnqueueReadBuffer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueReadBuffer) *cgl_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueReadBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueReadBufferRect {
+struct cgl_fr_clEnqueueReadBufferRect {
     cl_command_queue command_queue;
     cl_mem buffer;
     cl_bool blocking_read;
@@ -2280,25 +2302,25 @@ struct cg_fr_clEnqueueReadBufferRect {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueReadBufferRect(void *cg_frame)
+static int cgl_th_clEnqueueReadBufferRect(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueReadBufferRect *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadBufferRect].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->blocking_read, cg_f->buffer_origin, cg_f->host_origin, cg_f->region, cg_f->buffer_row_pitch, cg_f->buffer_slice_pitch, cg_f->host_row_pitch, cg_f->host_slice_pitch, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueReadBufferRect *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueReadBufferRect) *cg_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueReadBufferRect cg_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueReadBufferRect], (const void *)command_queue, cg_th_clEnqueueReadBufferRect, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueReadBufferRect) *cgl_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueWriteBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueWriteBuffer {
+struct cgl_fr_clEnqueueWriteBuffer {
     cl_command_queue command_queue;
     cl_mem buffer;
     cl_bool blocking_write;
@@ -2308,25 +2330,25 @@ struct cg_fr_clEnqueueWriteBuffer {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueWriteBuffer(void *cg_frame)
+static int cgl_th_clEnqueueWriteBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueWriteBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->blocking_write, cg_f->offset, cg_f->size, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueWriteBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueWriteBuffer) *cg_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueWriteBuffer cg_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueWriteBuffer], (const void *)command_queue, cg_th_clEnqueueWriteBuffer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueWriteBuffer) *cgl_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueWriteBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueWriteBufferRect {
+struct cgl_fr_clEnqueueWriteBufferRect {
     cl_command_queue command_queue;
     cl_mem buffer;
     cl_bool blocking_write;
@@ -2341,25 +2363,25 @@ struct cg_fr_clEnqueueWriteBufferRect {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueWriteBufferRect(void *cg_frame)
+static int cgl_th_clEnqueueWriteBufferRect(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueWriteBufferRect *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteBufferRect].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->blocking_write, cg_f->buffer_origin, cg_f->host_origin, cg_f->region, cg_f->buffer_row_pitch, cg_f->buffer_slice_pitch, cg_f->host_row_pitch, cg_f->host_slice_pitch, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueWriteBufferRect *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueWriteBufferRect) *cg_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueWriteBufferRect cg_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueWriteBufferRect], (const void *)command_queue, cg_th_clEnqueueWriteBufferRect, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueWriteBufferRect) *cgl_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueFillBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueFillBuffer {
+struct cgl_fr_clEnqueueFillBuffer {
     cl_command_queue command_queue;
     cl_mem buffer;
     const void *pattern;
@@ -2369,25 +2391,25 @@ struct cg_fr_clEnqueueFillBuffer {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueFillBuffer(void *cg_frame)
+static int cgl_th_clEnqueueFillBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueFillBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueFillBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->pattern, cg_f->pattern_size, cg_f->offset, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueFillBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueFillBuffer) *cg_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueFillBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueFillBuffer cg_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueFillBuffer], (const void *)command_queue, cg_th_clEnqueueFillBuffer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueFillBuffer) *cgl_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueCopyBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueCopyBuffer {
+struct cgl_fr_clEnqueueCopyBuffer {
     cl_command_queue command_queue;
     cl_mem src_buffer;
     cl_mem dst_buffer;
@@ -2397,25 +2419,25 @@ struct cg_fr_clEnqueueCopyBuffer {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueCopyBuffer(void *cg_frame)
+static int cgl_th_clEnqueueCopyBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueCopyBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->src_buffer, cg_f->dst_buffer, cg_f->src_offset, cg_f->dst_offset, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueCopyBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueCopyBuffer) *cg_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueCopyBuffer cg_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueCopyBuffer], (const void *)command_queue, cg_th_clEnqueueCopyBuffer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueCopyBuffer) *cgl_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueCopyBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueCopyBufferRect {
+struct cgl_fr_clEnqueueCopyBufferRect {
     cl_command_queue command_queue;
     cl_mem src_buffer;
     cl_mem dst_buffer;
@@ -2429,25 +2451,25 @@ struct cg_fr_clEnqueueCopyBufferRect {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueCopyBufferRect(void *cg_frame)
+static int cgl_th_clEnqueueCopyBufferRect(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueCopyBufferRect *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBufferRect].real, memory_order_relaxed))(cg_f->command_queue, cg_f->src_buffer, cg_f->dst_buffer, cg_f->src_origin, cg_f->dst_origin, cg_f->region, cg_f->src_row_pitch, cg_f->src_slice_pitch, cg_f->dst_row_pitch, cg_f->dst_slice_pitch, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueCopyBufferRect *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueCopyBufferRect) *cg_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueCopyBufferRect cg_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueCopyBufferRect], (const void *)command_queue, cg_th_clEnqueueCopyBufferRect, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueCopyBufferRect) *cgl_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueReadImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueReadImage {
+struct cgl_fr_clEnqueueReadImage {
     cl_command_queue command_queue;
     cl_mem image;
     cl_bool blocking_read;
@@ -2459,25 +2481,25 @@ struct cg_fr_clEnqueueReadImage {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueReadImage(void *cg_frame)
+static int cgl_th_clEnqueueReadImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueReadImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->image, cg_f->blocking_read, cg_f->origin, cg_f->region, cg_f->row_pitch, cg_f->slice_pitch, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueReadImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueReadImage) *cg_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueReadImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueReadImage cg_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueReadImage], (const void *)command_queue, cg_th_clEnqueueReadImage, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueReadImage) *cgl_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueWriteImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueWriteImage {
+struct cgl_fr_clEnqueueWriteImage {
     cl_command_queue command_queue;
     cl_mem image;
     cl_bool blocking_write;
@@ -2489,25 +2511,25 @@ struct cg_fr_clEnqueueWriteImage {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueWriteImage(void *cg_frame)
+static int cgl_th_clEnqueueWriteImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueWriteImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->image, cg_f->blocking_write, cg_f->origin, cg_f->region, cg_f->input_row_pitch, cg_f->input_slice_pitch, cg_f->ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueWriteImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueWriteImage) *cg_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWriteImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueWriteImage cg_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueWriteImage], (const void *)command_queue, cg_th_clEnqueueWriteImage, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueWriteImage) *cgl_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueFillImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueFillImage {
+struct cgl_fr_clEnqueueFillImage {
     cl_command_queue command_queue;
     cl_mem image;
     const void *fill_color;
@@ -2516,25 +2538,25 @@ struct cg_fr_clEnqueueFillImage {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueFillImage(void *cg_frame)
+static int cgl_th_clEnqueueFillImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueFillImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueFillImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->image, cg_f->fill_color, cg_f->origin, cg_f->region, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueFillImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueFillImage) *cg_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueFillImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueFillImage cg_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueFillImage], (const void *)command_queue, cg_th_clEnqueueFillImage, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueFillImage) *cgl_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueCopyImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueCopyImage {
+struct cgl_fr_clEnqueueCopyImage {
     cl_command_queue command_queue;
     cl_mem src_image;
     cl_mem dst_image;
@@ -2544,25 +2566,25 @@ struct cg_fr_clEnqueueCopyImage {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueCopyImage(void *cg_frame)
+static int cgl_th_clEnqueueCopyImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueCopyImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->src_image, cg_f->dst_image, cg_f->src_origin, cg_f->dst_origin, cg_f->region, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueCopyImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueCopyImage) *cg_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueCopyImage cg_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueCopyImage], (const void *)command_queue, cg_th_clEnqueueCopyImage, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueCopyImage) *cgl_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueCopyImageToBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueCopyImageToBuffer {
+struct cgl_fr_clEnqueueCopyImageToBuffer {
     cl_command_queue command_queue;
     cl_mem src_image;
     cl_mem dst_buffer;
@@ -2572,25 +2594,25 @@ struct cg_fr_clEnqueueCopyImageToBuffer {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueCopyImageToBuffer(void *cg_frame)
+static int cgl_th_clEnqueueCopyImageToBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueCopyImageToBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->src_image, cg_f->dst_buffer, cg_f->src_origin, cg_f->region, cg_f->dst_offset, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueCopyImageToBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueCopyImageToBuffer) *cg_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueCopyImageToBuffer cg_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueCopyImageToBuffer], (const void *)command_queue, cg_th_clEnqueueCopyImageToBuffer, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueCopyImageToBuffer) *cgl_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueCopyBufferToImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueCopyBufferToImage {
+struct cgl_fr_clEnqueueCopyBufferToImage {
     cl_command_queue command_queue;
     cl_mem src_buffer;
     cl_mem dst_image;
@@ -2600,25 +2622,25 @@ struct cg_fr_clEnqueueCopyBufferToImage {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueCopyBufferToImage(void *cg_frame)
+static int cgl_th_clEnqueueCopyBufferToImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueCopyBufferToImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->src_buffer, cg_f->dst_image, cg_f->src_offset, cg_f->dst_origin, cg_f->region, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueCopyBufferToImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueCopyBufferToImage) *cg_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueCopyBufferToImage cg_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueCopyBufferToImage], (const void *)command_queue, cg_th_clEnqueueCopyBufferToImage, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueCopyBufferToImage) *cgl_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueMapBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueMapBuffer {
+struct cgl_fr_clEnqueueMapBuffer {
     cl_command_queue command_queue;
     cl_mem buffer;
     cl_bool blocking_map;
@@ -2629,28 +2651,28 @@ struct cg_fr_clEnqueueMapBuffer {
     const cl_event *event_wait_list;
     cl_event *event;
     cl_int *errcode_ret;
-    void *cg_ret;
+    void *cgl_ret;
 };
-static int cg_th_clEnqueueMapBuffer(void *cg_frame)
+static int cgl_th_clEnqueueMapBuffer(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueMapBuffer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMapBuffer].real, memory_order_relaxed))(cg_f->command_queue, cg_f->buffer, cg_f->blocking_map, cg_f->map_flags, cg_f->offset, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event, cg_f->errcode_ret);
+    struct cgl_fr_clEnqueueMapBuffer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    __typeof__(clEnqueueMapBuffer) *cg_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMapBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-    struct cg_fr_clEnqueueMapBuffer cg_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_map = blocking_map, .map_flags = map_flags, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clEnqueueMapBuffer], (const void *)command_queue, cg_th_clEnqueueMapBuffer, &cg_fr) != 0) {
+    __typeof__(clEnqueueMapBuffer) *cgl_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    struct cgl_fr_clEnqueueMapBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_map = blocking_map, .map_flags = map_flags, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clEnqueueMapBuffer], (const void *)command_queue, cgl_th_clEnqueueMapBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (void *)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueMapImage: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueMapImage {
+struct cgl_fr_clEnqueueMapImage {
     cl_command_queue command_queue;
     cl_mem image;
     cl_bool blocking_map;
@@ -2663,53 +2685,53 @@ struct cg_fr_clEnqueueMapImage {
     const cl_event *event_wait_list;
     cl_event *event;
     cl_int *errcode_ret;
-    void *cg_ret;
+    void *cgl_ret;
 };
-static int cg_th_clEnqueueMapImage(void *cg_frame)
+static int cgl_th_clEnqueueMapImage(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueMapImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMapImage].real, memory_order_relaxed))(cg_f->command_queue, cg_f->image, cg_f->blocking_map, cg_f->map_flags, cg_f->origin, cg_f->region, cg_f->image_row_pitch, cg_f->image_slice_pitch, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event, cg_f->errcode_ret);
+    struct cgl_fr_clEnqueueMapImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    __typeof__(clEnqueueMapImage) *cg_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMapImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-    struct cg_fr_clEnqueueMapImage cg_fr = {.command_queue = command_queue, .image = image, .blocking_map = blocking_map, .map_flags = map_flags, .origin = origin, .region = region, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clEnqueueMapImage], (const void *)command_queue, cg_th_clEnqueueMapImage, &cg_fr) != 0) {
+    __typeof__(clEnqueueMapImage) *cgl_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    struct cgl_fr_clEnqueueMapImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_map = blocking_map, .map_flags = map_flags, .origin = origin, .region = region, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clEnqueueMapImage], (const void *)command_queue, cgl_th_clEnqueueMapImage, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (void *)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueUnmapMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueUnmapMemObject {
+struct cgl_fr_clEnqueueUnmapMemObject {
     cl_command_queue command_queue;
     cl_mem memobj;
     void *mapped_ptr;
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueUnmapMemObject(void *cg_frame)
+static int cgl_th_clEnqueueUnmapMemObject(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueUnmapMemObject *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cg_sites[CG_clEnqueueUnmapMemObject].real, memory_order_relaxed))(cg_f->command_queue, cg_f->memobj, cg_f->mapped_ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueUnmapMemObject *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueUnmapMemObject) *cg_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cg_sites[CG_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueUnmapMemObject cg_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueUnmapMemObject], (const void *)command_queue, cg_th_clEnqueueUnmapMemObject, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueUnmapMemObject) *cgl_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueMigrateMemObjects: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueMigrateMemObjects {
+struct cgl_fr_clEnqueueMigrateMemObjects {
     cl_command_queue command_queue;
     cl_uint num_mem_objects;
     const cl_mem *mem_objects;
@@ -2717,25 +2739,25 @@ struct cg_fr_clEnqueueMigrateMemObjects {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueMigrateMemObjects(void *cg_frame)
+static int cgl_th_clEnqueueMigrateMemObjects(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueMigrateMemObjects *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_mem_objects, cg_f->mem_objects, cg_f->flags, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueMigrateMemObjects *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueMigrateMemObjects) *cg_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueMigrateMemObjects cg_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueMigrateMemObjects], (const void *)command_queue, cg_th_clEnqueueMigrateMemObjects, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueMigrateMemObjects) *cgl_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueNDRangeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueNDRangeKernel {
+struct cgl_fr_clEnqueueNDRangeKernel {
     cl_command_queue command_queue;
     cl_kernel kernel;
     cl_uint work_dim;
@@ -2745,25 +2767,25 @@ struct cg_fr_clEnqueueNDRangeKernel {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueNDRangeKernel(void *cg_frame)
+static int cgl_th_clEnqueueNDRangeKernel(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueNDRangeKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cg_sites[CG_clEnqueueNDRangeKernel].real, memory_order_relaxed))(cg_f->command_queue, cg_f->kernel, cg_f->work_dim, cg_f->global_work_offset, cg_f->global_work_size, cg_f->local_work_size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueNDRangeKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueNDRangeKernel) *cg_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cg_sites[CG_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueNDRangeKernel cg_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueNDRangeKernel], (const void *)command_queue, cg_th_clEnqueueNDRangeKernel, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueNDRangeKernel) *cgl_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueNativeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueNativeKernel {
+struct cgl_fr_clEnqueueNativeKernel {
     cl_command_queue command_queue;
     void (*user_func)(void *);
     void *args;
@@ -2774,71 +2796,71 @@ struct cg_fr_clEnqueueNativeKernel {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueNativeKernel(void *cg_frame)
+static int cgl_th_clEnqueueNativeKernel(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueNativeKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cg_sites[CG_clEnqueueNativeKernel].real, memory_order_relaxed))(cg_f->command_queue, cg_f->user_func, cg_f->args, cg_f->cb_args, cg_f->num_mem_objects, cg_f->mem_list, cg_f->args_mem_loc, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueNativeKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueNativeKernel) *cg_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cg_sites[CG_clEnqueueNativeKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueNativeKernel cg_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueNativeKernel], (const void *)command_queue, cg_th_clEnqueueNativeKernel, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueNativeKernel) *cgl_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueMarkerWithWaitList: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueMarkerWithWaitList {
+struct cgl_fr_clEnqueueMarkerWithWaitList {
     cl_command_queue command_queue;
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueMarkerWithWaitList(void *cg_frame)
+static int cgl_th_clEnqueueMarkerWithWaitList(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueMarkerWithWaitList *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueMarkerWithWaitList *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueMarkerWithWaitList) *cg_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueMarkerWithWaitList cg_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueMarkerWithWaitList], (const void *)command_queue, cg_th_clEnqueueMarkerWithWaitList, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueMarkerWithWaitList) *cgl_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueBarrierWithWaitList: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueBarrierWithWaitList {
+struct cgl_fr_clEnqueueBarrierWithWaitList {
     cl_command_queue command_queue;
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueBarrierWithWaitList(void *cg_frame)
+static int cgl_th_clEnqueueBarrierWithWaitList(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueBarrierWithWaitList *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cg_sites[CG_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueBarrierWithWaitList *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueBarrierWithWaitList) *cg_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cg_sites[CG_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueBarrierWithWaitList cg_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueBarrierWithWaitList], (const void *)command_queue, cg_th_clEnqueueBarrierWithWaitList, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueBarrierWithWaitList) *cgl_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMFree: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMFree {
+struct cgl_fr_clEnqueueSVMFree {
     cl_command_queue command_queue;
     cl_uint num_svm_pointers;
     void **svm_pointers;
@@ -2847,25 +2869,25 @@ struct cg_fr_clEnqueueSVMFree {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMFree(void *cg_frame)
+static int cgl_th_clEnqueueSVMFree(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMFree *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMFree].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_svm_pointers, cg_f->svm_pointers, cg_f->pfn_free_func, cg_f->user_data, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMFree *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMFree) *cg_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMFree cg_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMFree], (const void *)command_queue, cg_th_clEnqueueSVMFree, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMFree) *cgl_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMMemcpy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMMemcpy {
+struct cgl_fr_clEnqueueSVMMemcpy {
     cl_command_queue command_queue;
     cl_bool blocking_copy;
     void *dst_ptr;
@@ -2874,25 +2896,25 @@ struct cg_fr_clEnqueueSVMMemcpy {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMMemcpy(void *cg_frame)
+static int cgl_th_clEnqueueSVMMemcpy(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMMemcpy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMemcpy].real, memory_order_relaxed))(cg_f->command_queue, cg_f->blocking_copy, cg_f->dst_ptr, cg_f->src_ptr, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMMemcpy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMMemcpy) *cg_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMMemcpy cg_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMMemcpy], (const void *)command_queue, cg_th_clEnqueueSVMMemcpy, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMMemcpy) *cgl_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMMemFill: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMMemFill {
+struct cgl_fr_clEnqueueSVMMemFill {
     cl_command_queue command_queue;
     void *svm_ptr;
     const void *pattern;
@@ -2901,25 +2923,25 @@ struct cg_fr_clEnqueueSVMMemFill {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMMemFill(void *cg_frame)
+static int cgl_th_clEnqueueSVMMemFill(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMMemFill *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMemFill].real, memory_order_relaxed))(cg_f->command_queue, cg_f->svm_ptr, cg_f->pattern, cg_f->pattern_size, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMMemFill *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMMemFill) *cg_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMemFill].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMMemFill cg_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMMemFill], (const void *)command_queue, cg_th_clEnqueueSVMMemFill, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMMemFill) *cgl_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMMap: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMMap {
+struct cgl_fr_clEnqueueSVMMap {
     cl_command_queue command_queue;
     cl_bool blocking_map;
     cl_map_flags flags;
@@ -2928,49 +2950,49 @@ struct cg_fr_clEnqueueSVMMap {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMMap(void *cg_frame)
+static int cgl_th_clEnqueueSVMMap(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMMap *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMap].real, memory_order_relaxed))(cg_f->command_queue, cg_f->blocking_map, cg_f->flags, cg_f->svm_ptr, cg_f->size, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMMap *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMMap) *cg_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMMap cg_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMMap], (const void *)command_queue, cg_th_clEnqueueSVMMap, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMMap) *cgl_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMUnmap: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMUnmap {
+struct cgl_fr_clEnqueueSVMUnmap {
     cl_command_queue command_queue;
     void *svm_ptr;
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMUnmap(void *cg_frame)
+static int cgl_th_clEnqueueSVMUnmap(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMUnmap *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMUnmap].real, memory_order_relaxed))(cg_f->command_queue, cg_f->svm_ptr, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMUnmap *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMUnmap) *cg_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMUnmap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMUnmap cg_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMUnmap], (const void *)command_queue, cg_th_clEnqueueSVMUnmap, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMUnmap) *cgl_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueSVMMigrateMem: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueSVMMigrateMem {
+struct cgl_fr_clEnqueueSVMMigrateMem {
     cl_command_queue command_queue;
     cl_uint num_svm_pointers;
     const void **svm_pointers;
@@ -2979,69 +3001,69 @@ struct cg_fr_clEnqueueSVMMigrateMem {
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueSVMMigrateMem(void *cg_frame)
+static int cgl_th_clEnqueueSVMMigrateMem(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueSVMMigrateMem *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_svm_pointers, cg_f->svm_pointers, cg_f->sizes, cg_f->flags, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueSVMMigrateMem *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueSVMMigrateMem) *cg_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cg_sites[CG_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueSVMMigrateMem cg_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueSVMMigrateMem], (const void *)command_queue, cg_th_clEnqueueSVMMigrateMem, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueSVMMigrateMem) *cgl_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetExtensionFunctionAddressForPlatform: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clGetExtensionFunctionAddressForPlatform {
+struct cgl_fr_clGetExtensionFunctionAddressForPlatform {
     cl_platform_id platform;
     const char *func_name;
-    void *cg_ret;
+    void *cgl_ret;
 };
-static int cg_th_clGetExtensionFunctionAddressForPlatform(void *cg_frame)
+static int cgl_th_clGetExtensionFunctionAddressForPlatform(void *cgl_frame)
 {
-    struct cg_fr_clGetExtensionFunctionAddressForPlatform *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cg_sites[CG_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(cg_f->platform, cg_f->func_name);
+    struct cgl_fr_clGetExtensionFunctionAddressForPlatform *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(cgl_f->platform, cgl_f->func_name);
     return 0;
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
-    __typeof__(clGetExtensionFunctionAddressForPlatform) *cg_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cg_sites[CG_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(platform, func_name);
-    struct cg_fr_clGetExtensionFunctionAddressForPlatform cg_fr = {.platform = platform, .func_name = func_name};
-    if (cg_call(&cg_sites[CG_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cg_th_clGetExtensionFunctionAddressForPlatform, &cg_fr) != 0) return (void *)0;
-    return cg_fr.cg_ret;
+    __typeof__(clGetExtensionFunctionAddressForPlatform) *cgl_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, func_name);
+    struct cgl_fr_clGetExtensionFunctionAddressForPlatform cgl_fr = {.platform = platform, .func_name = func_name};
+    if (cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr) != 0) return (void *)0;
+    return cgl_fr.cgl_ret;
 }
 
 /* clSetCommandQueueProperty: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clSetCommandQueueProperty {
+struct cgl_fr_clSetCommandQueueProperty {
     cl_command_queue command_queue;
     cl_command_queue_properties properties;
     cl_bool enable;
     cl_command_queue_properties *old_properties;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clSetCommandQueueProperty(void *cg_frame)
+static int cgl_th_clSetCommandQueueProperty(void *cgl_frame)
 {
-    struct cg_fr_clSetCommandQueueProperty *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cg_sites[CG_clSetCommandQueueProperty].real, memory_order_relaxed))(cg_f->command_queue, cg_f->properties, cg_f->enable, cg_f->old_properties);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clSetCommandQueueProperty *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
-    __typeof__(clSetCommandQueueProperty) *cg_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cg_sites[CG_clSetCommandQueueProperty].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, properties, enable, old_properties);
-    struct cg_fr_clSetCommandQueueProperty cg_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties};
-    if (cg_call(&cg_sites[CG_clSetCommandQueueProperty], (const void *)command_queue, cg_th_clSetCommandQueueProperty, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clSetCommandQueueProperty) *cgl_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, properties, enable, old_properties);
+    struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties};
+    if (cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateImage2D: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateImage2D {
+struct cgl_fr_clCreateImage2D {
     cl_context context;
     cl_mem_flags flags;
     const cl_image_format *image_format;
@@ -3050,28 +3072,28 @@ struct cg_fr_clCreateImage2D {
     size_t image_row_pitch;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateImage2D(void *cg_frame)
+static int cgl_th_clCreateImage2D(void *cgl_frame)
 {
-    struct cg_fr_clCreateImage2D *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cg_sites[CG_clCreateImage2D].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->image_format, cg_f->image_width, cg_f->image_height, cg_f->image_row_pitch, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateImage2D *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage2D) *cg_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cg_sites[CG_clCreateImage2D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
-    struct cg_fr_clCreateImage2D cg_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_row_pitch = image_row_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateImage2D], (const void *)context, cg_th_clCreateImage2D, &cg_fr) != 0) {
+    __typeof__(clCreateImage2D) *cgl_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateImage2D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_row_pitch = image_row_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateImage2D], (const void *)context, cgl_th_clCreateImage2D, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateImage3D: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateImage3D {
+struct cgl_fr_clCreateImage3D {
     cl_context context;
     cl_mem_flags flags;
     const cl_image_format *image_format;
@@ -3082,201 +3104,201 @@ struct cg_fr_clCreateImage3D {
     size_t image_slice_pitch;
     void *host_ptr;
     cl_int *errcode_ret;
-    cl_mem cg_ret;
+    cl_mem cgl_ret;
 };
-static int cg_th_clCreateImage3D(void *cg_frame)
+static int cgl_th_clCreateImage3D(void *cgl_frame)
 {
-    struct cg_fr_clCreateImage3D *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cg_sites[CG_clCreateImage3D].real, memory_order_relaxed))(cg_f->context, cg_f->flags, cg_f->image_format, cg_f->image_width, cg_f->image_height, cg_f->image_depth, cg_f->image_row_pitch, cg_f->image_slice_pitch, cg_f->host_ptr, cg_f->errcode_ret);
+    struct cgl_fr_clCreateImage3D *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage3D) *cg_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cg_sites[CG_clCreateImage3D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
-    struct cg_fr_clCreateImage3D cg_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_depth = image_depth, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateImage3D], (const void *)context, cg_th_clCreateImage3D, &cg_fr) != 0) {
+    __typeof__(clCreateImage3D) *cgl_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+    struct cgl_fr_clCreateImage3D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_depth = image_depth, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateImage3D], (const void *)context, cgl_th_clCreateImage3D, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueMarker: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueMarker {
+struct cgl_fr_clEnqueueMarker {
     cl_command_queue command_queue;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueMarker(void *cg_frame)
+static int cgl_th_clEnqueueMarker(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueMarker *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMarker].real, memory_order_relaxed))(cg_f->command_queue, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueMarker *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
-    __typeof__(clEnqueueMarker) *cg_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cg_sites[CG_clEnqueueMarker].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, event);
-    struct cg_fr_clEnqueueMarker cg_fr = {.command_queue = command_queue, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueMarker], (const void *)command_queue, cg_th_clEnqueueMarker, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueMarker) *cgl_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, event);
+    struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueWaitForEvents: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueWaitForEvents {
+struct cgl_fr_clEnqueueWaitForEvents {
     cl_command_queue command_queue;
     cl_uint num_events;
     const cl_event *event_list;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueWaitForEvents(void *cg_frame)
+static int cgl_th_clEnqueueWaitForEvents(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueWaitForEvents *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWaitForEvents].real, memory_order_relaxed))(cg_f->command_queue, cg_f->num_events, cg_f->event_list);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueWaitForEvents *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
-    __typeof__(clEnqueueWaitForEvents) *cg_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cg_sites[CG_clEnqueueWaitForEvents].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, num_events, event_list);
-    struct cg_fr_clEnqueueWaitForEvents cg_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list};
-    if (cg_call(&cg_sites[CG_clEnqueueWaitForEvents], (const void *)command_queue, cg_th_clEnqueueWaitForEvents, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueWaitForEvents) *cgl_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events, event_list);
+    struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list};
+    if (cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueBarrier {
+struct cgl_fr_clEnqueueBarrier {
     cl_command_queue command_queue;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueBarrier(void *cg_frame)
+static int cgl_th_clEnqueueBarrier(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueBarrier *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cg_sites[CG_clEnqueueBarrier].real, memory_order_relaxed))(cg_f->command_queue);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueBarrier *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(cgl_f->command_queue);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
-    __typeof__(clEnqueueBarrier) *cg_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cg_sites[CG_clEnqueueBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue);
-    struct cg_fr_clEnqueueBarrier cg_fr = {.command_queue = command_queue};
-    if (cg_call(&cg_sites[CG_clEnqueueBarrier], (const void *)command_queue, cg_th_clEnqueueBarrier, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueBarrier) *cgl_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue};
+    if (cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clUnloadCompiler: returns the result type: checked; no handle key */
-struct cg_fr_clUnloadCompiler {
-    cl_int cg_ret;
+struct cgl_fr_clUnloadCompiler {
+    cl_int cgl_ret;
 };
-static int cg_th_clUnloadCompiler(void *cg_frame)
+static int cgl_th_clUnloadCompiler(void *cgl_frame)
 {
-    struct cg_fr_clUnloadCompiler *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cg_sites[CG_clUnloadCompiler].real, memory_order_relaxed))();
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clUnloadCompiler *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
-    __typeof__(clUnloadCompiler) *cg_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cg_sites[CG_clUnloadCompiler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn();
-    struct cg_fr_clUnloadCompiler cg_fr = {0};
-    if (cg_call(&cg_sites[CG_clUnloadCompiler], NULL, cg_th_clUnloadCompiler, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clUnloadCompiler) *cgl_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
+    struct cgl_fr_clUnloadCompiler cgl_fr = {0};
+    if (cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* clGetExtensionFunctionAddress: returns no result code: never an error; no handle key */
-struct cg_fr_clGetExtensionFunctionAddress {
+struct cgl_fr_clGetExtensionFunctionAddress {
     const char *func_name;
-    void *cg_ret;
+    void *cgl_ret;
 };
-static int cg_th_clGetExtensionFunctionAddress(void *cg_frame)
+static int cgl_th_clGetExtensionFunctionAddress(void *cgl_frame)
 {
-    struct cg_fr_clGetExtensionFunctionAddress *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cg_sites[CG_clGetExtensionFunctionAddress].real, memory_order_relaxed))(cg_f->func_name);
+    struct cgl_fr_clGetExtensionFunctionAddress *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->func_name);
     return 0;
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
 {
-    __typeof__(clGetExtensionFunctionAddress) *cg_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cg_sites[CG_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(func_name);
-    struct cg_fr_clGetExtensionFunctionAddress cg_fr = {.func_name = func_name};
-    if (cg_call(&cg_sites[CG_clGetExtensionFunctionAddress], NULL, cg_th_clGetExtensionFunctionAddress, &cg_fr) != 0) return (void *)0;
-    return cg_fr.cg_ret;
+    __typeof__(clGetExtensionFunctionAddress) *cgl_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func_name);
+    struct cgl_fr_clGetExtensionFunctionAddress cgl_fr = {.func_name = func_name};
+    if (cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr) != 0) return (void *)0;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateCommandQueue: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateCommandQueue {
+struct cgl_fr_clCreateCommandQueue {
     cl_context context;
     cl_device_id device;
     cl_command_queue_properties properties;
     cl_int *errcode_ret;
-    cl_command_queue cg_ret;
+    cl_command_queue cgl_ret;
 };
-static int cg_th_clCreateCommandQueue(void *cg_frame)
+static int cgl_th_clCreateCommandQueue(void *cgl_frame)
 {
-    struct cg_fr_clCreateCommandQueue *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clCreateCommandQueue].real, memory_order_relaxed))(cg_f->context, cg_f->device, cg_f->properties, cg_f->errcode_ret);
+    struct cgl_fr_clCreateCommandQueue *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateCommandQueue) *cg_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cg_sites[CG_clCreateCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, device, properties, errcode_ret);
-    struct cg_fr_clCreateCommandQueue cg_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateCommandQueue], (const void *)context, cg_th_clCreateCommandQueue, &cg_fr) != 0) {
+    __typeof__(clCreateCommandQueue) *cgl_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    struct cgl_fr_clCreateCommandQueue cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateCommandQueue], (const void *)context, cgl_th_clCreateCommandQueue, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_command_queue)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clCreateSampler: returns no result code: never an error; keyed by its first parameter (a handle) */
-struct cg_fr_clCreateSampler {
+struct cgl_fr_clCreateSampler {
     cl_context context;
     cl_bool normalized_coords;
     cl_addressing_mode addressing_mode;
     cl_filter_mode filter_mode;
     cl_int *errcode_ret;
-    cl_sampler cg_ret;
+    cl_sampler cgl_ret;
 };
-static int cg_th_clCreateSampler(void *cg_frame)
+static int cgl_th_clCreateSampler(void *cgl_frame)
 {
-    struct cg_fr_clCreateSampler *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cg_sites[CG_clCreateSampler].real, memory_order_relaxed))(cg_f->context, cg_f->normalized_coords, cg_f->addressing_mode, cg_f->filter_mode, cg_f->errcode_ret);
+    struct cgl_fr_clCreateSampler *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret);
     return 0;
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSampler) *cg_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cg_sites[CG_clCreateSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
-    struct cg_fr_clCreateSampler cg_fr = {.context = context, .normalized_coords = normalized_coords, .addressing_mode = addressing_mode, .filter_mode = filter_mode, .errcode_ret = errcode_ret};
-    if (cg_call(&cg_sites[CG_clCreateSampler], (const void *)context, cg_th_clCreateSampler, &cg_fr) != 0) {
+    __typeof__(clCreateSampler) *cgl_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+    struct cgl_fr_clCreateSampler cgl_fr = {.context = context, .normalized_coords = normalized_coords, .addressing_mode = addressing_mode, .filter_mode = filter_mode, .errcode_ret = errcode_ret};
+    if (cg_call(&cgl_sites[CGL_clCreateSampler], (const void *)context, cgl_th_clCreateSampler, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_sampler)0;
     }
-    return cg_fr.cg_ret;
+    return cgl_fr.cgl_ret;
 }
 
 /* clEnqueueTask: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_clEnqueueTask {
+struct cgl_fr_clEnqueueTask {
     cl_command_queue command_queue;
     cl_kernel kernel;
     cl_uint num_events_in_wait_list;
     const cl_event *event_wait_list;
     cl_event *event;
-    cl_int cg_ret;
+    cl_int cgl_ret;
 };
-static int cg_th_clEnqueueTask(void *cg_frame)
+static int cgl_th_clEnqueueTask(void *cgl_frame)
 {
-    struct cg_fr_clEnqueueTask *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cg_sites[CG_clEnqueueTask].real, memory_order_relaxed))(cg_f->command_queue, cg_f->kernel, cg_f->num_events_in_wait_list, cg_f->event_wait_list, cg_f->event);
-    return cg_f->cg_ret != CL_SUCCESS;
+    struct cgl_fr_clEnqueueTask *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
+    return cgl_f->cgl_ret != CL_SUCCESS;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    __typeof__(clEnqueueTask) *cg_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cg_sites[CG_clEnqueueTask].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-    struct cg_fr_clEnqueueTask cg_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cg_sites[CG_clEnqueueTask], (const void *)command_queue, cg_th_clEnqueueTask, &cg_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(clEnqueueTask) *cgl_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
+    if (cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }

@@ -9,43 +9,51 @@
 
 /* Each wrapper has the header's exact prototype. Calling-convention macros are copied from the
  * header where they stand right before the name (they expand to nothing on Linux); attributes
- * (deprecation, visibility) are not copied. */
+ * (deprecation, visibility) are not copied. Names of this file's own are cgl_ (layer.h). */
 
 enum {
-    CG_toyGetDevice,
-    CG_toyCompile,
-    CG_toyProgramRelease,
-    CG_toyWait,
-    CG_toyAdd,
-    CG_toyNop,
-    CG_toyTouch,
-    CG_toyRunCallback,
-    CG_toyGetStats,
-    CG_toyResetStats,
-    CG_toySetDims,
-    CG_NSITES
+    CGL_toyGetDevice,
+    CGL_toyCompile,
+    CGL_toyProgramRelease,
+    CGL_toyWait,
+    CGL_toyAdd,
+    CGL_toyNop,
+    CGL_toyTouch,
+    CGL_toyRunCallback,
+    CGL_toyGetStats,
+    CGL_toyResetStats,
+    CGL_toySetDims,
+    CGL_toyCompile_v2,
+    CGL_toyCompile_v2_ptds,
+    CGL_toyQuery_v2,
+    CGL_toyGetProcAddress,
+    CGL_NSITES
 };
 
-static cg_site cg_sites[CG_NSITES];
+static cg_site cgl_sites[CGL_NSITES];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize}; a variant (base != NULL) carries its base's policy. */
-static const cg_site_default cg_defaults[CG_NSITES] = {
-    [CG_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL},
-    [CG_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL},
-    [CG_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL},
-    [CG_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL},
+static const cg_site_default cgl_defaults[CGL_NSITES] = {
+    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL},
+    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL},
+    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},
+    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},
+    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL},
 };
 
 /* Names a toy_result_t; codes that repeat a value are left to their first name. */
-static const char *cg_result_name(long r)
+static const char *cgl_result_name(long r)
 {
     switch (r) {
     case TOY_SUCCESS: return "TOY_SUCCESS";
@@ -61,14 +69,33 @@ static const char *cg_result_name(long r)
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
-static void *cg_dlsym_next(const char *name)
+static void *cgl_dlsym_next(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
     __asm__ __volatile__("" : "+r"(p));
     return p;
 }
 
-static cg_layer cg_layer_toy = {
+/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */
+static void *const cgl_wrappers[CGL_NSITES] = {
+    [CGL_toyGetDevice] = (void *)toyGetDevice,
+    [CGL_toyCompile] = (void *)toyCompile,
+    [CGL_toyProgramRelease] = (void *)toyProgramRelease,
+    [CGL_toyWait] = (void *)toyWait,
+    [CGL_toyAdd] = (void *)toyAdd,
+    [CGL_toyNop] = (void *)toyNop,
+    [CGL_toyTouch] = (void *)toyTouch,
+    [CGL_toyRunCallback] = (void *)toyRunCallback,
+    [CGL_toyGetStats] = (void *)toyGetStats,
+    [CGL_toyResetStats] = (void *)toyResetStats,
+    [CGL_toySetDims] = (void *)toySetDims,
+    [CGL_toyCompile_v2] = (void *)toyCompile_v2,
+    [CGL_toyCompile_v2_ptds] = (void *)toyCompile_v2_ptds,
+    [CGL_toyQuery_v2] = (void *)toyQuery_v2,
+    [CGL_toyGetProcAddress] = (void *)toyGetProcAddress,
+};
+
+static cg_layer cgl_layer = {
     .abi = CG_LAYER_ABI,
     .api = "toy",
     .prefixes = "toy",
@@ -81,239 +108,335 @@ static cg_layer cg_layer_toy = {
 #endif
     .header = "toy.h",
     .missing_result = (long)(TOY_ERROR_OUT_OF_RESOURCES),
-    .result_name = cg_result_name,
-    .nsites = CG_NSITES,
-    .sites = cg_sites,
-    .defaults = cg_defaults,
+    .result_name = cgl_result_name,
+    .nsites = CGL_NSITES,
+    .sites = cgl_sites,
+    .defaults = cgl_defaults,
+    .wrappers = cgl_wrappers,
     .passthrough = NULL,
-    .dlsym_next = cg_dlsym_next,
+    .passthrough_missing = NULL,
+    .dlsym_next = cgl_dlsym_next,
 };
 
-__attribute__((constructor)) static void cg_register(void) { cg_layer_register(&cg_layer_toy); }
+__attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }
 
 /* toyGetDevice: returns the result type: checked; no handle key */
-struct cg_fr_toyGetDevice {
+struct cgl_fr_toyGetDevice {
     uint32_t index;
     toy_device_t *device;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyGetDevice(void *cg_frame)
+static int cgl_th_toyGetDevice(void *cgl_frame)
 {
-    struct cg_fr_toyGetDevice *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cg_sites[CG_toyGetDevice].real, memory_order_relaxed))(cg_f->index, cg_f->device);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyGetDevice *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(cgl_f->index, cgl_f->device);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
-    __typeof__(toyGetDevice) *cg_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cg_sites[CG_toyGetDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(index, device);
-    struct cg_fr_toyGetDevice cg_fr = {.index = index, .device = device};
-    if (cg_call(&cg_sites[CG_toyGetDevice], NULL, cg_th_toyGetDevice, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyGetDevice) *cgl_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(index, device);
+    struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device};
+    if (cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyCompile: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_toyCompile {
+struct cgl_fr_toyCompile {
     toy_device_t device;
     const char *source;
     uint32_t sleep_us;
     toy_program_t *program;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyCompile(void *cg_frame)
+static int cgl_th_toyCompile(void *cgl_frame)
 {
-    struct cg_fr_toyCompile *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cg_sites[CG_toyCompile].real, memory_order_relaxed))(cg_f->device, cg_f->source, cg_f->sleep_us, cg_f->program);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyCompile *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
-    __typeof__(toyCompile) *cg_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cg_sites[CG_toyCompile].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, source, sleep_us, program);
-    struct cg_fr_toyCompile cg_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program};
-    if (cg_call(&cg_sites[CG_toyCompile], (const void *)device, cg_th_toyCompile, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyCompile) *cgl_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, program);
+    struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program};
+    if (cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyProgramRelease: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_toyProgramRelease {
+struct cgl_fr_toyProgramRelease {
     toy_program_t program;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyProgramRelease(void *cg_frame)
+static int cgl_th_toyProgramRelease(void *cgl_frame)
 {
-    struct cg_fr_toyProgramRelease *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cg_sites[CG_toyProgramRelease].real, memory_order_relaxed))(cg_f->program);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyProgramRelease *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(cgl_f->program);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
-    __typeof__(toyProgramRelease) *cg_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cg_sites[CG_toyProgramRelease].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(program);
-    struct cg_fr_toyProgramRelease cg_fr = {.program = program};
-    if (cg_call(&cg_sites[CG_toyProgramRelease], (const void *)program, cg_th_toyProgramRelease, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyProgramRelease) *cgl_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    struct cgl_fr_toyProgramRelease cgl_fr = {.program = program};
+    if (cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyWait: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_toyWait {
+struct cgl_fr_toyWait {
     toy_device_t device;
     uint32_t ms;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyWait(void *cg_frame)
+static int cgl_th_toyWait(void *cgl_frame)
 {
-    struct cg_fr_toyWait *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cg_sites[CG_toyWait].real, memory_order_relaxed))(cg_f->device, cg_f->ms);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyWait *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(cgl_f->device, cgl_f->ms);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
-    __typeof__(toyWait) *cg_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cg_sites[CG_toyWait].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, ms);
-    struct cg_fr_toyWait cg_fr = {.device = device, .ms = ms};
-    if (cg_call(&cg_sites[CG_toyWait], (const void *)device, cg_th_toyWait, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyWait) *cgl_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ms);
+    struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms};
+    if (cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyAdd: returns the result type: checked; no handle key */
-struct cg_fr_toyAdd {
+struct cgl_fr_toyAdd {
     int32_t a;
     int32_t b;
     int32_t *sum;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyAdd(void *cg_frame)
+static int cgl_th_toyAdd(void *cgl_frame)
 {
-    struct cg_fr_toyAdd *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cg_sites[CG_toyAdd].real, memory_order_relaxed))(cg_f->a, cg_f->b, cg_f->sum);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyAdd *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(cgl_f->a, cgl_f->b, cgl_f->sum);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
-    __typeof__(toyAdd) *cg_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cg_sites[CG_toyAdd].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(a, b, sum);
-    struct cg_fr_toyAdd cg_fr = {.a = a, .b = b, .sum = sum};
-    if (cg_call(&cg_sites[CG_toyAdd], NULL, cg_th_toyAdd, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyAdd) *cgl_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(a, b, sum);
+    struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum};
+    if (cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyNop: returns no result code: never an error; no handle key */
-struct cg_fr_toyNop {
+struct cgl_fr_toyNop {
     int32_t x;
-    int32_t cg_ret;
+    int32_t cgl_ret;
 };
-static int cg_th_toyNop(void *cg_frame)
+static int cgl_th_toyNop(void *cgl_frame)
 {
-    struct cg_fr_toyNop *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cg_sites[CG_toyNop].real, memory_order_relaxed))(cg_f->x);
+    struct cgl_fr_toyNop *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(cgl_f->x);
     return 0;
 }
 CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 {
-    __typeof__(toyNop) *cg_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cg_sites[CG_toyNop].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(x);
-    struct cg_fr_toyNop cg_fr = {.x = x};
-    if (cg_call(&cg_sites[CG_toyNop], NULL, cg_th_toyNop, &cg_fr) != 0) return (int32_t)0;
-    return cg_fr.cg_ret;
+    __typeof__(toyNop) *cgl_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
+    struct cgl_fr_toyNop cgl_fr = {.x = x};
+    if (cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr) != 0) return (int32_t)0;
+    return cgl_fr.cgl_ret;
 }
 
 /* toyTouch: returns void; no handle key */
-struct cg_fr_toyTouch {
+struct cgl_fr_toyTouch {
     const void *p;
 };
-static int cg_th_toyTouch(void *cg_frame)
+static int cgl_th_toyTouch(void *cgl_frame)
 {
-    struct cg_fr_toyTouch *cg_f = cg_frame;
-    ((__typeof__(toyTouch) *)atomic_load_explicit(&cg_sites[CG_toyTouch].real, memory_order_relaxed))(cg_f->p);
+    struct cgl_fr_toyTouch *cgl_f = cgl_frame;
+    ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(cgl_f->p);
     return 0;
 }
 CG_EXPORT void TOY_APICALL toyTouch(const void *p)
 {
-    __typeof__(toyTouch) *cg_fn = (__typeof__(toyTouch) *)atomic_load_explicit(&cg_sites[CG_toyTouch].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) { cg_fn(p); return; }
-    struct cg_fr_toyTouch cg_fr = {.p = p};
-    (void)cg_call(&cg_sites[CG_toyTouch], NULL, cg_th_toyTouch, &cg_fr);
+    __typeof__(toyTouch) *cgl_fn = (__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(p); return; }
+    struct cgl_fr_toyTouch cgl_fr = {.p = p};
+    (void)cg_call(&cgl_sites[CGL_toyTouch], NULL, cgl_th_toyTouch, &cgl_fr);
 }
 
 /* toyRunCallback: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_toyRunCallback {
+struct cgl_fr_toyRunCallback {
     toy_device_t device;
     toy_callback_t callback;
     void *user;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyRunCallback(void *cg_frame)
+static int cgl_th_toyRunCallback(void *cgl_frame)
 {
-    struct cg_fr_toyRunCallback *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cg_sites[CG_toyRunCallback].real, memory_order_relaxed))(cg_f->device, cg_f->callback, cg_f->user);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyRunCallback *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback, cgl_f->user);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
-    __typeof__(toyRunCallback) *cg_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cg_sites[CG_toyRunCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, callback, user);
-    struct cg_fr_toyRunCallback cg_fr = {.device = device, .callback = callback, .user = user};
-    if (cg_call(&cg_sites[CG_toyRunCallback], (const void *)device, cg_th_toyRunCallback, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyRunCallback) *cgl_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback, user);
+    struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user};
+    if (cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyGetStats: returns the result type: checked; no handle key */
-struct cg_fr_toyGetStats {
+struct cgl_fr_toyGetStats {
     toy_stats_t *stats;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyGetStats(void *cg_frame)
+static int cgl_th_toyGetStats(void *cgl_frame)
 {
-    struct cg_fr_toyGetStats *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cg_sites[CG_toyGetStats].real, memory_order_relaxed))(cg_f->stats);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyGetStats *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(cgl_f->stats);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
-    __typeof__(toyGetStats) *cg_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cg_sites[CG_toyGetStats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(stats);
-    struct cg_fr_toyGetStats cg_fr = {.stats = stats};
-    if (cg_call(&cg_sites[CG_toyGetStats], NULL, cg_th_toyGetStats, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyGetStats) *cgl_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stats);
+    struct cgl_fr_toyGetStats cgl_fr = {.stats = stats};
+    if (cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toyResetStats: returns the result type: checked; no handle key */
-struct cg_fr_toyResetStats {
-    toy_result_t cg_ret;
+struct cgl_fr_toyResetStats {
+    toy_result_t cgl_ret;
 };
-static int cg_th_toyResetStats(void *cg_frame)
+static int cgl_th_toyResetStats(void *cgl_frame)
 {
-    struct cg_fr_toyResetStats *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cg_sites[CG_toyResetStats].real, memory_order_relaxed))();
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toyResetStats *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
-    __typeof__(toyResetStats) *cg_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cg_sites[CG_toyResetStats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn();
-    struct cg_fr_toyResetStats cg_fr = {0};
-    if (cg_call(&cg_sites[CG_toyResetStats], NULL, cg_th_toyResetStats, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toyResetStats) *cgl_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
+    struct cgl_fr_toyResetStats cgl_fr = {0};
+    if (cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
 
 /* toySetDims: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_toySetDims {
+struct cgl_fr_toySetDims {
     toy_device_t device;
     const uint32_t *dims;
-    toy_result_t cg_ret;
+    toy_result_t cgl_ret;
 };
-static int cg_th_toySetDims(void *cg_frame)
+static int cgl_th_toySetDims(void *cgl_frame)
 {
-    struct cg_fr_toySetDims *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cg_sites[CG_toySetDims].real, memory_order_relaxed))(cg_f->device, cg_f->dims);
-    return cg_f->cg_ret != TOY_SUCCESS;
+    struct cgl_fr_toySetDims *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(cgl_f->device, cgl_f->dims);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
-    __typeof__(toySetDims) *cg_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cg_sites[CG_toySetDims].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(device, dims);
-    struct cg_fr_toySetDims cg_fr = {.device = device, .dims = dims};
-    if (cg_call(&cg_sites[CG_toySetDims], (const void *)device, cg_th_toySetDims, &cg_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
-    return cg_fr.cg_ret;
+    __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
+    struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims};
+    if (cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
 }
+
+/* toyCompile_v2: returns the result type: checked; keyed by its first parameter (a handle); a variant of toyCompile */
+struct cgl_fr_toyCompile_v2 {
+    toy_device_t device;
+    const char *source;
+    uint32_t sleep_us;
+    uint32_t flags;
+    toy_program_t *program;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toyCompile_v2(void *cgl_frame)
+{
+    struct cgl_fr_toyCompile_v2 *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
+}
+CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    __typeof__(toyCompile_v2) *cgl_fn = (__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
+    struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program};
+    if (cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
+}
+
+/* toyCompile_v2_ptds: returns the result type: checked; keyed by its first parameter (a handle); a variant of toyCompile */
+struct cgl_fr_toyCompile_v2_ptds {
+    toy_device_t device;
+    const char *source;
+    uint32_t sleep_us;
+    uint32_t flags;
+    toy_program_t *program;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toyCompile_v2_ptds(void *cgl_frame)
+{
+    struct cgl_fr_toyCompile_v2_ptds *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
+}
+CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    __typeof__(toyCompile_v2_ptds) *cgl_fn = (__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
+    struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program};
+    if (cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
+}
+
+/* toyQuery_v2: returns the result type: checked; no handle key */
+struct cgl_fr_toyQuery_v2 {
+    uint32_t *value;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toyQuery_v2(void *cgl_frame)
+{
+    struct cgl_fr_toyQuery_v2 *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(cgl_f->value);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
+}
+CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
+{
+    __typeof__(toyQuery_v2) *cgl_fn = (__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value);
+    struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value};
+    if (cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
+}
+
+/* toyGetProcAddress: returns the result type: checked; no handle key; its exported wrapper is hand-written */
+struct cgl_fr_toyGetProcAddress {
+    const char *name;
+    uint32_t version;
+    void **pfn;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toyGetProcAddress(void *cgl_frame)
+{
+    struct cgl_fr_toyGetProcAddress *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(cgl_f->name, cgl_f->version, cgl_f->pfn);
+    return cgl_f->cgl_ret != TOY_SUCCESS;
+}
+static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
+{
+    __typeof__(toyGetProcAddress) *cgl_fn = (__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, version, pfn);
+    struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn};
+    if (cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    return cgl_fr.cgl_ret;
+}
+
+/* The hand-written wrappers (wrapper = hand: toyGetProcAddress), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_toy_hand.c"

@@ -11,599 +11,599 @@
 
 /* Each wrapper has the header's exact prototype. Calling-convention macros are copied from the
  * header where they stand right before the name (they expand to nothing on Linux); attributes
- * (deprecation, visibility) are not copied. */
+ * (deprecation, visibility) are not copied. Names of this file's own are cgl_ (layer.h). */
 
 enum {
-    CG_zeInit,
-    CG_zeDriverGet,
-    CG_zeDriverGetApiVersion,
-    CG_zeDriverGetProperties,
-    CG_zeDriverGetIpcProperties,
-    CG_zeDriverGetExtensionProperties,
-    CG_zeDriverGetExtensionFunctionAddress,
-    CG_zeDeviceGet,
-    CG_zeDeviceGetSubDevices,
-    CG_zeDeviceGetProperties,
-    CG_zeDeviceGetComputeProperties,
-    CG_zeDeviceGetModuleProperties,
-    CG_zeDeviceGetCommandQueueGroupProperties,
-    CG_zeDeviceGetMemoryProperties,
-    CG_zeDeviceGetMemoryAccessProperties,
-    CG_zeDeviceGetCacheProperties,
-    CG_zeDeviceGetImageProperties,
-    CG_zeDeviceGetExternalMemoryProperties,
-    CG_zeDeviceGetP2PProperties,
-    CG_zeDeviceCanAccessPeer,
-    CG_zeDeviceGetStatus,
-    CG_zeDeviceGetGlobalTimestamps,
-    CG_zeContextCreate,
-    CG_zeContextCreateEx,
-    CG_zeContextDestroy,
-    CG_zeContextGetStatus,
-    CG_zeCommandQueueCreate,
-    CG_zeCommandQueueDestroy,
-    CG_zeCommandQueueExecuteCommandLists,
-    CG_zeCommandQueueSynchronize,
-    CG_zeCommandListCreate,
-    CG_zeCommandListCreateImmediate,
-    CG_zeCommandListDestroy,
-    CG_zeCommandListClose,
-    CG_zeCommandListReset,
-    CG_zeCommandListAppendWriteGlobalTimestamp,
-    CG_zeCommandListAppendBarrier,
-    CG_zeCommandListAppendMemoryRangesBarrier,
-    CG_zeContextSystemBarrier,
-    CG_zeCommandListAppendMemoryCopy,
-    CG_zeCommandListAppendMemoryFill,
-    CG_zeCommandListAppendMemoryCopyRegion,
-    CG_zeCommandListAppendMemoryCopyFromContext,
-    CG_zeCommandListAppendImageCopy,
-    CG_zeCommandListAppendImageCopyRegion,
-    CG_zeCommandListAppendImageCopyToMemory,
-    CG_zeCommandListAppendImageCopyFromMemory,
-    CG_zeCommandListAppendMemoryPrefetch,
-    CG_zeCommandListAppendMemAdvise,
-    CG_zeEventPoolCreate,
-    CG_zeEventPoolDestroy,
-    CG_zeEventCreate,
-    CG_zeEventDestroy,
-    CG_zeEventPoolGetIpcHandle,
-    CG_zeEventPoolOpenIpcHandle,
-    CG_zeEventPoolCloseIpcHandle,
-    CG_zeCommandListAppendSignalEvent,
-    CG_zeCommandListAppendWaitOnEvents,
-    CG_zeEventHostSignal,
-    CG_zeEventHostSynchronize,
-    CG_zeEventQueryStatus,
-    CG_zeCommandListAppendEventReset,
-    CG_zeEventHostReset,
-    CG_zeEventQueryKernelTimestamp,
-    CG_zeCommandListAppendQueryKernelTimestamps,
-    CG_zeFenceCreate,
-    CG_zeFenceDestroy,
-    CG_zeFenceHostSynchronize,
-    CG_zeFenceQueryStatus,
-    CG_zeFenceReset,
-    CG_zeImageGetProperties,
-    CG_zeImageCreate,
-    CG_zeImageDestroy,
-    CG_zeMemAllocShared,
-    CG_zeMemAllocDevice,
-    CG_zeMemAllocHost,
-    CG_zeMemFree,
-    CG_zeMemGetAllocProperties,
-    CG_zeMemGetAddressRange,
-    CG_zeMemGetIpcHandle,
-    CG_zeMemOpenIpcHandle,
-    CG_zeMemCloseIpcHandle,
-    CG_zeModuleCreate,
-    CG_zeModuleDestroy,
-    CG_zeModuleDynamicLink,
-    CG_zeModuleBuildLogDestroy,
-    CG_zeModuleBuildLogGetString,
-    CG_zeModuleGetNativeBinary,
-    CG_zeModuleGetGlobalPointer,
-    CG_zeModuleGetKernelNames,
-    CG_zeModuleGetProperties,
-    CG_zeKernelCreate,
-    CG_zeKernelDestroy,
-    CG_zeModuleGetFunctionPointer,
-    CG_zeKernelSetGroupSize,
-    CG_zeKernelSuggestGroupSize,
-    CG_zeKernelSuggestMaxCooperativeGroupCount,
-    CG_zeKernelSetArgumentValue,
-    CG_zeKernelSetIndirectAccess,
-    CG_zeKernelGetIndirectAccess,
-    CG_zeKernelGetSourceAttributes,
-    CG_zeKernelSetCacheConfig,
-    CG_zeKernelGetProperties,
-    CG_zeKernelGetName,
-    CG_zeCommandListAppendLaunchKernel,
-    CG_zeCommandListAppendLaunchCooperativeKernel,
-    CG_zeCommandListAppendLaunchKernelIndirect,
-    CG_zeCommandListAppendLaunchMultipleKernelsIndirect,
-    CG_zeContextMakeMemoryResident,
-    CG_zeContextEvictMemory,
-    CG_zeContextMakeImageResident,
-    CG_zeContextEvictImage,
-    CG_zeSamplerCreate,
-    CG_zeSamplerDestroy,
-    CG_zeVirtualMemReserve,
-    CG_zeVirtualMemFree,
-    CG_zeVirtualMemQueryPageSize,
-    CG_zePhysicalMemCreate,
-    CG_zePhysicalMemDestroy,
-    CG_zeVirtualMemMap,
-    CG_zeVirtualMemUnmap,
-    CG_zeVirtualMemSetAccessAttribute,
-    CG_zeVirtualMemGetAccessAttribute,
-    CG_zeKernelSetGlobalOffsetExp,
-    CG_zeDeviceReserveCacheExt,
-    CG_zeDeviceSetCacheAdviceExt,
-    CG_zeEventQueryTimestampsExp,
-    CG_zeImageGetMemoryPropertiesExp,
-    CG_zeImageViewCreateExp,
-    CG_zeKernelSchedulingHintExp,
-    CG_zeDevicePciGetPropertiesExt,
-    CG_zeCommandListAppendImageCopyToMemoryExt,
-    CG_zeCommandListAppendImageCopyFromMemoryExt,
-    CG_zeImageGetAllocPropertiesExt,
-    CG_zeModuleInspectLinkageExt,
-    CG_zeMemFreeExt,
-    CG_zeFabricVertexGetExp,
-    CG_zeFabricVertexGetSubVerticesExp,
-    CG_zeFabricVertexGetPropertiesExp,
-    CG_zeFabricVertexGetDeviceExp,
-    CG_zeDeviceGetFabricVertexExp,
-    CG_zeFabricEdgeGetExp,
-    CG_zeFabricEdgeGetVerticesExp,
-    CG_zeFabricEdgeGetPropertiesExp,
-    CG_zetModuleGetDebugInfo,
-    CG_zetDeviceGetDebugProperties,
-    CG_zetDebugAttach,
-    CG_zetDebugDetach,
-    CG_zetDebugReadEvent,
-    CG_zetDebugAcknowledgeEvent,
-    CG_zetDebugInterrupt,
-    CG_zetDebugResume,
-    CG_zetDebugReadMemory,
-    CG_zetDebugWriteMemory,
-    CG_zetDebugGetRegisterSetProperties,
-    CG_zetDebugReadRegisters,
-    CG_zetDebugWriteRegisters,
-    CG_zetMetricGroupGet,
-    CG_zetMetricGroupGetProperties,
-    CG_zetMetricGroupCalculateMetricValues,
-    CG_zetMetricGet,
-    CG_zetMetricGetProperties,
-    CG_zetContextActivateMetricGroups,
-    CG_zetMetricStreamerOpen,
-    CG_zetCommandListAppendMetricStreamerMarker,
-    CG_zetMetricStreamerClose,
-    CG_zetMetricStreamerReadData,
-    CG_zetMetricQueryPoolCreate,
-    CG_zetMetricQueryPoolDestroy,
-    CG_zetMetricQueryCreate,
-    CG_zetMetricQueryDestroy,
-    CG_zetMetricQueryReset,
-    CG_zetCommandListAppendMetricQueryBegin,
-    CG_zetCommandListAppendMetricQueryEnd,
-    CG_zetCommandListAppendMetricMemoryBarrier,
-    CG_zetMetricQueryGetData,
-    CG_zetKernelGetProfileInfo,
-    CG_zetTracerExpCreate,
-    CG_zetTracerExpDestroy,
-    CG_zetTracerExpSetPrologues,
-    CG_zetTracerExpSetEpilogues,
-    CG_zetTracerExpSetEnabled,
-    CG_zetMetricGroupCalculateMultipleMetricValuesExp,
-    CG_zesDeviceGetProperties,
-    CG_zesDeviceGetState,
-    CG_zesDeviceReset,
-    CG_zesDeviceProcessesGetState,
-    CG_zesDevicePciGetProperties,
-    CG_zesDevicePciGetState,
-    CG_zesDevicePciGetBars,
-    CG_zesDevicePciGetStats,
-    CG_zesDeviceEnumDiagnosticTestSuites,
-    CG_zesDiagnosticsGetProperties,
-    CG_zesDiagnosticsGetTests,
-    CG_zesDiagnosticsRunTests,
-    CG_zesDeviceEccAvailable,
-    CG_zesDeviceEccConfigurable,
-    CG_zesDeviceGetEccState,
-    CG_zesDeviceSetEccState,
-    CG_zesDeviceEnumEngineGroups,
-    CG_zesEngineGetProperties,
-    CG_zesEngineGetActivity,
-    CG_zesDeviceEventRegister,
-    CG_zesDriverEventListen,
-    CG_zesDriverEventListenEx,
-    CG_zesDeviceEnumFabricPorts,
-    CG_zesFabricPortGetProperties,
-    CG_zesFabricPortGetLinkType,
-    CG_zesFabricPortGetConfig,
-    CG_zesFabricPortSetConfig,
-    CG_zesFabricPortGetState,
-    CG_zesFabricPortGetThroughput,
-    CG_zesDeviceEnumFans,
-    CG_zesFanGetProperties,
-    CG_zesFanGetConfig,
-    CG_zesFanSetDefaultMode,
-    CG_zesFanSetFixedSpeedMode,
-    CG_zesFanSetSpeedTableMode,
-    CG_zesFanGetState,
-    CG_zesDeviceEnumFirmwares,
-    CG_zesFirmwareGetProperties,
-    CG_zesFirmwareFlash,
-    CG_zesDeviceEnumFrequencyDomains,
-    CG_zesFrequencyGetProperties,
-    CG_zesFrequencyGetAvailableClocks,
-    CG_zesFrequencyGetRange,
-    CG_zesFrequencySetRange,
-    CG_zesFrequencyGetState,
-    CG_zesFrequencyGetThrottleTime,
-    CG_zesFrequencyOcGetCapabilities,
-    CG_zesFrequencyOcGetFrequencyTarget,
-    CG_zesFrequencyOcSetFrequencyTarget,
-    CG_zesFrequencyOcGetVoltageTarget,
-    CG_zesFrequencyOcSetVoltageTarget,
-    CG_zesFrequencyOcSetMode,
-    CG_zesFrequencyOcGetMode,
-    CG_zesFrequencyOcGetIccMax,
-    CG_zesFrequencyOcSetIccMax,
-    CG_zesFrequencyOcGetTjMax,
-    CG_zesFrequencyOcSetTjMax,
-    CG_zesDeviceEnumLeds,
-    CG_zesLedGetProperties,
-    CG_zesLedGetState,
-    CG_zesLedSetState,
-    CG_zesLedSetColor,
-    CG_zesDeviceEnumMemoryModules,
-    CG_zesMemoryGetProperties,
-    CG_zesMemoryGetState,
-    CG_zesMemoryGetBandwidth,
-    CG_zesDeviceEnumPerformanceFactorDomains,
-    CG_zesPerformanceFactorGetProperties,
-    CG_zesPerformanceFactorGetConfig,
-    CG_zesPerformanceFactorSetConfig,
-    CG_zesDeviceEnumPowerDomains,
-    CG_zesDeviceGetCardPowerDomain,
-    CG_zesPowerGetProperties,
-    CG_zesPowerGetEnergyCounter,
-    CG_zesPowerGetLimits,
-    CG_zesPowerSetLimits,
-    CG_zesPowerGetEnergyThreshold,
-    CG_zesPowerSetEnergyThreshold,
-    CG_zesDeviceEnumPsus,
-    CG_zesPsuGetProperties,
-    CG_zesPsuGetState,
-    CG_zesDeviceEnumRasErrorSets,
-    CG_zesRasGetProperties,
-    CG_zesRasGetConfig,
-    CG_zesRasSetConfig,
-    CG_zesRasGetState,
-    CG_zesDeviceEnumSchedulers,
-    CG_zesSchedulerGetProperties,
-    CG_zesSchedulerGetCurrentMode,
-    CG_zesSchedulerGetTimeoutModeProperties,
-    CG_zesSchedulerGetTimesliceModeProperties,
-    CG_zesSchedulerSetTimeoutMode,
-    CG_zesSchedulerSetTimesliceMode,
-    CG_zesSchedulerSetExclusiveMode,
-    CG_zesSchedulerSetComputeUnitDebugMode,
-    CG_zesDeviceEnumStandbyDomains,
-    CG_zesStandbyGetProperties,
-    CG_zesStandbyGetMode,
-    CG_zesStandbySetMode,
-    CG_zesDeviceEnumTemperatureSensors,
-    CG_zesTemperatureGetProperties,
-    CG_zesTemperatureGetConfig,
-    CG_zesTemperatureSetConfig,
-    CG_zesTemperatureGetState,
-    CG_zesPowerGetLimitsExt,
-    CG_zesPowerSetLimitsExt,
-    CG_NSITES
+    CGL_zeInit,
+    CGL_zeDriverGet,
+    CGL_zeDriverGetApiVersion,
+    CGL_zeDriverGetProperties,
+    CGL_zeDriverGetIpcProperties,
+    CGL_zeDriverGetExtensionProperties,
+    CGL_zeDriverGetExtensionFunctionAddress,
+    CGL_zeDeviceGet,
+    CGL_zeDeviceGetSubDevices,
+    CGL_zeDeviceGetProperties,
+    CGL_zeDeviceGetComputeProperties,
+    CGL_zeDeviceGetModuleProperties,
+    CGL_zeDeviceGetCommandQueueGroupProperties,
+    CGL_zeDeviceGetMemoryProperties,
+    CGL_zeDeviceGetMemoryAccessProperties,
+    CGL_zeDeviceGetCacheProperties,
+    CGL_zeDeviceGetImageProperties,
+    CGL_zeDeviceGetExternalMemoryProperties,
+    CGL_zeDeviceGetP2PProperties,
+    CGL_zeDeviceCanAccessPeer,
+    CGL_zeDeviceGetStatus,
+    CGL_zeDeviceGetGlobalTimestamps,
+    CGL_zeContextCreate,
+    CGL_zeContextCreateEx,
+    CGL_zeContextDestroy,
+    CGL_zeContextGetStatus,
+    CGL_zeCommandQueueCreate,
+    CGL_zeCommandQueueDestroy,
+    CGL_zeCommandQueueExecuteCommandLists,
+    CGL_zeCommandQueueSynchronize,
+    CGL_zeCommandListCreate,
+    CGL_zeCommandListCreateImmediate,
+    CGL_zeCommandListDestroy,
+    CGL_zeCommandListClose,
+    CGL_zeCommandListReset,
+    CGL_zeCommandListAppendWriteGlobalTimestamp,
+    CGL_zeCommandListAppendBarrier,
+    CGL_zeCommandListAppendMemoryRangesBarrier,
+    CGL_zeContextSystemBarrier,
+    CGL_zeCommandListAppendMemoryCopy,
+    CGL_zeCommandListAppendMemoryFill,
+    CGL_zeCommandListAppendMemoryCopyRegion,
+    CGL_zeCommandListAppendMemoryCopyFromContext,
+    CGL_zeCommandListAppendImageCopy,
+    CGL_zeCommandListAppendImageCopyRegion,
+    CGL_zeCommandListAppendImageCopyToMemory,
+    CGL_zeCommandListAppendImageCopyFromMemory,
+    CGL_zeCommandListAppendMemoryPrefetch,
+    CGL_zeCommandListAppendMemAdvise,
+    CGL_zeEventPoolCreate,
+    CGL_zeEventPoolDestroy,
+    CGL_zeEventCreate,
+    CGL_zeEventDestroy,
+    CGL_zeEventPoolGetIpcHandle,
+    CGL_zeEventPoolOpenIpcHandle,
+    CGL_zeEventPoolCloseIpcHandle,
+    CGL_zeCommandListAppendSignalEvent,
+    CGL_zeCommandListAppendWaitOnEvents,
+    CGL_zeEventHostSignal,
+    CGL_zeEventHostSynchronize,
+    CGL_zeEventQueryStatus,
+    CGL_zeCommandListAppendEventReset,
+    CGL_zeEventHostReset,
+    CGL_zeEventQueryKernelTimestamp,
+    CGL_zeCommandListAppendQueryKernelTimestamps,
+    CGL_zeFenceCreate,
+    CGL_zeFenceDestroy,
+    CGL_zeFenceHostSynchronize,
+    CGL_zeFenceQueryStatus,
+    CGL_zeFenceReset,
+    CGL_zeImageGetProperties,
+    CGL_zeImageCreate,
+    CGL_zeImageDestroy,
+    CGL_zeMemAllocShared,
+    CGL_zeMemAllocDevice,
+    CGL_zeMemAllocHost,
+    CGL_zeMemFree,
+    CGL_zeMemGetAllocProperties,
+    CGL_zeMemGetAddressRange,
+    CGL_zeMemGetIpcHandle,
+    CGL_zeMemOpenIpcHandle,
+    CGL_zeMemCloseIpcHandle,
+    CGL_zeModuleCreate,
+    CGL_zeModuleDestroy,
+    CGL_zeModuleDynamicLink,
+    CGL_zeModuleBuildLogDestroy,
+    CGL_zeModuleBuildLogGetString,
+    CGL_zeModuleGetNativeBinary,
+    CGL_zeModuleGetGlobalPointer,
+    CGL_zeModuleGetKernelNames,
+    CGL_zeModuleGetProperties,
+    CGL_zeKernelCreate,
+    CGL_zeKernelDestroy,
+    CGL_zeModuleGetFunctionPointer,
+    CGL_zeKernelSetGroupSize,
+    CGL_zeKernelSuggestGroupSize,
+    CGL_zeKernelSuggestMaxCooperativeGroupCount,
+    CGL_zeKernelSetArgumentValue,
+    CGL_zeKernelSetIndirectAccess,
+    CGL_zeKernelGetIndirectAccess,
+    CGL_zeKernelGetSourceAttributes,
+    CGL_zeKernelSetCacheConfig,
+    CGL_zeKernelGetProperties,
+    CGL_zeKernelGetName,
+    CGL_zeCommandListAppendLaunchKernel,
+    CGL_zeCommandListAppendLaunchCooperativeKernel,
+    CGL_zeCommandListAppendLaunchKernelIndirect,
+    CGL_zeCommandListAppendLaunchMultipleKernelsIndirect,
+    CGL_zeContextMakeMemoryResident,
+    CGL_zeContextEvictMemory,
+    CGL_zeContextMakeImageResident,
+    CGL_zeContextEvictImage,
+    CGL_zeSamplerCreate,
+    CGL_zeSamplerDestroy,
+    CGL_zeVirtualMemReserve,
+    CGL_zeVirtualMemFree,
+    CGL_zeVirtualMemQueryPageSize,
+    CGL_zePhysicalMemCreate,
+    CGL_zePhysicalMemDestroy,
+    CGL_zeVirtualMemMap,
+    CGL_zeVirtualMemUnmap,
+    CGL_zeVirtualMemSetAccessAttribute,
+    CGL_zeVirtualMemGetAccessAttribute,
+    CGL_zeKernelSetGlobalOffsetExp,
+    CGL_zeDeviceReserveCacheExt,
+    CGL_zeDeviceSetCacheAdviceExt,
+    CGL_zeEventQueryTimestampsExp,
+    CGL_zeImageGetMemoryPropertiesExp,
+    CGL_zeImageViewCreateExp,
+    CGL_zeKernelSchedulingHintExp,
+    CGL_zeDevicePciGetPropertiesExt,
+    CGL_zeCommandListAppendImageCopyToMemoryExt,
+    CGL_zeCommandListAppendImageCopyFromMemoryExt,
+    CGL_zeImageGetAllocPropertiesExt,
+    CGL_zeModuleInspectLinkageExt,
+    CGL_zeMemFreeExt,
+    CGL_zeFabricVertexGetExp,
+    CGL_zeFabricVertexGetSubVerticesExp,
+    CGL_zeFabricVertexGetPropertiesExp,
+    CGL_zeFabricVertexGetDeviceExp,
+    CGL_zeDeviceGetFabricVertexExp,
+    CGL_zeFabricEdgeGetExp,
+    CGL_zeFabricEdgeGetVerticesExp,
+    CGL_zeFabricEdgeGetPropertiesExp,
+    CGL_zetModuleGetDebugInfo,
+    CGL_zetDeviceGetDebugProperties,
+    CGL_zetDebugAttach,
+    CGL_zetDebugDetach,
+    CGL_zetDebugReadEvent,
+    CGL_zetDebugAcknowledgeEvent,
+    CGL_zetDebugInterrupt,
+    CGL_zetDebugResume,
+    CGL_zetDebugReadMemory,
+    CGL_zetDebugWriteMemory,
+    CGL_zetDebugGetRegisterSetProperties,
+    CGL_zetDebugReadRegisters,
+    CGL_zetDebugWriteRegisters,
+    CGL_zetMetricGroupGet,
+    CGL_zetMetricGroupGetProperties,
+    CGL_zetMetricGroupCalculateMetricValues,
+    CGL_zetMetricGet,
+    CGL_zetMetricGetProperties,
+    CGL_zetContextActivateMetricGroups,
+    CGL_zetMetricStreamerOpen,
+    CGL_zetCommandListAppendMetricStreamerMarker,
+    CGL_zetMetricStreamerClose,
+    CGL_zetMetricStreamerReadData,
+    CGL_zetMetricQueryPoolCreate,
+    CGL_zetMetricQueryPoolDestroy,
+    CGL_zetMetricQueryCreate,
+    CGL_zetMetricQueryDestroy,
+    CGL_zetMetricQueryReset,
+    CGL_zetCommandListAppendMetricQueryBegin,
+    CGL_zetCommandListAppendMetricQueryEnd,
+    CGL_zetCommandListAppendMetricMemoryBarrier,
+    CGL_zetMetricQueryGetData,
+    CGL_zetKernelGetProfileInfo,
+    CGL_zetTracerExpCreate,
+    CGL_zetTracerExpDestroy,
+    CGL_zetTracerExpSetPrologues,
+    CGL_zetTracerExpSetEpilogues,
+    CGL_zetTracerExpSetEnabled,
+    CGL_zetMetricGroupCalculateMultipleMetricValuesExp,
+    CGL_zesDeviceGetProperties,
+    CGL_zesDeviceGetState,
+    CGL_zesDeviceReset,
+    CGL_zesDeviceProcessesGetState,
+    CGL_zesDevicePciGetProperties,
+    CGL_zesDevicePciGetState,
+    CGL_zesDevicePciGetBars,
+    CGL_zesDevicePciGetStats,
+    CGL_zesDeviceEnumDiagnosticTestSuites,
+    CGL_zesDiagnosticsGetProperties,
+    CGL_zesDiagnosticsGetTests,
+    CGL_zesDiagnosticsRunTests,
+    CGL_zesDeviceEccAvailable,
+    CGL_zesDeviceEccConfigurable,
+    CGL_zesDeviceGetEccState,
+    CGL_zesDeviceSetEccState,
+    CGL_zesDeviceEnumEngineGroups,
+    CGL_zesEngineGetProperties,
+    CGL_zesEngineGetActivity,
+    CGL_zesDeviceEventRegister,
+    CGL_zesDriverEventListen,
+    CGL_zesDriverEventListenEx,
+    CGL_zesDeviceEnumFabricPorts,
+    CGL_zesFabricPortGetProperties,
+    CGL_zesFabricPortGetLinkType,
+    CGL_zesFabricPortGetConfig,
+    CGL_zesFabricPortSetConfig,
+    CGL_zesFabricPortGetState,
+    CGL_zesFabricPortGetThroughput,
+    CGL_zesDeviceEnumFans,
+    CGL_zesFanGetProperties,
+    CGL_zesFanGetConfig,
+    CGL_zesFanSetDefaultMode,
+    CGL_zesFanSetFixedSpeedMode,
+    CGL_zesFanSetSpeedTableMode,
+    CGL_zesFanGetState,
+    CGL_zesDeviceEnumFirmwares,
+    CGL_zesFirmwareGetProperties,
+    CGL_zesFirmwareFlash,
+    CGL_zesDeviceEnumFrequencyDomains,
+    CGL_zesFrequencyGetProperties,
+    CGL_zesFrequencyGetAvailableClocks,
+    CGL_zesFrequencyGetRange,
+    CGL_zesFrequencySetRange,
+    CGL_zesFrequencyGetState,
+    CGL_zesFrequencyGetThrottleTime,
+    CGL_zesFrequencyOcGetCapabilities,
+    CGL_zesFrequencyOcGetFrequencyTarget,
+    CGL_zesFrequencyOcSetFrequencyTarget,
+    CGL_zesFrequencyOcGetVoltageTarget,
+    CGL_zesFrequencyOcSetVoltageTarget,
+    CGL_zesFrequencyOcSetMode,
+    CGL_zesFrequencyOcGetMode,
+    CGL_zesFrequencyOcGetIccMax,
+    CGL_zesFrequencyOcSetIccMax,
+    CGL_zesFrequencyOcGetTjMax,
+    CGL_zesFrequencyOcSetTjMax,
+    CGL_zesDeviceEnumLeds,
+    CGL_zesLedGetProperties,
+    CGL_zesLedGetState,
+    CGL_zesLedSetState,
+    CGL_zesLedSetColor,
+    CGL_zesDeviceEnumMemoryModules,
+    CGL_zesMemoryGetProperties,
+    CGL_zesMemoryGetState,
+    CGL_zesMemoryGetBandwidth,
+    CGL_zesDeviceEnumPerformanceFactorDomains,
+    CGL_zesPerformanceFactorGetProperties,
+    CGL_zesPerformanceFactorGetConfig,
+    CGL_zesPerformanceFactorSetConfig,
+    CGL_zesDeviceEnumPowerDomains,
+    CGL_zesDeviceGetCardPowerDomain,
+    CGL_zesPowerGetProperties,
+    CGL_zesPowerGetEnergyCounter,
+    CGL_zesPowerGetLimits,
+    CGL_zesPowerSetLimits,
+    CGL_zesPowerGetEnergyThreshold,
+    CGL_zesPowerSetEnergyThreshold,
+    CGL_zesDeviceEnumPsus,
+    CGL_zesPsuGetProperties,
+    CGL_zesPsuGetState,
+    CGL_zesDeviceEnumRasErrorSets,
+    CGL_zesRasGetProperties,
+    CGL_zesRasGetConfig,
+    CGL_zesRasSetConfig,
+    CGL_zesRasGetState,
+    CGL_zesDeviceEnumSchedulers,
+    CGL_zesSchedulerGetProperties,
+    CGL_zesSchedulerGetCurrentMode,
+    CGL_zesSchedulerGetTimeoutModeProperties,
+    CGL_zesSchedulerGetTimesliceModeProperties,
+    CGL_zesSchedulerSetTimeoutMode,
+    CGL_zesSchedulerSetTimesliceMode,
+    CGL_zesSchedulerSetExclusiveMode,
+    CGL_zesSchedulerSetComputeUnitDebugMode,
+    CGL_zesDeviceEnumStandbyDomains,
+    CGL_zesStandbyGetProperties,
+    CGL_zesStandbyGetMode,
+    CGL_zesStandbySetMode,
+    CGL_zesDeviceEnumTemperatureSensors,
+    CGL_zesTemperatureGetProperties,
+    CGL_zesTemperatureGetConfig,
+    CGL_zesTemperatureSetConfig,
+    CGL_zesTemperatureGetState,
+    CGL_zesPowerGetLimitsExt,
+    CGL_zesPowerSetLimitsExt,
+    CGL_NSITES
 };
 
-static cg_site cg_sites[CG_NSITES];
+static cg_site cgl_sites[CGL_NSITES];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize}; a variant (base != NULL) carries its base's policy. */
-static const cg_site_default cg_defaults[CG_NSITES] = {
-    [CG_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL},
-    [CG_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL},
-    [CG_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL},
-    [CG_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL},
-    [CG_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL},
-    [CG_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL},
-    [CG_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL},
-    [CG_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL},
-    [CG_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL},
-    [CG_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL},
-    [CG_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL},
-    [CG_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL},
-    [CG_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL},
-    [CG_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL},
-    [CG_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL},
-    [CG_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL},
+static const cg_site_default cgl_defaults[CGL_NSITES] = {
+    [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL},
+    [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL},
+    [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL},
+    [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL},
+    [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL},
+    [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL},
+    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL},
+    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL},
+    [CGL_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL},
+    [CGL_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL},
+    [CGL_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL},
+    [CGL_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL},
+    [CGL_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL},
+    [CGL_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL},
+    [CGL_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL},
 };
 
 /* Names a ze_result_t; codes that repeat a value are left to their first name. */
-static const char *cg_result_name(long r)
+static const char *cgl_result_name(long r)
 {
     switch (r) {
     case ZE_RESULT_SUCCESS: return "ZE_RESULT_SUCCESS";
@@ -658,229 +658,320 @@ static const char *cg_result_name(long r)
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
-static void *cg_dlsym_next(const char *name)
+static void *cgl_dlsym_next(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
     __asm__ __volatile__("" : "+r"(p));
     return p;
 }
 
-/* Exported by the vendor library but not declared by the header: forwarded unguarded. */
-static const char *const cg_passthrough[] = {
-    "zeGetCommandListProcAddrTable",
-    "zeGetCommandQueueProcAddrTable",
-    "zeGetContextProcAddrTable",
-    "zeGetDeviceExpProcAddrTable",
-    "zeGetDeviceProcAddrTable",
-    "zeGetDriverProcAddrTable",
-    "zeGetEventExpProcAddrTable",
-    "zeGetEventPoolProcAddrTable",
-    "zeGetEventProcAddrTable",
-    "zeGetFabricEdgeExpProcAddrTable",
-    "zeGetFabricVertexExpProcAddrTable",
-    "zeGetFenceProcAddrTable",
-    "zeGetGlobalProcAddrTable",
-    "zeGetImageExpProcAddrTable",
-    "zeGetImageProcAddrTable",
-    "zeGetKernelExpProcAddrTable",
-    "zeGetKernelProcAddrTable",
-    "zeGetMemProcAddrTable",
-    "zeGetModuleBuildLogProcAddrTable",
-    "zeGetModuleProcAddrTable",
-    "zeGetPhysicalMemProcAddrTable",
-    "zeGetSamplerProcAddrTable",
-    "zeGetVirtualMemProcAddrTable",
-    "zeLoaderGetTracingHandle",
-    "zeLoaderInit",
-    "zelGetTracerApiProcAddrTable",
-    "zelLoaderDriverCheck",
-    "zelLoaderGetVersions",
-    "zelLoaderGetVersionsInternal",
-    "zelLoaderTranslateHandle",
-    "zelLoaderTranslateHandleInternal",
-    "zelTracerCommandListAppendBarrierRegisterCallback",
-    "zelTracerCommandListAppendEventResetRegisterCallback",
-    "zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback",
-    "zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback",
-    "zelTracerCommandListAppendImageCopyRegionRegisterCallback",
-    "zelTracerCommandListAppendImageCopyRegisterCallback",
-    "zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback",
-    "zelTracerCommandListAppendImageCopyToMemoryRegisterCallback",
-    "zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback",
-    "zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback",
-    "zelTracerCommandListAppendLaunchKernelRegisterCallback",
-    "zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback",
-    "zelTracerCommandListAppendMemAdviseRegisterCallback",
-    "zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback",
-    "zelTracerCommandListAppendMemoryCopyRegionRegisterCallback",
-    "zelTracerCommandListAppendMemoryCopyRegisterCallback",
-    "zelTracerCommandListAppendMemoryFillRegisterCallback",
-    "zelTracerCommandListAppendMemoryPrefetchRegisterCallback",
-    "zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback",
-    "zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback",
-    "zelTracerCommandListAppendSignalEventRegisterCallback",
-    "zelTracerCommandListAppendWaitOnEventsRegisterCallback",
-    "zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback",
-    "zelTracerCommandListCloseRegisterCallback",
-    "zelTracerCommandListCreateImmediateRegisterCallback",
-    "zelTracerCommandListCreateRegisterCallback",
-    "zelTracerCommandListDestroyRegisterCallback",
-    "zelTracerCommandListResetRegisterCallback",
-    "zelTracerCommandQueueCreateRegisterCallback",
-    "zelTracerCommandQueueDestroyRegisterCallback",
-    "zelTracerCommandQueueExecuteCommandListsRegisterCallback",
-    "zelTracerCommandQueueSynchronizeRegisterCallback",
-    "zelTracerContextCreateExRegisterCallback",
-    "zelTracerContextCreateRegisterCallback",
-    "zelTracerContextDestroyRegisterCallback",
-    "zelTracerContextEvictImageRegisterCallback",
-    "zelTracerContextEvictMemoryRegisterCallback",
-    "zelTracerContextGetStatusRegisterCallback",
-    "zelTracerContextMakeImageResidentRegisterCallback",
-    "zelTracerContextMakeMemoryResidentRegisterCallback",
-    "zelTracerContextSystemBarrierRegisterCallback",
-    "zelTracerCreate",
-    "zelTracerDestroy",
-    "zelTracerDeviceCanAccessPeerRegisterCallback",
-    "zelTracerDeviceGetCachePropertiesRegisterCallback",
-    "zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback",
-    "zelTracerDeviceGetComputePropertiesRegisterCallback",
-    "zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback",
-    "zelTracerDeviceGetFabricVertexExpRegisterCallback",
-    "zelTracerDeviceGetGlobalTimestampsRegisterCallback",
-    "zelTracerDeviceGetImagePropertiesRegisterCallback",
-    "zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback",
-    "zelTracerDeviceGetMemoryPropertiesRegisterCallback",
-    "zelTracerDeviceGetModulePropertiesRegisterCallback",
-    "zelTracerDeviceGetP2PPropertiesRegisterCallback",
-    "zelTracerDeviceGetPropertiesRegisterCallback",
-    "zelTracerDeviceGetRegisterCallback",
-    "zelTracerDeviceGetStatusRegisterCallback",
-    "zelTracerDeviceGetSubDevicesRegisterCallback",
-    "zelTracerDevicePciGetPropertiesExtRegisterCallback",
-    "zelTracerDeviceReserveCacheExtRegisterCallback",
-    "zelTracerDeviceSetCacheAdviceExtRegisterCallback",
-    "zelTracerDriverGetApiVersionRegisterCallback",
-    "zelTracerDriverGetExtensionFunctionAddressRegisterCallback",
-    "zelTracerDriverGetExtensionPropertiesRegisterCallback",
-    "zelTracerDriverGetIpcPropertiesRegisterCallback",
-    "zelTracerDriverGetPropertiesRegisterCallback",
-    "zelTracerDriverGetRegisterCallback",
-    "zelTracerEventCreateRegisterCallback",
-    "zelTracerEventDestroyRegisterCallback",
-    "zelTracerEventHostResetRegisterCallback",
-    "zelTracerEventHostSignalRegisterCallback",
-    "zelTracerEventHostSynchronizeRegisterCallback",
-    "zelTracerEventPoolCloseIpcHandleRegisterCallback",
-    "zelTracerEventPoolCreateRegisterCallback",
-    "zelTracerEventPoolDestroyRegisterCallback",
-    "zelTracerEventPoolGetIpcHandleRegisterCallback",
-    "zelTracerEventPoolOpenIpcHandleRegisterCallback",
-    "zelTracerEventQueryKernelTimestampRegisterCallback",
-    "zelTracerEventQueryStatusRegisterCallback",
-    "zelTracerEventQueryTimestampsExpRegisterCallback",
-    "zelTracerFabricEdgeGetExpRegisterCallback",
-    "zelTracerFabricEdgeGetPropertiesExpRegisterCallback",
-    "zelTracerFabricEdgeGetVerticesExpRegisterCallback",
-    "zelTracerFabricVertexGetDeviceExpRegisterCallback",
-    "zelTracerFabricVertexGetExpRegisterCallback",
-    "zelTracerFabricVertexGetPropertiesExpRegisterCallback",
-    "zelTracerFabricVertexGetSubVerticesExpRegisterCallback",
-    "zelTracerFenceCreateRegisterCallback",
-    "zelTracerFenceDestroyRegisterCallback",
-    "zelTracerFenceHostSynchronizeRegisterCallback",
-    "zelTracerFenceQueryStatusRegisterCallback",
-    "zelTracerFenceResetRegisterCallback",
-    "zelTracerImageCreateRegisterCallback",
-    "zelTracerImageDestroyRegisterCallback",
-    "zelTracerImageGetAllocPropertiesExtRegisterCallback",
-    "zelTracerImageGetMemoryPropertiesExpRegisterCallback",
-    "zelTracerImageGetPropertiesRegisterCallback",
-    "zelTracerImageViewCreateExpRegisterCallback",
-    "zelTracerInitRegisterCallback",
-    "zelTracerKernelCreateRegisterCallback",
-    "zelTracerKernelDestroyRegisterCallback",
-    "zelTracerKernelGetIndirectAccessRegisterCallback",
-    "zelTracerKernelGetNameRegisterCallback",
-    "zelTracerKernelGetPropertiesRegisterCallback",
-    "zelTracerKernelGetSourceAttributesRegisterCallback",
-    "zelTracerKernelSchedulingHintExpRegisterCallback",
-    "zelTracerKernelSetArgumentValueRegisterCallback",
-    "zelTracerKernelSetCacheConfigRegisterCallback",
-    "zelTracerKernelSetGlobalOffsetExpRegisterCallback",
-    "zelTracerKernelSetGroupSizeRegisterCallback",
-    "zelTracerKernelSetIndirectAccessRegisterCallback",
-    "zelTracerKernelSuggestGroupSizeRegisterCallback",
-    "zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback",
-    "zelTracerMemAllocDeviceRegisterCallback",
-    "zelTracerMemAllocHostRegisterCallback",
-    "zelTracerMemAllocSharedRegisterCallback",
-    "zelTracerMemCloseIpcHandleRegisterCallback",
-    "zelTracerMemFreeExtRegisterCallback",
-    "zelTracerMemFreeRegisterCallback",
-    "zelTracerMemGetAddressRangeRegisterCallback",
-    "zelTracerMemGetAllocPropertiesRegisterCallback",
-    "zelTracerMemGetIpcHandleRegisterCallback",
-    "zelTracerMemOpenIpcHandleRegisterCallback",
-    "zelTracerModuleBuildLogDestroyRegisterCallback",
-    "zelTracerModuleBuildLogGetStringRegisterCallback",
-    "zelTracerModuleCreateRegisterCallback",
-    "zelTracerModuleDestroyRegisterCallback",
-    "zelTracerModuleDynamicLinkRegisterCallback",
-    "zelTracerModuleGetFunctionPointerRegisterCallback",
-    "zelTracerModuleGetGlobalPointerRegisterCallback",
-    "zelTracerModuleGetKernelNamesRegisterCallback",
-    "zelTracerModuleGetNativeBinaryRegisterCallback",
-    "zelTracerModuleGetPropertiesRegisterCallback",
-    "zelTracerModuleInspectLinkageExtRegisterCallback",
-    "zelTracerPhysicalMemCreateRegisterCallback",
-    "zelTracerPhysicalMemDestroyRegisterCallback",
-    "zelTracerSamplerCreateRegisterCallback",
-    "zelTracerSamplerDestroyRegisterCallback",
-    "zelTracerSetEnabled",
-    "zelTracerSetEpilogues",
-    "zelTracerSetPrologues",
-    "zelTracerVirtualMemFreeRegisterCallback",
-    "zelTracerVirtualMemGetAccessAttributeRegisterCallback",
-    "zelTracerVirtualMemMapRegisterCallback",
-    "zelTracerVirtualMemQueryPageSizeRegisterCallback",
-    "zelTracerVirtualMemReserveRegisterCallback",
-    "zelTracerVirtualMemSetAccessAttributeRegisterCallback",
-    "zelTracerVirtualMemUnmapRegisterCallback",
-    "zesGetDeviceProcAddrTable",
-    "zesGetDiagnosticsProcAddrTable",
-    "zesGetDriverProcAddrTable",
-    "zesGetEngineProcAddrTable",
-    "zesGetFabricPortProcAddrTable",
-    "zesGetFanProcAddrTable",
-    "zesGetFirmwareProcAddrTable",
-    "zesGetFrequencyProcAddrTable",
-    "zesGetLedProcAddrTable",
-    "zesGetMemoryProcAddrTable",
-    "zesGetPerformanceFactorProcAddrTable",
-    "zesGetPowerProcAddrTable",
-    "zesGetPsuProcAddrTable",
-    "zesGetRasProcAddrTable",
-    "zesGetSchedulerProcAddrTable",
-    "zesGetStandbyProcAddrTable",
-    "zesGetTemperatureProcAddrTable",
-    "zetGetCommandListProcAddrTable",
-    "zetGetContextProcAddrTable",
-    "zetGetDebugProcAddrTable",
-    "zetGetDeviceProcAddrTable",
-    "zetGetKernelProcAddrTable",
-    "zetGetMetricGroupExpProcAddrTable",
-    "zetGetMetricGroupProcAddrTable",
-    "zetGetMetricProcAddrTable",
-    "zetGetMetricQueryPoolProcAddrTable",
-    "zetGetMetricQueryProcAddrTable",
-    "zetGetMetricStreamerProcAddrTable",
-    "zetGetModuleProcAddrTable",
-    "zetGetTracerExpProcAddrTable",
+/* Exported by the vendor library but not declared by the header: forwarded unguarded by the
+ * trampolines of passthrough.S, assembled with the same list (layer.h). */
+static const char *const cgl_passthrough[] = {
+#define CGL_PT(i, name) #name,
+#include "cg_ze_passthrough.h"
+#undef CGL_PT
     NULL,
 };
 
-static cg_layer cg_layer_ze = {
+/* What a pass-through name runs when the real library is missing: its prototype is unknown,
+ * so all it can do is return the API's missing result. */
+static long cgl_missing(void) { return (long)(ZE_RESULT_ERROR_UNINITIALIZED); }
+
+/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */
+static void *const cgl_wrappers[CGL_NSITES] = {
+    [CGL_zeInit] = (void *)zeInit,
+    [CGL_zeDriverGet] = (void *)zeDriverGet,
+    [CGL_zeDriverGetApiVersion] = (void *)zeDriverGetApiVersion,
+    [CGL_zeDriverGetProperties] = (void *)zeDriverGetProperties,
+    [CGL_zeDriverGetIpcProperties] = (void *)zeDriverGetIpcProperties,
+    [CGL_zeDriverGetExtensionProperties] = (void *)zeDriverGetExtensionProperties,
+    [CGL_zeDriverGetExtensionFunctionAddress] = (void *)zeDriverGetExtensionFunctionAddress,
+    [CGL_zeDeviceGet] = (void *)zeDeviceGet,
+    [CGL_zeDeviceGetSubDevices] = (void *)zeDeviceGetSubDevices,
+    [CGL_zeDeviceGetProperties] = (void *)zeDeviceGetProperties,
+    [CGL_zeDeviceGetComputeProperties] = (void *)zeDeviceGetComputeProperties,
+    [CGL_zeDeviceGetModuleProperties] = (void *)zeDeviceGetModuleProperties,
+    [CGL_zeDeviceGetCommandQueueGroupProperties] = (void *)zeDeviceGetCommandQueueGroupProperties,
+    [CGL_zeDeviceGetMemoryProperties] = (void *)zeDeviceGetMemoryProperties,
+    [CGL_zeDeviceGetMemoryAccessProperties] = (void *)zeDeviceGetMemoryAccessProperties,
+    [CGL_zeDeviceGetCacheProperties] = (void *)zeDeviceGetCacheProperties,
+    [CGL_zeDeviceGetImageProperties] = (void *)zeDeviceGetImageProperties,
+    [CGL_zeDeviceGetExternalMemoryProperties] = (void *)zeDeviceGetExternalMemoryProperties,
+    [CGL_zeDeviceGetP2PProperties] = (void *)zeDeviceGetP2PProperties,
+    [CGL_zeDeviceCanAccessPeer] = (void *)zeDeviceCanAccessPeer,
+    [CGL_zeDeviceGetStatus] = (void *)zeDeviceGetStatus,
+    [CGL_zeDeviceGetGlobalTimestamps] = (void *)zeDeviceGetGlobalTimestamps,
+    [CGL_zeContextCreate] = (void *)zeContextCreate,
+    [CGL_zeContextCreateEx] = (void *)zeContextCreateEx,
+    [CGL_zeContextDestroy] = (void *)zeContextDestroy,
+    [CGL_zeContextGetStatus] = (void *)zeContextGetStatus,
+    [CGL_zeCommandQueueCreate] = (void *)zeCommandQueueCreate,
+    [CGL_zeCommandQueueDestroy] = (void *)zeCommandQueueDestroy,
+    [CGL_zeCommandQueueExecuteCommandLists] = (void *)zeCommandQueueExecuteCommandLists,
+    [CGL_zeCommandQueueSynchronize] = (void *)zeCommandQueueSynchronize,
+    [CGL_zeCommandListCreate] = (void *)zeCommandListCreate,
+    [CGL_zeCommandListCreateImmediate] = (void *)zeCommandListCreateImmediate,
+    [CGL_zeCommandListDestroy] = (void *)zeCommandListDestroy,
+    [CGL_zeCommandListClose] = (void *)zeCommandListClose,
+    [CGL_zeCommandListReset] = (void *)zeCommandListReset,
+    [CGL_zeCommandListAppendWriteGlobalTimestamp] = (void *)zeCommandListAppendWriteGlobalTimestamp,
+    [CGL_zeCommandListAppendBarrier] = (void *)zeCommandListAppendBarrier,
+    [CGL_zeCommandListAppendMemoryRangesBarrier] = (void *)zeCommandListAppendMemoryRangesBarrier,
+    [CGL_zeContextSystemBarrier] = (void *)zeContextSystemBarrier,
+    [CGL_zeCommandListAppendMemoryCopy] = (void *)zeCommandListAppendMemoryCopy,
+    [CGL_zeCommandListAppendMemoryFill] = (void *)zeCommandListAppendMemoryFill,
+    [CGL_zeCommandListAppendMemoryCopyRegion] = (void *)zeCommandListAppendMemoryCopyRegion,
+    [CGL_zeCommandListAppendMemoryCopyFromContext] = (void *)zeCommandListAppendMemoryCopyFromContext,
+    [CGL_zeCommandListAppendImageCopy] = (void *)zeCommandListAppendImageCopy,
+    [CGL_zeCommandListAppendImageCopyRegion] = (void *)zeCommandListAppendImageCopyRegion,
+    [CGL_zeCommandListAppendImageCopyToMemory] = (void *)zeCommandListAppendImageCopyToMemory,
+    [CGL_zeCommandListAppendImageCopyFromMemory] = (void *)zeCommandListAppendImageCopyFromMemory,
+    [CGL_zeCommandListAppendMemoryPrefetch] = (void *)zeCommandListAppendMemoryPrefetch,
+    [CGL_zeCommandListAppendMemAdvise] = (void *)zeCommandListAppendMemAdvise,
+    [CGL_zeEventPoolCreate] = (void *)zeEventPoolCreate,
+    [CGL_zeEventPoolDestroy] = (void *)zeEventPoolDestroy,
+    [CGL_zeEventCreate] = (void *)zeEventCreate,
+    [CGL_zeEventDestroy] = (void *)zeEventDestroy,
+    [CGL_zeEventPoolGetIpcHandle] = (void *)zeEventPoolGetIpcHandle,
+    [CGL_zeEventPoolOpenIpcHandle] = (void *)zeEventPoolOpenIpcHandle,
+    [CGL_zeEventPoolCloseIpcHandle] = (void *)zeEventPoolCloseIpcHandle,
+    [CGL_zeCommandListAppendSignalEvent] = (void *)zeCommandListAppendSignalEvent,
+    [CGL_zeCommandListAppendWaitOnEvents] = (void *)zeCommandListAppendWaitOnEvents,
+    [CGL_zeEventHostSignal] = (void *)zeEventHostSignal,
+    [CGL_zeEventHostSynchronize] = (void *)zeEventHostSynchronize,
+    [CGL_zeEventQueryStatus] = (void *)zeEventQueryStatus,
+    [CGL_zeCommandListAppendEventReset] = (void *)zeCommandListAppendEventReset,
+    [CGL_zeEventHostReset] = (void *)zeEventHostReset,
+    [CGL_zeEventQueryKernelTimestamp] = (void *)zeEventQueryKernelTimestamp,
+    [CGL_zeCommandListAppendQueryKernelTimestamps] = (void *)zeCommandListAppendQueryKernelTimestamps,
+    [CGL_zeFenceCreate] = (void *)zeFenceCreate,
+    [CGL_zeFenceDestroy] = (void *)zeFenceDestroy,
+    [CGL_zeFenceHostSynchronize] = (void *)zeFenceHostSynchronize,
+    [CGL_zeFenceQueryStatus] = (void *)zeFenceQueryStatus,
+    [CGL_zeFenceReset] = (void *)zeFenceReset,
+    [CGL_zeImageGetProperties] = (void *)zeImageGetProperties,
+    [CGL_zeImageCreate] = (void *)zeImageCreate,
+    [CGL_zeImageDestroy] = (void *)zeImageDestroy,
+    [CGL_zeMemAllocShared] = (void *)zeMemAllocShared,
+    [CGL_zeMemAllocDevice] = (void *)zeMemAllocDevice,
+    [CGL_zeMemAllocHost] = (void *)zeMemAllocHost,
+    [CGL_zeMemFree] = (void *)zeMemFree,
+    [CGL_zeMemGetAllocProperties] = (void *)zeMemGetAllocProperties,
+    [CGL_zeMemGetAddressRange] = (void *)zeMemGetAddressRange,
+    [CGL_zeMemGetIpcHandle] = (void *)zeMemGetIpcHandle,
+    [CGL_zeMemOpenIpcHandle] = (void *)zeMemOpenIpcHandle,
+    [CGL_zeMemCloseIpcHandle] = (void *)zeMemCloseIpcHandle,
+    [CGL_zeModuleCreate] = (void *)zeModuleCreate,
+    [CGL_zeModuleDestroy] = (void *)zeModuleDestroy,
+    [CGL_zeModuleDynamicLink] = (void *)zeModuleDynamicLink,
+    [CGL_zeModuleBuildLogDestroy] = (void *)zeModuleBuildLogDestroy,
+    [CGL_zeModuleBuildLogGetString] = (void *)zeModuleBuildLogGetString,
+    [CGL_zeModuleGetNativeBinary] = (void *)zeModuleGetNativeBinary,
+    [CGL_zeModuleGetGlobalPointer] = (void *)zeModuleGetGlobalPointer,
+    [CGL_zeModuleGetKernelNames] = (void *)zeModuleGetKernelNames,
+    [CGL_zeModuleGetProperties] = (void *)zeModuleGetProperties,
+    [CGL_zeKernelCreate] = (void *)zeKernelCreate,
+    [CGL_zeKernelDestroy] = (void *)zeKernelDestroy,
+    [CGL_zeModuleGetFunctionPointer] = (void *)zeModuleGetFunctionPointer,
+    [CGL_zeKernelSetGroupSize] = (void *)zeKernelSetGroupSize,
+    [CGL_zeKernelSuggestGroupSize] = (void *)zeKernelSuggestGroupSize,
+    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = (void *)zeKernelSuggestMaxCooperativeGroupCount,
+    [CGL_zeKernelSetArgumentValue] = (void *)zeKernelSetArgumentValue,
+    [CGL_zeKernelSetIndirectAccess] = (void *)zeKernelSetIndirectAccess,
+    [CGL_zeKernelGetIndirectAccess] = (void *)zeKernelGetIndirectAccess,
+    [CGL_zeKernelGetSourceAttributes] = (void *)zeKernelGetSourceAttributes,
+    [CGL_zeKernelSetCacheConfig] = (void *)zeKernelSetCacheConfig,
+    [CGL_zeKernelGetProperties] = (void *)zeKernelGetProperties,
+    [CGL_zeKernelGetName] = (void *)zeKernelGetName,
+    [CGL_zeCommandListAppendLaunchKernel] = (void *)zeCommandListAppendLaunchKernel,
+    [CGL_zeCommandListAppendLaunchCooperativeKernel] = (void *)zeCommandListAppendLaunchCooperativeKernel,
+    [CGL_zeCommandListAppendLaunchKernelIndirect] = (void *)zeCommandListAppendLaunchKernelIndirect,
+    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = (void *)zeCommandListAppendLaunchMultipleKernelsIndirect,
+    [CGL_zeContextMakeMemoryResident] = (void *)zeContextMakeMemoryResident,
+    [CGL_zeContextEvictMemory] = (void *)zeContextEvictMemory,
+    [CGL_zeContextMakeImageResident] = (void *)zeContextMakeImageResident,
+    [CGL_zeContextEvictImage] = (void *)zeContextEvictImage,
+    [CGL_zeSamplerCreate] = (void *)zeSamplerCreate,
+    [CGL_zeSamplerDestroy] = (void *)zeSamplerDestroy,
+    [CGL_zeVirtualMemReserve] = (void *)zeVirtualMemReserve,
+    [CGL_zeVirtualMemFree] = (void *)zeVirtualMemFree,
+    [CGL_zeVirtualMemQueryPageSize] = (void *)zeVirtualMemQueryPageSize,
+    [CGL_zePhysicalMemCreate] = (void *)zePhysicalMemCreate,
+    [CGL_zePhysicalMemDestroy] = (void *)zePhysicalMemDestroy,
+    [CGL_zeVirtualMemMap] = (void *)zeVirtualMemMap,
+    [CGL_zeVirtualMemUnmap] = (void *)zeVirtualMemUnmap,
+    [CGL_zeVirtualMemSetAccessAttribute] = (void *)zeVirtualMemSetAccessAttribute,
+    [CGL_zeVirtualMemGetAccessAttribute] = (void *)zeVirtualMemGetAccessAttribute,
+    [CGL_zeKernelSetGlobalOffsetExp] = (void *)zeKernelSetGlobalOffsetExp,
+    [CGL_zeDeviceReserveCacheExt] = (void *)zeDeviceReserveCacheExt,
+    [CGL_zeDeviceSetCacheAdviceExt] = (void *)zeDeviceSetCacheAdviceExt,
+    [CGL_zeEventQueryTimestampsExp] = (void *)zeEventQueryTimestampsExp,
+    [CGL_zeImageGetMemoryPropertiesExp] = (void *)zeImageGetMemoryPropertiesExp,
+    [CGL_zeImageViewCreateExp] = (void *)zeImageViewCreateExp,
+    [CGL_zeKernelSchedulingHintExp] = (void *)zeKernelSchedulingHintExp,
+    [CGL_zeDevicePciGetPropertiesExt] = (void *)zeDevicePciGetPropertiesExt,
+    [CGL_zeCommandListAppendImageCopyToMemoryExt] = (void *)zeCommandListAppendImageCopyToMemoryExt,
+    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = (void *)zeCommandListAppendImageCopyFromMemoryExt,
+    [CGL_zeImageGetAllocPropertiesExt] = (void *)zeImageGetAllocPropertiesExt,
+    [CGL_zeModuleInspectLinkageExt] = (void *)zeModuleInspectLinkageExt,
+    [CGL_zeMemFreeExt] = (void *)zeMemFreeExt,
+    [CGL_zeFabricVertexGetExp] = (void *)zeFabricVertexGetExp,
+    [CGL_zeFabricVertexGetSubVerticesExp] = (void *)zeFabricVertexGetSubVerticesExp,
+    [CGL_zeFabricVertexGetPropertiesExp] = (void *)zeFabricVertexGetPropertiesExp,
+    [CGL_zeFabricVertexGetDeviceExp] = (void *)zeFabricVertexGetDeviceExp,
+    [CGL_zeDeviceGetFabricVertexExp] = (void *)zeDeviceGetFabricVertexExp,
+    [CGL_zeFabricEdgeGetExp] = (void *)zeFabricEdgeGetExp,
+    [CGL_zeFabricEdgeGetVerticesExp] = (void *)zeFabricEdgeGetVerticesExp,
+    [CGL_zeFabricEdgeGetPropertiesExp] = (void *)zeFabricEdgeGetPropertiesExp,
+    [CGL_zetModuleGetDebugInfo] = (void *)zetModuleGetDebugInfo,
+    [CGL_zetDeviceGetDebugProperties] = (void *)zetDeviceGetDebugProperties,
+    [CGL_zetDebugAttach] = (void *)zetDebugAttach,
+    [CGL_zetDebugDetach] = (void *)zetDebugDetach,
+    [CGL_zetDebugReadEvent] = (void *)zetDebugReadEvent,
+    [CGL_zetDebugAcknowledgeEvent] = (void *)zetDebugAcknowledgeEvent,
+    [CGL_zetDebugInterrupt] = (void *)zetDebugInterrupt,
+    [CGL_zetDebugResume] = (void *)zetDebugResume,
+    [CGL_zetDebugReadMemory] = (void *)zetDebugReadMemory,
+    [CGL_zetDebugWriteMemory] = (void *)zetDebugWriteMemory,
+    [CGL_zetDebugGetRegisterSetProperties] = (void *)zetDebugGetRegisterSetProperties,
+    [CGL_zetDebugReadRegisters] = (void *)zetDebugReadRegisters,
+    [CGL_zetDebugWriteRegisters] = (void *)zetDebugWriteRegisters,
+    [CGL_zetMetricGroupGet] = (void *)zetMetricGroupGet,
+    [CGL_zetMetricGroupGetProperties] = (void *)zetMetricGroupGetProperties,
+    [CGL_zetMetricGroupCalculateMetricValues] = (void *)zetMetricGroupCalculateMetricValues,
+    [CGL_zetMetricGet] = (void *)zetMetricGet,
+    [CGL_zetMetricGetProperties] = (void *)zetMetricGetProperties,
+    [CGL_zetContextActivateMetricGroups] = (void *)zetContextActivateMetricGroups,
+    [CGL_zetMetricStreamerOpen] = (void *)zetMetricStreamerOpen,
+    [CGL_zetCommandListAppendMetricStreamerMarker] = (void *)zetCommandListAppendMetricStreamerMarker,
+    [CGL_zetMetricStreamerClose] = (void *)zetMetricStreamerClose,
+    [CGL_zetMetricStreamerReadData] = (void *)zetMetricStreamerReadData,
+    [CGL_zetMetricQueryPoolCreate] = (void *)zetMetricQueryPoolCreate,
+    [CGL_zetMetricQueryPoolDestroy] = (void *)zetMetricQueryPoolDestroy,
+    [CGL_zetMetricQueryCreate] = (void *)zetMetricQueryCreate,
+    [CGL_zetMetricQueryDestroy] = (void *)zetMetricQueryDestroy,
+    [CGL_zetMetricQueryReset] = (void *)zetMetricQueryReset,
+    [CGL_zetCommandListAppendMetricQueryBegin] = (void *)zetCommandListAppendMetricQueryBegin,
+    [CGL_zetCommandListAppendMetricQueryEnd] = (void *)zetCommandListAppendMetricQueryEnd,
+    [CGL_zetCommandListAppendMetricMemoryBarrier] = (void *)zetCommandListAppendMetricMemoryBarrier,
+    [CGL_zetMetricQueryGetData] = (void *)zetMetricQueryGetData,
+    [CGL_zetKernelGetProfileInfo] = (void *)zetKernelGetProfileInfo,
+    [CGL_zetTracerExpCreate] = (void *)zetTracerExpCreate,
+    [CGL_zetTracerExpDestroy] = (void *)zetTracerExpDestroy,
+    [CGL_zetTracerExpSetPrologues] = (void *)zetTracerExpSetPrologues,
+    [CGL_zetTracerExpSetEpilogues] = (void *)zetTracerExpSetEpilogues,
+    [CGL_zetTracerExpSetEnabled] = (void *)zetTracerExpSetEnabled,
+    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = (void *)zetMetricGroupCalculateMultipleMetricValuesExp,
+    [CGL_zesDeviceGetProperties] = (void *)zesDeviceGetProperties,
+    [CGL_zesDeviceGetState] = (void *)zesDeviceGetState,
+    [CGL_zesDeviceReset] = (void *)zesDeviceReset,
+    [CGL_zesDeviceProcessesGetState] = (void *)zesDeviceProcessesGetState,
+    [CGL_zesDevicePciGetProperties] = (void *)zesDevicePciGetProperties,
+    [CGL_zesDevicePciGetState] = (void *)zesDevicePciGetState,
+    [CGL_zesDevicePciGetBars] = (void *)zesDevicePciGetBars,
+    [CGL_zesDevicePciGetStats] = (void *)zesDevicePciGetStats,
+    [CGL_zesDeviceEnumDiagnosticTestSuites] = (void *)zesDeviceEnumDiagnosticTestSuites,
+    [CGL_zesDiagnosticsGetProperties] = (void *)zesDiagnosticsGetProperties,
+    [CGL_zesDiagnosticsGetTests] = (void *)zesDiagnosticsGetTests,
+    [CGL_zesDiagnosticsRunTests] = (void *)zesDiagnosticsRunTests,
+    [CGL_zesDeviceEccAvailable] = (void *)zesDeviceEccAvailable,
+    [CGL_zesDeviceEccConfigurable] = (void *)zesDeviceEccConfigurable,
+    [CGL_zesDeviceGetEccState] = (void *)zesDeviceGetEccState,
+    [CGL_zesDeviceSetEccState] = (void *)zesDeviceSetEccState,
+    [CGL_zesDeviceEnumEngineGroups] = (void *)zesDeviceEnumEngineGroups,
+    [CGL_zesEngineGetProperties] = (void *)zesEngineGetProperties,
+    [CGL_zesEngineGetActivity] = (void *)zesEngineGetActivity,
+    [CGL_zesDeviceEventRegister] = (void *)zesDeviceEventRegister,
+    [CGL_zesDriverEventListen] = (void *)zesDriverEventListen,
+    [CGL_zesDriverEventListenEx] = (void *)zesDriverEventListenEx,
+    [CGL_zesDeviceEnumFabricPorts] = (void *)zesDeviceEnumFabricPorts,
+    [CGL_zesFabricPortGetProperties] = (void *)zesFabricPortGetProperties,
+    [CGL_zesFabricPortGetLinkType] = (void *)zesFabricPortGetLinkType,
+    [CGL_zesFabricPortGetConfig] = (void *)zesFabricPortGetConfig,
+    [CGL_zesFabricPortSetConfig] = (void *)zesFabricPortSetConfig,
+    [CGL_zesFabricPortGetState] = (void *)zesFabricPortGetState,
+    [CGL_zesFabricPortGetThroughput] = (void *)zesFabricPortGetThroughput,
+    [CGL_zesDeviceEnumFans] = (void *)zesDeviceEnumFans,
+    [CGL_zesFanGetProperties] = (void *)zesFanGetProperties,
+    [CGL_zesFanGetConfig] = (void *)zesFanGetConfig,
+    [CGL_zesFanSetDefaultMode] = (void *)zesFanSetDefaultMode,
+    [CGL_zesFanSetFixedSpeedMode] = (void *)zesFanSetFixedSpeedMode,
+    [CGL_zesFanSetSpeedTableMode] = (void *)zesFanSetSpeedTableMode,
+    [CGL_zesFanGetState] = (void *)zesFanGetState,
+    [CGL_zesDeviceEnumFirmwares] = (void *)zesDeviceEnumFirmwares,
+    [CGL_zesFirmwareGetProperties] = (void *)zesFirmwareGetProperties,
+    [CGL_zesFirmwareFlash] = (void *)zesFirmwareFlash,
+    [CGL_zesDeviceEnumFrequencyDomains] = (void *)zesDeviceEnumFrequencyDomains,
+    [CGL_zesFrequencyGetProperties] = (void *)zesFrequencyGetProperties,
+    [CGL_zesFrequencyGetAvailableClocks] = (void *)zesFrequencyGetAvailableClocks,
+    [CGL_zesFrequencyGetRange] = (void *)zesFrequencyGetRange,
+    [CGL_zesFrequencySetRange] = (void *)zesFrequencySetRange,
+    [CGL_zesFrequencyGetState] = (void *)zesFrequencyGetState,
+    [CGL_zesFrequencyGetThrottleTime] = (void *)zesFrequencyGetThrottleTime,
+    [CGL_zesFrequencyOcGetCapabilities] = (void *)zesFrequencyOcGetCapabilities,
+    [CGL_zesFrequencyOcGetFrequencyTarget] = (void *)zesFrequencyOcGetFrequencyTarget,
+    [CGL_zesFrequencyOcSetFrequencyTarget] = (void *)zesFrequencyOcSetFrequencyTarget,
+    [CGL_zesFrequencyOcGetVoltageTarget] = (void *)zesFrequencyOcGetVoltageTarget,
+    [CGL_zesFrequencyOcSetVoltageTarget] = (void *)zesFrequencyOcSetVoltageTarget,
+    [CGL_zesFrequencyOcSetMode] = (void *)zesFrequencyOcSetMode,
+    [CGL_zesFrequencyOcGetMode] = (void *)zesFrequencyOcGetMode,
+    [CGL_zesFrequencyOcGetIccMax] = (void *)zesFrequencyOcGetIccMax,
+    [CGL_zesFrequencyOcSetIccMax] = (void *)zesFrequencyOcSetIccMax,
+    [CGL_zesFrequencyOcGetTjMax] = (void *)zesFrequencyOcGetTjMax,
+    [CGL_zesFrequencyOcSetTjMax] = (void *)zesFrequencyOcSetTjMax,
+    [CGL_zesDeviceEnumLeds] = (void *)zesDeviceEnumLeds,
+    [CGL_zesLedGetProperties] = (void *)zesLedGetProperties,
+    [CGL_zesLedGetState] = (void *)zesLedGetState,
+    [CGL_zesLedSetState] = (void *)zesLedSetState,
+    [CGL_zesLedSetColor] = (void *)zesLedSetColor,
+    [CGL_zesDeviceEnumMemoryModules] = (void *)zesDeviceEnumMemoryModules,
+    [CGL_zesMemoryGetProperties] = (void *)zesMemoryGetProperties,
+    [CGL_zesMemoryGetState] = (void *)zesMemoryGetState,
+    [CGL_zesMemoryGetBandwidth] = (void *)zesMemoryGetBandwidth,
+    [CGL_zesDeviceEnumPerformanceFactorDomains] = (void *)zesDeviceEnumPerformanceFactorDomains,
+    [CGL_zesPerformanceFactorGetProperties] = (void *)zesPerformanceFactorGetProperties,
+    [CGL_zesPerformanceFactorGetConfig] = (void *)zesPerformanceFactorGetConfig,
+    [CGL_zesPerformanceFactorSetConfig] = (void *)zesPerformanceFactorSetConfig,
+    [CGL_zesDeviceEnumPowerDomains] = (void *)zesDeviceEnumPowerDomains,
+    [CGL_zesDeviceGetCardPowerDomain] = (void *)zesDeviceGetCardPowerDomain,
+    [CGL_zesPowerGetProperties] = (void *)zesPowerGetProperties,
+    [CGL_zesPowerGetEnergyCounter] = (void *)zesPowerGetEnergyCounter,
+    [CGL_zesPowerGetLimits] = (void *)zesPowerGetLimits,
+    [CGL_zesPowerSetLimits] = (void *)zesPowerSetLimits,
+    [CGL_zesPowerGetEnergyThreshold] = (void *)zesPowerGetEnergyThreshold,
+    [CGL_zesPowerSetEnergyThreshold] = (void *)zesPowerSetEnergyThreshold,
+    [CGL_zesDeviceEnumPsus] = (void *)zesDeviceEnumPsus,
+    [CGL_zesPsuGetProperties] = (void *)zesPsuGetProperties,
+    [CGL_zesPsuGetState] = (void *)zesPsuGetState,
+    [CGL_zesDeviceEnumRasErrorSets] = (void *)zesDeviceEnumRasErrorSets,
+    [CGL_zesRasGetProperties] = (void *)zesRasGetProperties,
+    [CGL_zesRasGetConfig] = (void *)zesRasGetConfig,
+    [CGL_zesRasSetConfig] = (void *)zesRasSetConfig,
+    [CGL_zesRasGetState] = (void *)zesRasGetState,
+    [CGL_zesDeviceEnumSchedulers] = (void *)zesDeviceEnumSchedulers,
+    [CGL_zesSchedulerGetProperties] = (void *)zesSchedulerGetProperties,
+    [CGL_zesSchedulerGetCurrentMode] = (void *)zesSchedulerGetCurrentMode,
+    [CGL_zesSchedulerGetTimeoutModeProperties] = (void *)zesSchedulerGetTimeoutModeProperties,
+    [CGL_zesSchedulerGetTimesliceModeProperties] = (void *)zesSchedulerGetTimesliceModeProperties,
+    [CGL_zesSchedulerSetTimeoutMode] = (void *)zesSchedulerSetTimeoutMode,
+    [CGL_zesSchedulerSetTimesliceMode] = (void *)zesSchedulerSetTimesliceMode,
+    [CGL_zesSchedulerSetExclusiveMode] = (void *)zesSchedulerSetExclusiveMode,
+    [CGL_zesSchedulerSetComputeUnitDebugMode] = (void *)zesSchedulerSetComputeUnitDebugMode,
+    [CGL_zesDeviceEnumStandbyDomains] = (void *)zesDeviceEnumStandbyDomains,
+    [CGL_zesStandbyGetProperties] = (void *)zesStandbyGetProperties,
+    [CGL_zesStandbyGetMode] = (void *)zesStandbyGetMode,
+    [CGL_zesStandbySetMode] = (void *)zesStandbySetMode,
+    [CGL_zesDeviceEnumTemperatureSensors] = (void *)zesDeviceEnumTemperatureSensors,
+    [CGL_zesTemperatureGetProperties] = (void *)zesTemperatureGetProperties,
+    [CGL_zesTemperatureGetConfig] = (void *)zesTemperatureGetConfig,
+    [CGL_zesTemperatureSetConfig] = (void *)zesTemperatureSetConfig,
+    [CGL_zesTemperatureGetState] = (void *)zesTemperatureGetState,
+    [CGL_zesPowerGetLimitsExt] = (void *)zesPowerGetLimitsExt,
+    [CGL_zesPowerSetLimitsExt] = (void *)zesPowerSetLimitsExt,
+};
+
+static cg_layer cgl_layer = {
     .abi = CG_LAYER_ABI,
     .api = "ze",
     .prefixes = "ze,zet,zes",
@@ -893,1481 +984,823 @@ static cg_layer cg_layer_ze = {
 #endif
     .header = "level_zero/ze_api.h",
     .missing_result = (long)(ZE_RESULT_ERROR_UNINITIALIZED),
-    .result_name = cg_result_name,
-    .nsites = CG_NSITES,
-    .sites = cg_sites,
-    .defaults = cg_defaults,
-    .passthrough = cg_passthrough,
-    .dlsym_next = cg_dlsym_next,
+    .result_name = cgl_result_name,
+    .nsites = CGL_NSITES,
+    .sites = cgl_sites,
+    .defaults = cgl_defaults,
+    .wrappers = cgl_wrappers,
+    .passthrough = cgl_passthrough,
+    .passthrough_missing = cgl_missing,
+    .dlsym_next = cgl_dlsym_next,
 };
 
-__attribute__((constructor)) static void cg_register(void) { cg_layer_register(&cg_layer_ze); }
-/* Called by cg_pt_common (below) on the first call of pass-through name i. */
-__attribute__((used, visibility("hidden"))) void *cg_pt_resolve(unsigned i)
+__attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }
+
+/* Called by passthrough.S on the first call of pass-through name i: the real function, or
+ * cgl_missing. Never called when the layer is built without passthrough.S. */
+__attribute__((used, visibility("hidden"))) void *cgl_pt_resolve(unsigned i)
 {
-    return cg_resolve_passthrough(&cg_layer_ze, cg_passthrough[i]);
+    return cg_resolve_passthrough(&cgl_layer, cgl_passthrough[i]);
 }
 
-#if !defined(__x86_64__)
-#error "pass-through names need the x86-64 trampolines below"
-#endif
-/* name: jmp *slot; slot: lazy stub until resolved. Slots are 8-byte aligned stores: atomic on x86-64. */
-__asm__(
-    ".pushsection .data\n"
-    ".p2align 3\n"
-    "cg_pt_slot:\n"
-    "    .quad cg_pt_lazy_0\n"
-    "    .quad cg_pt_lazy_1\n"
-    "    .quad cg_pt_lazy_2\n"
-    "    .quad cg_pt_lazy_3\n"
-    "    .quad cg_pt_lazy_4\n"
-    "    .quad cg_pt_lazy_5\n"
-    "    .quad cg_pt_lazy_6\n"
-    "    .quad cg_pt_lazy_7\n"
-    "    .quad cg_pt_lazy_8\n"
-    "    .quad cg_pt_lazy_9\n"
-    "    .quad cg_pt_lazy_10\n"
-    "    .quad cg_pt_lazy_11\n"
-    "    .quad cg_pt_lazy_12\n"
-    "    .quad cg_pt_lazy_13\n"
-    "    .quad cg_pt_lazy_14\n"
-    "    .quad cg_pt_lazy_15\n"
-    "    .quad cg_pt_lazy_16\n"
-    "    .quad cg_pt_lazy_17\n"
-    "    .quad cg_pt_lazy_18\n"
-    "    .quad cg_pt_lazy_19\n"
-    "    .quad cg_pt_lazy_20\n"
-    "    .quad cg_pt_lazy_21\n"
-    "    .quad cg_pt_lazy_22\n"
-    "    .quad cg_pt_lazy_23\n"
-    "    .quad cg_pt_lazy_24\n"
-    "    .quad cg_pt_lazy_25\n"
-    "    .quad cg_pt_lazy_26\n"
-    "    .quad cg_pt_lazy_27\n"
-    "    .quad cg_pt_lazy_28\n"
-    "    .quad cg_pt_lazy_29\n"
-    "    .quad cg_pt_lazy_30\n"
-    "    .quad cg_pt_lazy_31\n"
-    "    .quad cg_pt_lazy_32\n"
-    "    .quad cg_pt_lazy_33\n"
-    "    .quad cg_pt_lazy_34\n"
-    "    .quad cg_pt_lazy_35\n"
-    "    .quad cg_pt_lazy_36\n"
-    "    .quad cg_pt_lazy_37\n"
-    "    .quad cg_pt_lazy_38\n"
-    "    .quad cg_pt_lazy_39\n"
-    "    .quad cg_pt_lazy_40\n"
-    "    .quad cg_pt_lazy_41\n"
-    "    .quad cg_pt_lazy_42\n"
-    "    .quad cg_pt_lazy_43\n"
-    "    .quad cg_pt_lazy_44\n"
-    "    .quad cg_pt_lazy_45\n"
-    "    .quad cg_pt_lazy_46\n"
-    "    .quad cg_pt_lazy_47\n"
-    "    .quad cg_pt_lazy_48\n"
-    "    .quad cg_pt_lazy_49\n"
-    "    .quad cg_pt_lazy_50\n"
-    "    .quad cg_pt_lazy_51\n"
-    "    .quad cg_pt_lazy_52\n"
-    "    .quad cg_pt_lazy_53\n"
-    "    .quad cg_pt_lazy_54\n"
-    "    .quad cg_pt_lazy_55\n"
-    "    .quad cg_pt_lazy_56\n"
-    "    .quad cg_pt_lazy_57\n"
-    "    .quad cg_pt_lazy_58\n"
-    "    .quad cg_pt_lazy_59\n"
-    "    .quad cg_pt_lazy_60\n"
-    "    .quad cg_pt_lazy_61\n"
-    "    .quad cg_pt_lazy_62\n"
-    "    .quad cg_pt_lazy_63\n"
-    "    .quad cg_pt_lazy_64\n"
-    "    .quad cg_pt_lazy_65\n"
-    "    .quad cg_pt_lazy_66\n"
-    "    .quad cg_pt_lazy_67\n"
-    "    .quad cg_pt_lazy_68\n"
-    "    .quad cg_pt_lazy_69\n"
-    "    .quad cg_pt_lazy_70\n"
-    "    .quad cg_pt_lazy_71\n"
-    "    .quad cg_pt_lazy_72\n"
-    "    .quad cg_pt_lazy_73\n"
-    "    .quad cg_pt_lazy_74\n"
-    "    .quad cg_pt_lazy_75\n"
-    "    .quad cg_pt_lazy_76\n"
-    "    .quad cg_pt_lazy_77\n"
-    "    .quad cg_pt_lazy_78\n"
-    "    .quad cg_pt_lazy_79\n"
-    "    .quad cg_pt_lazy_80\n"
-    "    .quad cg_pt_lazy_81\n"
-    "    .quad cg_pt_lazy_82\n"
-    "    .quad cg_pt_lazy_83\n"
-    "    .quad cg_pt_lazy_84\n"
-    "    .quad cg_pt_lazy_85\n"
-    "    .quad cg_pt_lazy_86\n"
-    "    .quad cg_pt_lazy_87\n"
-    "    .quad cg_pt_lazy_88\n"
-    "    .quad cg_pt_lazy_89\n"
-    "    .quad cg_pt_lazy_90\n"
-    "    .quad cg_pt_lazy_91\n"
-    "    .quad cg_pt_lazy_92\n"
-    "    .quad cg_pt_lazy_93\n"
-    "    .quad cg_pt_lazy_94\n"
-    "    .quad cg_pt_lazy_95\n"
-    "    .quad cg_pt_lazy_96\n"
-    "    .quad cg_pt_lazy_97\n"
-    "    .quad cg_pt_lazy_98\n"
-    "    .quad cg_pt_lazy_99\n"
-    "    .quad cg_pt_lazy_100\n"
-    "    .quad cg_pt_lazy_101\n"
-    "    .quad cg_pt_lazy_102\n"
-    "    .quad cg_pt_lazy_103\n"
-    "    .quad cg_pt_lazy_104\n"
-    "    .quad cg_pt_lazy_105\n"
-    "    .quad cg_pt_lazy_106\n"
-    "    .quad cg_pt_lazy_107\n"
-    "    .quad cg_pt_lazy_108\n"
-    "    .quad cg_pt_lazy_109\n"
-    "    .quad cg_pt_lazy_110\n"
-    "    .quad cg_pt_lazy_111\n"
-    "    .quad cg_pt_lazy_112\n"
-    "    .quad cg_pt_lazy_113\n"
-    "    .quad cg_pt_lazy_114\n"
-    "    .quad cg_pt_lazy_115\n"
-    "    .quad cg_pt_lazy_116\n"
-    "    .quad cg_pt_lazy_117\n"
-    "    .quad cg_pt_lazy_118\n"
-    "    .quad cg_pt_lazy_119\n"
-    "    .quad cg_pt_lazy_120\n"
-    "    .quad cg_pt_lazy_121\n"
-    "    .quad cg_pt_lazy_122\n"
-    "    .quad cg_pt_lazy_123\n"
-    "    .quad cg_pt_lazy_124\n"
-    "    .quad cg_pt_lazy_125\n"
-    "    .quad cg_pt_lazy_126\n"
-    "    .quad cg_pt_lazy_127\n"
-    "    .quad cg_pt_lazy_128\n"
-    "    .quad cg_pt_lazy_129\n"
-    "    .quad cg_pt_lazy_130\n"
-    "    .quad cg_pt_lazy_131\n"
-    "    .quad cg_pt_lazy_132\n"
-    "    .quad cg_pt_lazy_133\n"
-    "    .quad cg_pt_lazy_134\n"
-    "    .quad cg_pt_lazy_135\n"
-    "    .quad cg_pt_lazy_136\n"
-    "    .quad cg_pt_lazy_137\n"
-    "    .quad cg_pt_lazy_138\n"
-    "    .quad cg_pt_lazy_139\n"
-    "    .quad cg_pt_lazy_140\n"
-    "    .quad cg_pt_lazy_141\n"
-    "    .quad cg_pt_lazy_142\n"
-    "    .quad cg_pt_lazy_143\n"
-    "    .quad cg_pt_lazy_144\n"
-    "    .quad cg_pt_lazy_145\n"
-    "    .quad cg_pt_lazy_146\n"
-    "    .quad cg_pt_lazy_147\n"
-    "    .quad cg_pt_lazy_148\n"
-    "    .quad cg_pt_lazy_149\n"
-    "    .quad cg_pt_lazy_150\n"
-    "    .quad cg_pt_lazy_151\n"
-    "    .quad cg_pt_lazy_152\n"
-    "    .quad cg_pt_lazy_153\n"
-    "    .quad cg_pt_lazy_154\n"
-    "    .quad cg_pt_lazy_155\n"
-    "    .quad cg_pt_lazy_156\n"
-    "    .quad cg_pt_lazy_157\n"
-    "    .quad cg_pt_lazy_158\n"
-    "    .quad cg_pt_lazy_159\n"
-    "    .quad cg_pt_lazy_160\n"
-    "    .quad cg_pt_lazy_161\n"
-    "    .quad cg_pt_lazy_162\n"
-    "    .quad cg_pt_lazy_163\n"
-    "    .quad cg_pt_lazy_164\n"
-    "    .quad cg_pt_lazy_165\n"
-    "    .quad cg_pt_lazy_166\n"
-    "    .quad cg_pt_lazy_167\n"
-    "    .quad cg_pt_lazy_168\n"
-    "    .quad cg_pt_lazy_169\n"
-    "    .quad cg_pt_lazy_170\n"
-    "    .quad cg_pt_lazy_171\n"
-    "    .quad cg_pt_lazy_172\n"
-    "    .quad cg_pt_lazy_173\n"
-    "    .quad cg_pt_lazy_174\n"
-    "    .quad cg_pt_lazy_175\n"
-    "    .quad cg_pt_lazy_176\n"
-    "    .quad cg_pt_lazy_177\n"
-    "    .quad cg_pt_lazy_178\n"
-    "    .quad cg_pt_lazy_179\n"
-    "    .quad cg_pt_lazy_180\n"
-    "    .quad cg_pt_lazy_181\n"
-    "    .quad cg_pt_lazy_182\n"
-    "    .quad cg_pt_lazy_183\n"
-    "    .quad cg_pt_lazy_184\n"
-    "    .quad cg_pt_lazy_185\n"
-    "    .quad cg_pt_lazy_186\n"
-    "    .quad cg_pt_lazy_187\n"
-    "    .quad cg_pt_lazy_188\n"
-    "    .quad cg_pt_lazy_189\n"
-    "    .quad cg_pt_lazy_190\n"
-    "    .quad cg_pt_lazy_191\n"
-    "    .quad cg_pt_lazy_192\n"
-    "    .quad cg_pt_lazy_193\n"
-    "    .quad cg_pt_lazy_194\n"
-    "    .quad cg_pt_lazy_195\n"
-    "    .quad cg_pt_lazy_196\n"
-    "    .quad cg_pt_lazy_197\n"
-    "    .quad cg_pt_lazy_198\n"
-    "    .quad cg_pt_lazy_199\n"
-    "    .quad cg_pt_lazy_200\n"
-    "    .quad cg_pt_lazy_201\n"
-    "    .quad cg_pt_lazy_202\n"
-    "    .quad cg_pt_lazy_203\n"
-    "    .quad cg_pt_lazy_204\n"
-    "    .quad cg_pt_lazy_205\n"
-    "    .quad cg_pt_lazy_206\n"
-    "    .quad cg_pt_lazy_207\n"
-    "    .quad cg_pt_lazy_208\n"
-    "    .quad cg_pt_lazy_209\n"
-    ".popsection\n"
-    ".pushsection .text\n"
-    ".p2align 4\n.globl zeGetCommandListProcAddrTable\n.type zeGetCommandListProcAddrTable, @function\nzeGetCommandListProcAddrTable:\n    jmp *cg_pt_slot+0(%rip)\n.size zeGetCommandListProcAddrTable, .-zeGetCommandListProcAddrTable\n"
-    ".p2align 4\n.globl zeGetCommandQueueProcAddrTable\n.type zeGetCommandQueueProcAddrTable, @function\nzeGetCommandQueueProcAddrTable:\n    jmp *cg_pt_slot+8(%rip)\n.size zeGetCommandQueueProcAddrTable, .-zeGetCommandQueueProcAddrTable\n"
-    ".p2align 4\n.globl zeGetContextProcAddrTable\n.type zeGetContextProcAddrTable, @function\nzeGetContextProcAddrTable:\n    jmp *cg_pt_slot+16(%rip)\n.size zeGetContextProcAddrTable, .-zeGetContextProcAddrTable\n"
-    ".p2align 4\n.globl zeGetDeviceExpProcAddrTable\n.type zeGetDeviceExpProcAddrTable, @function\nzeGetDeviceExpProcAddrTable:\n    jmp *cg_pt_slot+24(%rip)\n.size zeGetDeviceExpProcAddrTable, .-zeGetDeviceExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetDeviceProcAddrTable\n.type zeGetDeviceProcAddrTable, @function\nzeGetDeviceProcAddrTable:\n    jmp *cg_pt_slot+32(%rip)\n.size zeGetDeviceProcAddrTable, .-zeGetDeviceProcAddrTable\n"
-    ".p2align 4\n.globl zeGetDriverProcAddrTable\n.type zeGetDriverProcAddrTable, @function\nzeGetDriverProcAddrTable:\n    jmp *cg_pt_slot+40(%rip)\n.size zeGetDriverProcAddrTable, .-zeGetDriverProcAddrTable\n"
-    ".p2align 4\n.globl zeGetEventExpProcAddrTable\n.type zeGetEventExpProcAddrTable, @function\nzeGetEventExpProcAddrTable:\n    jmp *cg_pt_slot+48(%rip)\n.size zeGetEventExpProcAddrTable, .-zeGetEventExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetEventPoolProcAddrTable\n.type zeGetEventPoolProcAddrTable, @function\nzeGetEventPoolProcAddrTable:\n    jmp *cg_pt_slot+56(%rip)\n.size zeGetEventPoolProcAddrTable, .-zeGetEventPoolProcAddrTable\n"
-    ".p2align 4\n.globl zeGetEventProcAddrTable\n.type zeGetEventProcAddrTable, @function\nzeGetEventProcAddrTable:\n    jmp *cg_pt_slot+64(%rip)\n.size zeGetEventProcAddrTable, .-zeGetEventProcAddrTable\n"
-    ".p2align 4\n.globl zeGetFabricEdgeExpProcAddrTable\n.type zeGetFabricEdgeExpProcAddrTable, @function\nzeGetFabricEdgeExpProcAddrTable:\n    jmp *cg_pt_slot+72(%rip)\n.size zeGetFabricEdgeExpProcAddrTable, .-zeGetFabricEdgeExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetFabricVertexExpProcAddrTable\n.type zeGetFabricVertexExpProcAddrTable, @function\nzeGetFabricVertexExpProcAddrTable:\n    jmp *cg_pt_slot+80(%rip)\n.size zeGetFabricVertexExpProcAddrTable, .-zeGetFabricVertexExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetFenceProcAddrTable\n.type zeGetFenceProcAddrTable, @function\nzeGetFenceProcAddrTable:\n    jmp *cg_pt_slot+88(%rip)\n.size zeGetFenceProcAddrTable, .-zeGetFenceProcAddrTable\n"
-    ".p2align 4\n.globl zeGetGlobalProcAddrTable\n.type zeGetGlobalProcAddrTable, @function\nzeGetGlobalProcAddrTable:\n    jmp *cg_pt_slot+96(%rip)\n.size zeGetGlobalProcAddrTable, .-zeGetGlobalProcAddrTable\n"
-    ".p2align 4\n.globl zeGetImageExpProcAddrTable\n.type zeGetImageExpProcAddrTable, @function\nzeGetImageExpProcAddrTable:\n    jmp *cg_pt_slot+104(%rip)\n.size zeGetImageExpProcAddrTable, .-zeGetImageExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetImageProcAddrTable\n.type zeGetImageProcAddrTable, @function\nzeGetImageProcAddrTable:\n    jmp *cg_pt_slot+112(%rip)\n.size zeGetImageProcAddrTable, .-zeGetImageProcAddrTable\n"
-    ".p2align 4\n.globl zeGetKernelExpProcAddrTable\n.type zeGetKernelExpProcAddrTable, @function\nzeGetKernelExpProcAddrTable:\n    jmp *cg_pt_slot+120(%rip)\n.size zeGetKernelExpProcAddrTable, .-zeGetKernelExpProcAddrTable\n"
-    ".p2align 4\n.globl zeGetKernelProcAddrTable\n.type zeGetKernelProcAddrTable, @function\nzeGetKernelProcAddrTable:\n    jmp *cg_pt_slot+128(%rip)\n.size zeGetKernelProcAddrTable, .-zeGetKernelProcAddrTable\n"
-    ".p2align 4\n.globl zeGetMemProcAddrTable\n.type zeGetMemProcAddrTable, @function\nzeGetMemProcAddrTable:\n    jmp *cg_pt_slot+136(%rip)\n.size zeGetMemProcAddrTable, .-zeGetMemProcAddrTable\n"
-    ".p2align 4\n.globl zeGetModuleBuildLogProcAddrTable\n.type zeGetModuleBuildLogProcAddrTable, @function\nzeGetModuleBuildLogProcAddrTable:\n    jmp *cg_pt_slot+144(%rip)\n.size zeGetModuleBuildLogProcAddrTable, .-zeGetModuleBuildLogProcAddrTable\n"
-    ".p2align 4\n.globl zeGetModuleProcAddrTable\n.type zeGetModuleProcAddrTable, @function\nzeGetModuleProcAddrTable:\n    jmp *cg_pt_slot+152(%rip)\n.size zeGetModuleProcAddrTable, .-zeGetModuleProcAddrTable\n"
-    ".p2align 4\n.globl zeGetPhysicalMemProcAddrTable\n.type zeGetPhysicalMemProcAddrTable, @function\nzeGetPhysicalMemProcAddrTable:\n    jmp *cg_pt_slot+160(%rip)\n.size zeGetPhysicalMemProcAddrTable, .-zeGetPhysicalMemProcAddrTable\n"
-    ".p2align 4\n.globl zeGetSamplerProcAddrTable\n.type zeGetSamplerProcAddrTable, @function\nzeGetSamplerProcAddrTable:\n    jmp *cg_pt_slot+168(%rip)\n.size zeGetSamplerProcAddrTable, .-zeGetSamplerProcAddrTable\n"
-    ".p2align 4\n.globl zeGetVirtualMemProcAddrTable\n.type zeGetVirtualMemProcAddrTable, @function\nzeGetVirtualMemProcAddrTable:\n    jmp *cg_pt_slot+176(%rip)\n.size zeGetVirtualMemProcAddrTable, .-zeGetVirtualMemProcAddrTable\n"
-    ".p2align 4\n.globl zeLoaderGetTracingHandle\n.type zeLoaderGetTracingHandle, @function\nzeLoaderGetTracingHandle:\n    jmp *cg_pt_slot+184(%rip)\n.size zeLoaderGetTracingHandle, .-zeLoaderGetTracingHandle\n"
-    ".p2align 4\n.globl zeLoaderInit\n.type zeLoaderInit, @function\nzeLoaderInit:\n    jmp *cg_pt_slot+192(%rip)\n.size zeLoaderInit, .-zeLoaderInit\n"
-    ".p2align 4\n.globl zelGetTracerApiProcAddrTable\n.type zelGetTracerApiProcAddrTable, @function\nzelGetTracerApiProcAddrTable:\n    jmp *cg_pt_slot+200(%rip)\n.size zelGetTracerApiProcAddrTable, .-zelGetTracerApiProcAddrTable\n"
-    ".p2align 4\n.globl zelLoaderDriverCheck\n.type zelLoaderDriverCheck, @function\nzelLoaderDriverCheck:\n    jmp *cg_pt_slot+208(%rip)\n.size zelLoaderDriverCheck, .-zelLoaderDriverCheck\n"
-    ".p2align 4\n.globl zelLoaderGetVersions\n.type zelLoaderGetVersions, @function\nzelLoaderGetVersions:\n    jmp *cg_pt_slot+216(%rip)\n.size zelLoaderGetVersions, .-zelLoaderGetVersions\n"
-    ".p2align 4\n.globl zelLoaderGetVersionsInternal\n.type zelLoaderGetVersionsInternal, @function\nzelLoaderGetVersionsInternal:\n    jmp *cg_pt_slot+224(%rip)\n.size zelLoaderGetVersionsInternal, .-zelLoaderGetVersionsInternal\n"
-    ".p2align 4\n.globl zelLoaderTranslateHandle\n.type zelLoaderTranslateHandle, @function\nzelLoaderTranslateHandle:\n    jmp *cg_pt_slot+232(%rip)\n.size zelLoaderTranslateHandle, .-zelLoaderTranslateHandle\n"
-    ".p2align 4\n.globl zelLoaderTranslateHandleInternal\n.type zelLoaderTranslateHandleInternal, @function\nzelLoaderTranslateHandleInternal:\n    jmp *cg_pt_slot+240(%rip)\n.size zelLoaderTranslateHandleInternal, .-zelLoaderTranslateHandleInternal\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendBarrierRegisterCallback\n.type zelTracerCommandListAppendBarrierRegisterCallback, @function\nzelTracerCommandListAppendBarrierRegisterCallback:\n    jmp *cg_pt_slot+248(%rip)\n.size zelTracerCommandListAppendBarrierRegisterCallback, .-zelTracerCommandListAppendBarrierRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendEventResetRegisterCallback\n.type zelTracerCommandListAppendEventResetRegisterCallback, @function\nzelTracerCommandListAppendEventResetRegisterCallback:\n    jmp *cg_pt_slot+256(%rip)\n.size zelTracerCommandListAppendEventResetRegisterCallback, .-zelTracerCommandListAppendEventResetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback\n.type zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback, @function\nzelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback:\n    jmp *cg_pt_slot+264(%rip)\n.size zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback, .-zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback\n.type zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback, @function\nzelTracerCommandListAppendImageCopyFromMemoryRegisterCallback:\n    jmp *cg_pt_slot+272(%rip)\n.size zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback, .-zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyRegionRegisterCallback\n.type zelTracerCommandListAppendImageCopyRegionRegisterCallback, @function\nzelTracerCommandListAppendImageCopyRegionRegisterCallback:\n    jmp *cg_pt_slot+280(%rip)\n.size zelTracerCommandListAppendImageCopyRegionRegisterCallback, .-zelTracerCommandListAppendImageCopyRegionRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyRegisterCallback\n.type zelTracerCommandListAppendImageCopyRegisterCallback, @function\nzelTracerCommandListAppendImageCopyRegisterCallback:\n    jmp *cg_pt_slot+288(%rip)\n.size zelTracerCommandListAppendImageCopyRegisterCallback, .-zelTracerCommandListAppendImageCopyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback\n.type zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback, @function\nzelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback:\n    jmp *cg_pt_slot+296(%rip)\n.size zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback, .-zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendImageCopyToMemoryRegisterCallback\n.type zelTracerCommandListAppendImageCopyToMemoryRegisterCallback, @function\nzelTracerCommandListAppendImageCopyToMemoryRegisterCallback:\n    jmp *cg_pt_slot+304(%rip)\n.size zelTracerCommandListAppendImageCopyToMemoryRegisterCallback, .-zelTracerCommandListAppendImageCopyToMemoryRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback\n.type zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback, @function\nzelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback:\n    jmp *cg_pt_slot+312(%rip)\n.size zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback, .-zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback\n.type zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback, @function\nzelTracerCommandListAppendLaunchKernelIndirectRegisterCallback:\n    jmp *cg_pt_slot+320(%rip)\n.size zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback, .-zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendLaunchKernelRegisterCallback\n.type zelTracerCommandListAppendLaunchKernelRegisterCallback, @function\nzelTracerCommandListAppendLaunchKernelRegisterCallback:\n    jmp *cg_pt_slot+328(%rip)\n.size zelTracerCommandListAppendLaunchKernelRegisterCallback, .-zelTracerCommandListAppendLaunchKernelRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback\n.type zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback, @function\nzelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback:\n    jmp *cg_pt_slot+336(%rip)\n.size zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback, .-zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemAdviseRegisterCallback\n.type zelTracerCommandListAppendMemAdviseRegisterCallback, @function\nzelTracerCommandListAppendMemAdviseRegisterCallback:\n    jmp *cg_pt_slot+344(%rip)\n.size zelTracerCommandListAppendMemAdviseRegisterCallback, .-zelTracerCommandListAppendMemAdviseRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback\n.type zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback, @function\nzelTracerCommandListAppendMemoryCopyFromContextRegisterCallback:\n    jmp *cg_pt_slot+352(%rip)\n.size zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback, .-zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryCopyRegionRegisterCallback\n.type zelTracerCommandListAppendMemoryCopyRegionRegisterCallback, @function\nzelTracerCommandListAppendMemoryCopyRegionRegisterCallback:\n    jmp *cg_pt_slot+360(%rip)\n.size zelTracerCommandListAppendMemoryCopyRegionRegisterCallback, .-zelTracerCommandListAppendMemoryCopyRegionRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryCopyRegisterCallback\n.type zelTracerCommandListAppendMemoryCopyRegisterCallback, @function\nzelTracerCommandListAppendMemoryCopyRegisterCallback:\n    jmp *cg_pt_slot+368(%rip)\n.size zelTracerCommandListAppendMemoryCopyRegisterCallback, .-zelTracerCommandListAppendMemoryCopyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryFillRegisterCallback\n.type zelTracerCommandListAppendMemoryFillRegisterCallback, @function\nzelTracerCommandListAppendMemoryFillRegisterCallback:\n    jmp *cg_pt_slot+376(%rip)\n.size zelTracerCommandListAppendMemoryFillRegisterCallback, .-zelTracerCommandListAppendMemoryFillRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryPrefetchRegisterCallback\n.type zelTracerCommandListAppendMemoryPrefetchRegisterCallback, @function\nzelTracerCommandListAppendMemoryPrefetchRegisterCallback:\n    jmp *cg_pt_slot+384(%rip)\n.size zelTracerCommandListAppendMemoryPrefetchRegisterCallback, .-zelTracerCommandListAppendMemoryPrefetchRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback\n.type zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback, @function\nzelTracerCommandListAppendMemoryRangesBarrierRegisterCallback:\n    jmp *cg_pt_slot+392(%rip)\n.size zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback, .-zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback\n.type zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback, @function\nzelTracerCommandListAppendQueryKernelTimestampsRegisterCallback:\n    jmp *cg_pt_slot+400(%rip)\n.size zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback, .-zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendSignalEventRegisterCallback\n.type zelTracerCommandListAppendSignalEventRegisterCallback, @function\nzelTracerCommandListAppendSignalEventRegisterCallback:\n    jmp *cg_pt_slot+408(%rip)\n.size zelTracerCommandListAppendSignalEventRegisterCallback, .-zelTracerCommandListAppendSignalEventRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendWaitOnEventsRegisterCallback\n.type zelTracerCommandListAppendWaitOnEventsRegisterCallback, @function\nzelTracerCommandListAppendWaitOnEventsRegisterCallback:\n    jmp *cg_pt_slot+416(%rip)\n.size zelTracerCommandListAppendWaitOnEventsRegisterCallback, .-zelTracerCommandListAppendWaitOnEventsRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback\n.type zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback, @function\nzelTracerCommandListAppendWriteGlobalTimestampRegisterCallback:\n    jmp *cg_pt_slot+424(%rip)\n.size zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback, .-zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListCloseRegisterCallback\n.type zelTracerCommandListCloseRegisterCallback, @function\nzelTracerCommandListCloseRegisterCallback:\n    jmp *cg_pt_slot+432(%rip)\n.size zelTracerCommandListCloseRegisterCallback, .-zelTracerCommandListCloseRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListCreateImmediateRegisterCallback\n.type zelTracerCommandListCreateImmediateRegisterCallback, @function\nzelTracerCommandListCreateImmediateRegisterCallback:\n    jmp *cg_pt_slot+440(%rip)\n.size zelTracerCommandListCreateImmediateRegisterCallback, .-zelTracerCommandListCreateImmediateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListCreateRegisterCallback\n.type zelTracerCommandListCreateRegisterCallback, @function\nzelTracerCommandListCreateRegisterCallback:\n    jmp *cg_pt_slot+448(%rip)\n.size zelTracerCommandListCreateRegisterCallback, .-zelTracerCommandListCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListDestroyRegisterCallback\n.type zelTracerCommandListDestroyRegisterCallback, @function\nzelTracerCommandListDestroyRegisterCallback:\n    jmp *cg_pt_slot+456(%rip)\n.size zelTracerCommandListDestroyRegisterCallback, .-zelTracerCommandListDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandListResetRegisterCallback\n.type zelTracerCommandListResetRegisterCallback, @function\nzelTracerCommandListResetRegisterCallback:\n    jmp *cg_pt_slot+464(%rip)\n.size zelTracerCommandListResetRegisterCallback, .-zelTracerCommandListResetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandQueueCreateRegisterCallback\n.type zelTracerCommandQueueCreateRegisterCallback, @function\nzelTracerCommandQueueCreateRegisterCallback:\n    jmp *cg_pt_slot+472(%rip)\n.size zelTracerCommandQueueCreateRegisterCallback, .-zelTracerCommandQueueCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandQueueDestroyRegisterCallback\n.type zelTracerCommandQueueDestroyRegisterCallback, @function\nzelTracerCommandQueueDestroyRegisterCallback:\n    jmp *cg_pt_slot+480(%rip)\n.size zelTracerCommandQueueDestroyRegisterCallback, .-zelTracerCommandQueueDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandQueueExecuteCommandListsRegisterCallback\n.type zelTracerCommandQueueExecuteCommandListsRegisterCallback, @function\nzelTracerCommandQueueExecuteCommandListsRegisterCallback:\n    jmp *cg_pt_slot+488(%rip)\n.size zelTracerCommandQueueExecuteCommandListsRegisterCallback, .-zelTracerCommandQueueExecuteCommandListsRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCommandQueueSynchronizeRegisterCallback\n.type zelTracerCommandQueueSynchronizeRegisterCallback, @function\nzelTracerCommandQueueSynchronizeRegisterCallback:\n    jmp *cg_pt_slot+496(%rip)\n.size zelTracerCommandQueueSynchronizeRegisterCallback, .-zelTracerCommandQueueSynchronizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextCreateExRegisterCallback\n.type zelTracerContextCreateExRegisterCallback, @function\nzelTracerContextCreateExRegisterCallback:\n    jmp *cg_pt_slot+504(%rip)\n.size zelTracerContextCreateExRegisterCallback, .-zelTracerContextCreateExRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextCreateRegisterCallback\n.type zelTracerContextCreateRegisterCallback, @function\nzelTracerContextCreateRegisterCallback:\n    jmp *cg_pt_slot+512(%rip)\n.size zelTracerContextCreateRegisterCallback, .-zelTracerContextCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextDestroyRegisterCallback\n.type zelTracerContextDestroyRegisterCallback, @function\nzelTracerContextDestroyRegisterCallback:\n    jmp *cg_pt_slot+520(%rip)\n.size zelTracerContextDestroyRegisterCallback, .-zelTracerContextDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextEvictImageRegisterCallback\n.type zelTracerContextEvictImageRegisterCallback, @function\nzelTracerContextEvictImageRegisterCallback:\n    jmp *cg_pt_slot+528(%rip)\n.size zelTracerContextEvictImageRegisterCallback, .-zelTracerContextEvictImageRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextEvictMemoryRegisterCallback\n.type zelTracerContextEvictMemoryRegisterCallback, @function\nzelTracerContextEvictMemoryRegisterCallback:\n    jmp *cg_pt_slot+536(%rip)\n.size zelTracerContextEvictMemoryRegisterCallback, .-zelTracerContextEvictMemoryRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextGetStatusRegisterCallback\n.type zelTracerContextGetStatusRegisterCallback, @function\nzelTracerContextGetStatusRegisterCallback:\n    jmp *cg_pt_slot+544(%rip)\n.size zelTracerContextGetStatusRegisterCallback, .-zelTracerContextGetStatusRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextMakeImageResidentRegisterCallback\n.type zelTracerContextMakeImageResidentRegisterCallback, @function\nzelTracerContextMakeImageResidentRegisterCallback:\n    jmp *cg_pt_slot+552(%rip)\n.size zelTracerContextMakeImageResidentRegisterCallback, .-zelTracerContextMakeImageResidentRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextMakeMemoryResidentRegisterCallback\n.type zelTracerContextMakeMemoryResidentRegisterCallback, @function\nzelTracerContextMakeMemoryResidentRegisterCallback:\n    jmp *cg_pt_slot+560(%rip)\n.size zelTracerContextMakeMemoryResidentRegisterCallback, .-zelTracerContextMakeMemoryResidentRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerContextSystemBarrierRegisterCallback\n.type zelTracerContextSystemBarrierRegisterCallback, @function\nzelTracerContextSystemBarrierRegisterCallback:\n    jmp *cg_pt_slot+568(%rip)\n.size zelTracerContextSystemBarrierRegisterCallback, .-zelTracerContextSystemBarrierRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerCreate\n.type zelTracerCreate, @function\nzelTracerCreate:\n    jmp *cg_pt_slot+576(%rip)\n.size zelTracerCreate, .-zelTracerCreate\n"
-    ".p2align 4\n.globl zelTracerDestroy\n.type zelTracerDestroy, @function\nzelTracerDestroy:\n    jmp *cg_pt_slot+584(%rip)\n.size zelTracerDestroy, .-zelTracerDestroy\n"
-    ".p2align 4\n.globl zelTracerDeviceCanAccessPeerRegisterCallback\n.type zelTracerDeviceCanAccessPeerRegisterCallback, @function\nzelTracerDeviceCanAccessPeerRegisterCallback:\n    jmp *cg_pt_slot+592(%rip)\n.size zelTracerDeviceCanAccessPeerRegisterCallback, .-zelTracerDeviceCanAccessPeerRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetCachePropertiesRegisterCallback\n.type zelTracerDeviceGetCachePropertiesRegisterCallback, @function\nzelTracerDeviceGetCachePropertiesRegisterCallback:\n    jmp *cg_pt_slot+600(%rip)\n.size zelTracerDeviceGetCachePropertiesRegisterCallback, .-zelTracerDeviceGetCachePropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback\n.type zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback, @function\nzelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback:\n    jmp *cg_pt_slot+608(%rip)\n.size zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback, .-zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetComputePropertiesRegisterCallback\n.type zelTracerDeviceGetComputePropertiesRegisterCallback, @function\nzelTracerDeviceGetComputePropertiesRegisterCallback:\n    jmp *cg_pt_slot+616(%rip)\n.size zelTracerDeviceGetComputePropertiesRegisterCallback, .-zelTracerDeviceGetComputePropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback\n.type zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback, @function\nzelTracerDeviceGetExternalMemoryPropertiesRegisterCallback:\n    jmp *cg_pt_slot+624(%rip)\n.size zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback, .-zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetFabricVertexExpRegisterCallback\n.type zelTracerDeviceGetFabricVertexExpRegisterCallback, @function\nzelTracerDeviceGetFabricVertexExpRegisterCallback:\n    jmp *cg_pt_slot+632(%rip)\n.size zelTracerDeviceGetFabricVertexExpRegisterCallback, .-zelTracerDeviceGetFabricVertexExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetGlobalTimestampsRegisterCallback\n.type zelTracerDeviceGetGlobalTimestampsRegisterCallback, @function\nzelTracerDeviceGetGlobalTimestampsRegisterCallback:\n    jmp *cg_pt_slot+640(%rip)\n.size zelTracerDeviceGetGlobalTimestampsRegisterCallback, .-zelTracerDeviceGetGlobalTimestampsRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetImagePropertiesRegisterCallback\n.type zelTracerDeviceGetImagePropertiesRegisterCallback, @function\nzelTracerDeviceGetImagePropertiesRegisterCallback:\n    jmp *cg_pt_slot+648(%rip)\n.size zelTracerDeviceGetImagePropertiesRegisterCallback, .-zelTracerDeviceGetImagePropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback\n.type zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback, @function\nzelTracerDeviceGetMemoryAccessPropertiesRegisterCallback:\n    jmp *cg_pt_slot+656(%rip)\n.size zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback, .-zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetMemoryPropertiesRegisterCallback\n.type zelTracerDeviceGetMemoryPropertiesRegisterCallback, @function\nzelTracerDeviceGetMemoryPropertiesRegisterCallback:\n    jmp *cg_pt_slot+664(%rip)\n.size zelTracerDeviceGetMemoryPropertiesRegisterCallback, .-zelTracerDeviceGetMemoryPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetModulePropertiesRegisterCallback\n.type zelTracerDeviceGetModulePropertiesRegisterCallback, @function\nzelTracerDeviceGetModulePropertiesRegisterCallback:\n    jmp *cg_pt_slot+672(%rip)\n.size zelTracerDeviceGetModulePropertiesRegisterCallback, .-zelTracerDeviceGetModulePropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetP2PPropertiesRegisterCallback\n.type zelTracerDeviceGetP2PPropertiesRegisterCallback, @function\nzelTracerDeviceGetP2PPropertiesRegisterCallback:\n    jmp *cg_pt_slot+680(%rip)\n.size zelTracerDeviceGetP2PPropertiesRegisterCallback, .-zelTracerDeviceGetP2PPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetPropertiesRegisterCallback\n.type zelTracerDeviceGetPropertiesRegisterCallback, @function\nzelTracerDeviceGetPropertiesRegisterCallback:\n    jmp *cg_pt_slot+688(%rip)\n.size zelTracerDeviceGetPropertiesRegisterCallback, .-zelTracerDeviceGetPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetRegisterCallback\n.type zelTracerDeviceGetRegisterCallback, @function\nzelTracerDeviceGetRegisterCallback:\n    jmp *cg_pt_slot+696(%rip)\n.size zelTracerDeviceGetRegisterCallback, .-zelTracerDeviceGetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetStatusRegisterCallback\n.type zelTracerDeviceGetStatusRegisterCallback, @function\nzelTracerDeviceGetStatusRegisterCallback:\n    jmp *cg_pt_slot+704(%rip)\n.size zelTracerDeviceGetStatusRegisterCallback, .-zelTracerDeviceGetStatusRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceGetSubDevicesRegisterCallback\n.type zelTracerDeviceGetSubDevicesRegisterCallback, @function\nzelTracerDeviceGetSubDevicesRegisterCallback:\n    jmp *cg_pt_slot+712(%rip)\n.size zelTracerDeviceGetSubDevicesRegisterCallback, .-zelTracerDeviceGetSubDevicesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDevicePciGetPropertiesExtRegisterCallback\n.type zelTracerDevicePciGetPropertiesExtRegisterCallback, @function\nzelTracerDevicePciGetPropertiesExtRegisterCallback:\n    jmp *cg_pt_slot+720(%rip)\n.size zelTracerDevicePciGetPropertiesExtRegisterCallback, .-zelTracerDevicePciGetPropertiesExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceReserveCacheExtRegisterCallback\n.type zelTracerDeviceReserveCacheExtRegisterCallback, @function\nzelTracerDeviceReserveCacheExtRegisterCallback:\n    jmp *cg_pt_slot+728(%rip)\n.size zelTracerDeviceReserveCacheExtRegisterCallback, .-zelTracerDeviceReserveCacheExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDeviceSetCacheAdviceExtRegisterCallback\n.type zelTracerDeviceSetCacheAdviceExtRegisterCallback, @function\nzelTracerDeviceSetCacheAdviceExtRegisterCallback:\n    jmp *cg_pt_slot+736(%rip)\n.size zelTracerDeviceSetCacheAdviceExtRegisterCallback, .-zelTracerDeviceSetCacheAdviceExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetApiVersionRegisterCallback\n.type zelTracerDriverGetApiVersionRegisterCallback, @function\nzelTracerDriverGetApiVersionRegisterCallback:\n    jmp *cg_pt_slot+744(%rip)\n.size zelTracerDriverGetApiVersionRegisterCallback, .-zelTracerDriverGetApiVersionRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetExtensionFunctionAddressRegisterCallback\n.type zelTracerDriverGetExtensionFunctionAddressRegisterCallback, @function\nzelTracerDriverGetExtensionFunctionAddressRegisterCallback:\n    jmp *cg_pt_slot+752(%rip)\n.size zelTracerDriverGetExtensionFunctionAddressRegisterCallback, .-zelTracerDriverGetExtensionFunctionAddressRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetExtensionPropertiesRegisterCallback\n.type zelTracerDriverGetExtensionPropertiesRegisterCallback, @function\nzelTracerDriverGetExtensionPropertiesRegisterCallback:\n    jmp *cg_pt_slot+760(%rip)\n.size zelTracerDriverGetExtensionPropertiesRegisterCallback, .-zelTracerDriverGetExtensionPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetIpcPropertiesRegisterCallback\n.type zelTracerDriverGetIpcPropertiesRegisterCallback, @function\nzelTracerDriverGetIpcPropertiesRegisterCallback:\n    jmp *cg_pt_slot+768(%rip)\n.size zelTracerDriverGetIpcPropertiesRegisterCallback, .-zelTracerDriverGetIpcPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetPropertiesRegisterCallback\n.type zelTracerDriverGetPropertiesRegisterCallback, @function\nzelTracerDriverGetPropertiesRegisterCallback:\n    jmp *cg_pt_slot+776(%rip)\n.size zelTracerDriverGetPropertiesRegisterCallback, .-zelTracerDriverGetPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerDriverGetRegisterCallback\n.type zelTracerDriverGetRegisterCallback, @function\nzelTracerDriverGetRegisterCallback:\n    jmp *cg_pt_slot+784(%rip)\n.size zelTracerDriverGetRegisterCallback, .-zelTracerDriverGetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventCreateRegisterCallback\n.type zelTracerEventCreateRegisterCallback, @function\nzelTracerEventCreateRegisterCallback:\n    jmp *cg_pt_slot+792(%rip)\n.size zelTracerEventCreateRegisterCallback, .-zelTracerEventCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventDestroyRegisterCallback\n.type zelTracerEventDestroyRegisterCallback, @function\nzelTracerEventDestroyRegisterCallback:\n    jmp *cg_pt_slot+800(%rip)\n.size zelTracerEventDestroyRegisterCallback, .-zelTracerEventDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventHostResetRegisterCallback\n.type zelTracerEventHostResetRegisterCallback, @function\nzelTracerEventHostResetRegisterCallback:\n    jmp *cg_pt_slot+808(%rip)\n.size zelTracerEventHostResetRegisterCallback, .-zelTracerEventHostResetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventHostSignalRegisterCallback\n.type zelTracerEventHostSignalRegisterCallback, @function\nzelTracerEventHostSignalRegisterCallback:\n    jmp *cg_pt_slot+816(%rip)\n.size zelTracerEventHostSignalRegisterCallback, .-zelTracerEventHostSignalRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventHostSynchronizeRegisterCallback\n.type zelTracerEventHostSynchronizeRegisterCallback, @function\nzelTracerEventHostSynchronizeRegisterCallback:\n    jmp *cg_pt_slot+824(%rip)\n.size zelTracerEventHostSynchronizeRegisterCallback, .-zelTracerEventHostSynchronizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventPoolCloseIpcHandleRegisterCallback\n.type zelTracerEventPoolCloseIpcHandleRegisterCallback, @function\nzelTracerEventPoolCloseIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+832(%rip)\n.size zelTracerEventPoolCloseIpcHandleRegisterCallback, .-zelTracerEventPoolCloseIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventPoolCreateRegisterCallback\n.type zelTracerEventPoolCreateRegisterCallback, @function\nzelTracerEventPoolCreateRegisterCallback:\n    jmp *cg_pt_slot+840(%rip)\n.size zelTracerEventPoolCreateRegisterCallback, .-zelTracerEventPoolCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventPoolDestroyRegisterCallback\n.type zelTracerEventPoolDestroyRegisterCallback, @function\nzelTracerEventPoolDestroyRegisterCallback:\n    jmp *cg_pt_slot+848(%rip)\n.size zelTracerEventPoolDestroyRegisterCallback, .-zelTracerEventPoolDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventPoolGetIpcHandleRegisterCallback\n.type zelTracerEventPoolGetIpcHandleRegisterCallback, @function\nzelTracerEventPoolGetIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+856(%rip)\n.size zelTracerEventPoolGetIpcHandleRegisterCallback, .-zelTracerEventPoolGetIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventPoolOpenIpcHandleRegisterCallback\n.type zelTracerEventPoolOpenIpcHandleRegisterCallback, @function\nzelTracerEventPoolOpenIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+864(%rip)\n.size zelTracerEventPoolOpenIpcHandleRegisterCallback, .-zelTracerEventPoolOpenIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventQueryKernelTimestampRegisterCallback\n.type zelTracerEventQueryKernelTimestampRegisterCallback, @function\nzelTracerEventQueryKernelTimestampRegisterCallback:\n    jmp *cg_pt_slot+872(%rip)\n.size zelTracerEventQueryKernelTimestampRegisterCallback, .-zelTracerEventQueryKernelTimestampRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventQueryStatusRegisterCallback\n.type zelTracerEventQueryStatusRegisterCallback, @function\nzelTracerEventQueryStatusRegisterCallback:\n    jmp *cg_pt_slot+880(%rip)\n.size zelTracerEventQueryStatusRegisterCallback, .-zelTracerEventQueryStatusRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerEventQueryTimestampsExpRegisterCallback\n.type zelTracerEventQueryTimestampsExpRegisterCallback, @function\nzelTracerEventQueryTimestampsExpRegisterCallback:\n    jmp *cg_pt_slot+888(%rip)\n.size zelTracerEventQueryTimestampsExpRegisterCallback, .-zelTracerEventQueryTimestampsExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricEdgeGetExpRegisterCallback\n.type zelTracerFabricEdgeGetExpRegisterCallback, @function\nzelTracerFabricEdgeGetExpRegisterCallback:\n    jmp *cg_pt_slot+896(%rip)\n.size zelTracerFabricEdgeGetExpRegisterCallback, .-zelTracerFabricEdgeGetExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricEdgeGetPropertiesExpRegisterCallback\n.type zelTracerFabricEdgeGetPropertiesExpRegisterCallback, @function\nzelTracerFabricEdgeGetPropertiesExpRegisterCallback:\n    jmp *cg_pt_slot+904(%rip)\n.size zelTracerFabricEdgeGetPropertiesExpRegisterCallback, .-zelTracerFabricEdgeGetPropertiesExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricEdgeGetVerticesExpRegisterCallback\n.type zelTracerFabricEdgeGetVerticesExpRegisterCallback, @function\nzelTracerFabricEdgeGetVerticesExpRegisterCallback:\n    jmp *cg_pt_slot+912(%rip)\n.size zelTracerFabricEdgeGetVerticesExpRegisterCallback, .-zelTracerFabricEdgeGetVerticesExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricVertexGetDeviceExpRegisterCallback\n.type zelTracerFabricVertexGetDeviceExpRegisterCallback, @function\nzelTracerFabricVertexGetDeviceExpRegisterCallback:\n    jmp *cg_pt_slot+920(%rip)\n.size zelTracerFabricVertexGetDeviceExpRegisterCallback, .-zelTracerFabricVertexGetDeviceExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricVertexGetExpRegisterCallback\n.type zelTracerFabricVertexGetExpRegisterCallback, @function\nzelTracerFabricVertexGetExpRegisterCallback:\n    jmp *cg_pt_slot+928(%rip)\n.size zelTracerFabricVertexGetExpRegisterCallback, .-zelTracerFabricVertexGetExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricVertexGetPropertiesExpRegisterCallback\n.type zelTracerFabricVertexGetPropertiesExpRegisterCallback, @function\nzelTracerFabricVertexGetPropertiesExpRegisterCallback:\n    jmp *cg_pt_slot+936(%rip)\n.size zelTracerFabricVertexGetPropertiesExpRegisterCallback, .-zelTracerFabricVertexGetPropertiesExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFabricVertexGetSubVerticesExpRegisterCallback\n.type zelTracerFabricVertexGetSubVerticesExpRegisterCallback, @function\nzelTracerFabricVertexGetSubVerticesExpRegisterCallback:\n    jmp *cg_pt_slot+944(%rip)\n.size zelTracerFabricVertexGetSubVerticesExpRegisterCallback, .-zelTracerFabricVertexGetSubVerticesExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFenceCreateRegisterCallback\n.type zelTracerFenceCreateRegisterCallback, @function\nzelTracerFenceCreateRegisterCallback:\n    jmp *cg_pt_slot+952(%rip)\n.size zelTracerFenceCreateRegisterCallback, .-zelTracerFenceCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFenceDestroyRegisterCallback\n.type zelTracerFenceDestroyRegisterCallback, @function\nzelTracerFenceDestroyRegisterCallback:\n    jmp *cg_pt_slot+960(%rip)\n.size zelTracerFenceDestroyRegisterCallback, .-zelTracerFenceDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFenceHostSynchronizeRegisterCallback\n.type zelTracerFenceHostSynchronizeRegisterCallback, @function\nzelTracerFenceHostSynchronizeRegisterCallback:\n    jmp *cg_pt_slot+968(%rip)\n.size zelTracerFenceHostSynchronizeRegisterCallback, .-zelTracerFenceHostSynchronizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFenceQueryStatusRegisterCallback\n.type zelTracerFenceQueryStatusRegisterCallback, @function\nzelTracerFenceQueryStatusRegisterCallback:\n    jmp *cg_pt_slot+976(%rip)\n.size zelTracerFenceQueryStatusRegisterCallback, .-zelTracerFenceQueryStatusRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerFenceResetRegisterCallback\n.type zelTracerFenceResetRegisterCallback, @function\nzelTracerFenceResetRegisterCallback:\n    jmp *cg_pt_slot+984(%rip)\n.size zelTracerFenceResetRegisterCallback, .-zelTracerFenceResetRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageCreateRegisterCallback\n.type zelTracerImageCreateRegisterCallback, @function\nzelTracerImageCreateRegisterCallback:\n    jmp *cg_pt_slot+992(%rip)\n.size zelTracerImageCreateRegisterCallback, .-zelTracerImageCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageDestroyRegisterCallback\n.type zelTracerImageDestroyRegisterCallback, @function\nzelTracerImageDestroyRegisterCallback:\n    jmp *cg_pt_slot+1000(%rip)\n.size zelTracerImageDestroyRegisterCallback, .-zelTracerImageDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageGetAllocPropertiesExtRegisterCallback\n.type zelTracerImageGetAllocPropertiesExtRegisterCallback, @function\nzelTracerImageGetAllocPropertiesExtRegisterCallback:\n    jmp *cg_pt_slot+1008(%rip)\n.size zelTracerImageGetAllocPropertiesExtRegisterCallback, .-zelTracerImageGetAllocPropertiesExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageGetMemoryPropertiesExpRegisterCallback\n.type zelTracerImageGetMemoryPropertiesExpRegisterCallback, @function\nzelTracerImageGetMemoryPropertiesExpRegisterCallback:\n    jmp *cg_pt_slot+1016(%rip)\n.size zelTracerImageGetMemoryPropertiesExpRegisterCallback, .-zelTracerImageGetMemoryPropertiesExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageGetPropertiesRegisterCallback\n.type zelTracerImageGetPropertiesRegisterCallback, @function\nzelTracerImageGetPropertiesRegisterCallback:\n    jmp *cg_pt_slot+1024(%rip)\n.size zelTracerImageGetPropertiesRegisterCallback, .-zelTracerImageGetPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerImageViewCreateExpRegisterCallback\n.type zelTracerImageViewCreateExpRegisterCallback, @function\nzelTracerImageViewCreateExpRegisterCallback:\n    jmp *cg_pt_slot+1032(%rip)\n.size zelTracerImageViewCreateExpRegisterCallback, .-zelTracerImageViewCreateExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerInitRegisterCallback\n.type zelTracerInitRegisterCallback, @function\nzelTracerInitRegisterCallback:\n    jmp *cg_pt_slot+1040(%rip)\n.size zelTracerInitRegisterCallback, .-zelTracerInitRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelCreateRegisterCallback\n.type zelTracerKernelCreateRegisterCallback, @function\nzelTracerKernelCreateRegisterCallback:\n    jmp *cg_pt_slot+1048(%rip)\n.size zelTracerKernelCreateRegisterCallback, .-zelTracerKernelCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelDestroyRegisterCallback\n.type zelTracerKernelDestroyRegisterCallback, @function\nzelTracerKernelDestroyRegisterCallback:\n    jmp *cg_pt_slot+1056(%rip)\n.size zelTracerKernelDestroyRegisterCallback, .-zelTracerKernelDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelGetIndirectAccessRegisterCallback\n.type zelTracerKernelGetIndirectAccessRegisterCallback, @function\nzelTracerKernelGetIndirectAccessRegisterCallback:\n    jmp *cg_pt_slot+1064(%rip)\n.size zelTracerKernelGetIndirectAccessRegisterCallback, .-zelTracerKernelGetIndirectAccessRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelGetNameRegisterCallback\n.type zelTracerKernelGetNameRegisterCallback, @function\nzelTracerKernelGetNameRegisterCallback:\n    jmp *cg_pt_slot+1072(%rip)\n.size zelTracerKernelGetNameRegisterCallback, .-zelTracerKernelGetNameRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelGetPropertiesRegisterCallback\n.type zelTracerKernelGetPropertiesRegisterCallback, @function\nzelTracerKernelGetPropertiesRegisterCallback:\n    jmp *cg_pt_slot+1080(%rip)\n.size zelTracerKernelGetPropertiesRegisterCallback, .-zelTracerKernelGetPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelGetSourceAttributesRegisterCallback\n.type zelTracerKernelGetSourceAttributesRegisterCallback, @function\nzelTracerKernelGetSourceAttributesRegisterCallback:\n    jmp *cg_pt_slot+1088(%rip)\n.size zelTracerKernelGetSourceAttributesRegisterCallback, .-zelTracerKernelGetSourceAttributesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSchedulingHintExpRegisterCallback\n.type zelTracerKernelSchedulingHintExpRegisterCallback, @function\nzelTracerKernelSchedulingHintExpRegisterCallback:\n    jmp *cg_pt_slot+1096(%rip)\n.size zelTracerKernelSchedulingHintExpRegisterCallback, .-zelTracerKernelSchedulingHintExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSetArgumentValueRegisterCallback\n.type zelTracerKernelSetArgumentValueRegisterCallback, @function\nzelTracerKernelSetArgumentValueRegisterCallback:\n    jmp *cg_pt_slot+1104(%rip)\n.size zelTracerKernelSetArgumentValueRegisterCallback, .-zelTracerKernelSetArgumentValueRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSetCacheConfigRegisterCallback\n.type zelTracerKernelSetCacheConfigRegisterCallback, @function\nzelTracerKernelSetCacheConfigRegisterCallback:\n    jmp *cg_pt_slot+1112(%rip)\n.size zelTracerKernelSetCacheConfigRegisterCallback, .-zelTracerKernelSetCacheConfigRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSetGlobalOffsetExpRegisterCallback\n.type zelTracerKernelSetGlobalOffsetExpRegisterCallback, @function\nzelTracerKernelSetGlobalOffsetExpRegisterCallback:\n    jmp *cg_pt_slot+1120(%rip)\n.size zelTracerKernelSetGlobalOffsetExpRegisterCallback, .-zelTracerKernelSetGlobalOffsetExpRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSetGroupSizeRegisterCallback\n.type zelTracerKernelSetGroupSizeRegisterCallback, @function\nzelTracerKernelSetGroupSizeRegisterCallback:\n    jmp *cg_pt_slot+1128(%rip)\n.size zelTracerKernelSetGroupSizeRegisterCallback, .-zelTracerKernelSetGroupSizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSetIndirectAccessRegisterCallback\n.type zelTracerKernelSetIndirectAccessRegisterCallback, @function\nzelTracerKernelSetIndirectAccessRegisterCallback:\n    jmp *cg_pt_slot+1136(%rip)\n.size zelTracerKernelSetIndirectAccessRegisterCallback, .-zelTracerKernelSetIndirectAccessRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSuggestGroupSizeRegisterCallback\n.type zelTracerKernelSuggestGroupSizeRegisterCallback, @function\nzelTracerKernelSuggestGroupSizeRegisterCallback:\n    jmp *cg_pt_slot+1144(%rip)\n.size zelTracerKernelSuggestGroupSizeRegisterCallback, .-zelTracerKernelSuggestGroupSizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback\n.type zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback, @function\nzelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback:\n    jmp *cg_pt_slot+1152(%rip)\n.size zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback, .-zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemAllocDeviceRegisterCallback\n.type zelTracerMemAllocDeviceRegisterCallback, @function\nzelTracerMemAllocDeviceRegisterCallback:\n    jmp *cg_pt_slot+1160(%rip)\n.size zelTracerMemAllocDeviceRegisterCallback, .-zelTracerMemAllocDeviceRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemAllocHostRegisterCallback\n.type zelTracerMemAllocHostRegisterCallback, @function\nzelTracerMemAllocHostRegisterCallback:\n    jmp *cg_pt_slot+1168(%rip)\n.size zelTracerMemAllocHostRegisterCallback, .-zelTracerMemAllocHostRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemAllocSharedRegisterCallback\n.type zelTracerMemAllocSharedRegisterCallback, @function\nzelTracerMemAllocSharedRegisterCallback:\n    jmp *cg_pt_slot+1176(%rip)\n.size zelTracerMemAllocSharedRegisterCallback, .-zelTracerMemAllocSharedRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemCloseIpcHandleRegisterCallback\n.type zelTracerMemCloseIpcHandleRegisterCallback, @function\nzelTracerMemCloseIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+1184(%rip)\n.size zelTracerMemCloseIpcHandleRegisterCallback, .-zelTracerMemCloseIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemFreeExtRegisterCallback\n.type zelTracerMemFreeExtRegisterCallback, @function\nzelTracerMemFreeExtRegisterCallback:\n    jmp *cg_pt_slot+1192(%rip)\n.size zelTracerMemFreeExtRegisterCallback, .-zelTracerMemFreeExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemFreeRegisterCallback\n.type zelTracerMemFreeRegisterCallback, @function\nzelTracerMemFreeRegisterCallback:\n    jmp *cg_pt_slot+1200(%rip)\n.size zelTracerMemFreeRegisterCallback, .-zelTracerMemFreeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemGetAddressRangeRegisterCallback\n.type zelTracerMemGetAddressRangeRegisterCallback, @function\nzelTracerMemGetAddressRangeRegisterCallback:\n    jmp *cg_pt_slot+1208(%rip)\n.size zelTracerMemGetAddressRangeRegisterCallback, .-zelTracerMemGetAddressRangeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemGetAllocPropertiesRegisterCallback\n.type zelTracerMemGetAllocPropertiesRegisterCallback, @function\nzelTracerMemGetAllocPropertiesRegisterCallback:\n    jmp *cg_pt_slot+1216(%rip)\n.size zelTracerMemGetAllocPropertiesRegisterCallback, .-zelTracerMemGetAllocPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemGetIpcHandleRegisterCallback\n.type zelTracerMemGetIpcHandleRegisterCallback, @function\nzelTracerMemGetIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+1224(%rip)\n.size zelTracerMemGetIpcHandleRegisterCallback, .-zelTracerMemGetIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerMemOpenIpcHandleRegisterCallback\n.type zelTracerMemOpenIpcHandleRegisterCallback, @function\nzelTracerMemOpenIpcHandleRegisterCallback:\n    jmp *cg_pt_slot+1232(%rip)\n.size zelTracerMemOpenIpcHandleRegisterCallback, .-zelTracerMemOpenIpcHandleRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleBuildLogDestroyRegisterCallback\n.type zelTracerModuleBuildLogDestroyRegisterCallback, @function\nzelTracerModuleBuildLogDestroyRegisterCallback:\n    jmp *cg_pt_slot+1240(%rip)\n.size zelTracerModuleBuildLogDestroyRegisterCallback, .-zelTracerModuleBuildLogDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleBuildLogGetStringRegisterCallback\n.type zelTracerModuleBuildLogGetStringRegisterCallback, @function\nzelTracerModuleBuildLogGetStringRegisterCallback:\n    jmp *cg_pt_slot+1248(%rip)\n.size zelTracerModuleBuildLogGetStringRegisterCallback, .-zelTracerModuleBuildLogGetStringRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleCreateRegisterCallback\n.type zelTracerModuleCreateRegisterCallback, @function\nzelTracerModuleCreateRegisterCallback:\n    jmp *cg_pt_slot+1256(%rip)\n.size zelTracerModuleCreateRegisterCallback, .-zelTracerModuleCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleDestroyRegisterCallback\n.type zelTracerModuleDestroyRegisterCallback, @function\nzelTracerModuleDestroyRegisterCallback:\n    jmp *cg_pt_slot+1264(%rip)\n.size zelTracerModuleDestroyRegisterCallback, .-zelTracerModuleDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleDynamicLinkRegisterCallback\n.type zelTracerModuleDynamicLinkRegisterCallback, @function\nzelTracerModuleDynamicLinkRegisterCallback:\n    jmp *cg_pt_slot+1272(%rip)\n.size zelTracerModuleDynamicLinkRegisterCallback, .-zelTracerModuleDynamicLinkRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleGetFunctionPointerRegisterCallback\n.type zelTracerModuleGetFunctionPointerRegisterCallback, @function\nzelTracerModuleGetFunctionPointerRegisterCallback:\n    jmp *cg_pt_slot+1280(%rip)\n.size zelTracerModuleGetFunctionPointerRegisterCallback, .-zelTracerModuleGetFunctionPointerRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleGetGlobalPointerRegisterCallback\n.type zelTracerModuleGetGlobalPointerRegisterCallback, @function\nzelTracerModuleGetGlobalPointerRegisterCallback:\n    jmp *cg_pt_slot+1288(%rip)\n.size zelTracerModuleGetGlobalPointerRegisterCallback, .-zelTracerModuleGetGlobalPointerRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleGetKernelNamesRegisterCallback\n.type zelTracerModuleGetKernelNamesRegisterCallback, @function\nzelTracerModuleGetKernelNamesRegisterCallback:\n    jmp *cg_pt_slot+1296(%rip)\n.size zelTracerModuleGetKernelNamesRegisterCallback, .-zelTracerModuleGetKernelNamesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleGetNativeBinaryRegisterCallback\n.type zelTracerModuleGetNativeBinaryRegisterCallback, @function\nzelTracerModuleGetNativeBinaryRegisterCallback:\n    jmp *cg_pt_slot+1304(%rip)\n.size zelTracerModuleGetNativeBinaryRegisterCallback, .-zelTracerModuleGetNativeBinaryRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleGetPropertiesRegisterCallback\n.type zelTracerModuleGetPropertiesRegisterCallback, @function\nzelTracerModuleGetPropertiesRegisterCallback:\n    jmp *cg_pt_slot+1312(%rip)\n.size zelTracerModuleGetPropertiesRegisterCallback, .-zelTracerModuleGetPropertiesRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerModuleInspectLinkageExtRegisterCallback\n.type zelTracerModuleInspectLinkageExtRegisterCallback, @function\nzelTracerModuleInspectLinkageExtRegisterCallback:\n    jmp *cg_pt_slot+1320(%rip)\n.size zelTracerModuleInspectLinkageExtRegisterCallback, .-zelTracerModuleInspectLinkageExtRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerPhysicalMemCreateRegisterCallback\n.type zelTracerPhysicalMemCreateRegisterCallback, @function\nzelTracerPhysicalMemCreateRegisterCallback:\n    jmp *cg_pt_slot+1328(%rip)\n.size zelTracerPhysicalMemCreateRegisterCallback, .-zelTracerPhysicalMemCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerPhysicalMemDestroyRegisterCallback\n.type zelTracerPhysicalMemDestroyRegisterCallback, @function\nzelTracerPhysicalMemDestroyRegisterCallback:\n    jmp *cg_pt_slot+1336(%rip)\n.size zelTracerPhysicalMemDestroyRegisterCallback, .-zelTracerPhysicalMemDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerSamplerCreateRegisterCallback\n.type zelTracerSamplerCreateRegisterCallback, @function\nzelTracerSamplerCreateRegisterCallback:\n    jmp *cg_pt_slot+1344(%rip)\n.size zelTracerSamplerCreateRegisterCallback, .-zelTracerSamplerCreateRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerSamplerDestroyRegisterCallback\n.type zelTracerSamplerDestroyRegisterCallback, @function\nzelTracerSamplerDestroyRegisterCallback:\n    jmp *cg_pt_slot+1352(%rip)\n.size zelTracerSamplerDestroyRegisterCallback, .-zelTracerSamplerDestroyRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerSetEnabled\n.type zelTracerSetEnabled, @function\nzelTracerSetEnabled:\n    jmp *cg_pt_slot+1360(%rip)\n.size zelTracerSetEnabled, .-zelTracerSetEnabled\n"
-    ".p2align 4\n.globl zelTracerSetEpilogues\n.type zelTracerSetEpilogues, @function\nzelTracerSetEpilogues:\n    jmp *cg_pt_slot+1368(%rip)\n.size zelTracerSetEpilogues, .-zelTracerSetEpilogues\n"
-    ".p2align 4\n.globl zelTracerSetPrologues\n.type zelTracerSetPrologues, @function\nzelTracerSetPrologues:\n    jmp *cg_pt_slot+1376(%rip)\n.size zelTracerSetPrologues, .-zelTracerSetPrologues\n"
-    ".p2align 4\n.globl zelTracerVirtualMemFreeRegisterCallback\n.type zelTracerVirtualMemFreeRegisterCallback, @function\nzelTracerVirtualMemFreeRegisterCallback:\n    jmp *cg_pt_slot+1384(%rip)\n.size zelTracerVirtualMemFreeRegisterCallback, .-zelTracerVirtualMemFreeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemGetAccessAttributeRegisterCallback\n.type zelTracerVirtualMemGetAccessAttributeRegisterCallback, @function\nzelTracerVirtualMemGetAccessAttributeRegisterCallback:\n    jmp *cg_pt_slot+1392(%rip)\n.size zelTracerVirtualMemGetAccessAttributeRegisterCallback, .-zelTracerVirtualMemGetAccessAttributeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemMapRegisterCallback\n.type zelTracerVirtualMemMapRegisterCallback, @function\nzelTracerVirtualMemMapRegisterCallback:\n    jmp *cg_pt_slot+1400(%rip)\n.size zelTracerVirtualMemMapRegisterCallback, .-zelTracerVirtualMemMapRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemQueryPageSizeRegisterCallback\n.type zelTracerVirtualMemQueryPageSizeRegisterCallback, @function\nzelTracerVirtualMemQueryPageSizeRegisterCallback:\n    jmp *cg_pt_slot+1408(%rip)\n.size zelTracerVirtualMemQueryPageSizeRegisterCallback, .-zelTracerVirtualMemQueryPageSizeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemReserveRegisterCallback\n.type zelTracerVirtualMemReserveRegisterCallback, @function\nzelTracerVirtualMemReserveRegisterCallback:\n    jmp *cg_pt_slot+1416(%rip)\n.size zelTracerVirtualMemReserveRegisterCallback, .-zelTracerVirtualMemReserveRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemSetAccessAttributeRegisterCallback\n.type zelTracerVirtualMemSetAccessAttributeRegisterCallback, @function\nzelTracerVirtualMemSetAccessAttributeRegisterCallback:\n    jmp *cg_pt_slot+1424(%rip)\n.size zelTracerVirtualMemSetAccessAttributeRegisterCallback, .-zelTracerVirtualMemSetAccessAttributeRegisterCallback\n"
-    ".p2align 4\n.globl zelTracerVirtualMemUnmapRegisterCallback\n.type zelTracerVirtualMemUnmapRegisterCallback, @function\nzelTracerVirtualMemUnmapRegisterCallback:\n    jmp *cg_pt_slot+1432(%rip)\n.size zelTracerVirtualMemUnmapRegisterCallback, .-zelTracerVirtualMemUnmapRegisterCallback\n"
-    ".p2align 4\n.globl zesGetDeviceProcAddrTable\n.type zesGetDeviceProcAddrTable, @function\nzesGetDeviceProcAddrTable:\n    jmp *cg_pt_slot+1440(%rip)\n.size zesGetDeviceProcAddrTable, .-zesGetDeviceProcAddrTable\n"
-    ".p2align 4\n.globl zesGetDiagnosticsProcAddrTable\n.type zesGetDiagnosticsProcAddrTable, @function\nzesGetDiagnosticsProcAddrTable:\n    jmp *cg_pt_slot+1448(%rip)\n.size zesGetDiagnosticsProcAddrTable, .-zesGetDiagnosticsProcAddrTable\n"
-    ".p2align 4\n.globl zesGetDriverProcAddrTable\n.type zesGetDriverProcAddrTable, @function\nzesGetDriverProcAddrTable:\n    jmp *cg_pt_slot+1456(%rip)\n.size zesGetDriverProcAddrTable, .-zesGetDriverProcAddrTable\n"
-    ".p2align 4\n.globl zesGetEngineProcAddrTable\n.type zesGetEngineProcAddrTable, @function\nzesGetEngineProcAddrTable:\n    jmp *cg_pt_slot+1464(%rip)\n.size zesGetEngineProcAddrTable, .-zesGetEngineProcAddrTable\n"
-    ".p2align 4\n.globl zesGetFabricPortProcAddrTable\n.type zesGetFabricPortProcAddrTable, @function\nzesGetFabricPortProcAddrTable:\n    jmp *cg_pt_slot+1472(%rip)\n.size zesGetFabricPortProcAddrTable, .-zesGetFabricPortProcAddrTable\n"
-    ".p2align 4\n.globl zesGetFanProcAddrTable\n.type zesGetFanProcAddrTable, @function\nzesGetFanProcAddrTable:\n    jmp *cg_pt_slot+1480(%rip)\n.size zesGetFanProcAddrTable, .-zesGetFanProcAddrTable\n"
-    ".p2align 4\n.globl zesGetFirmwareProcAddrTable\n.type zesGetFirmwareProcAddrTable, @function\nzesGetFirmwareProcAddrTable:\n    jmp *cg_pt_slot+1488(%rip)\n.size zesGetFirmwareProcAddrTable, .-zesGetFirmwareProcAddrTable\n"
-    ".p2align 4\n.globl zesGetFrequencyProcAddrTable\n.type zesGetFrequencyProcAddrTable, @function\nzesGetFrequencyProcAddrTable:\n    jmp *cg_pt_slot+1496(%rip)\n.size zesGetFrequencyProcAddrTable, .-zesGetFrequencyProcAddrTable\n"
-    ".p2align 4\n.globl zesGetLedProcAddrTable\n.type zesGetLedProcAddrTable, @function\nzesGetLedProcAddrTable:\n    jmp *cg_pt_slot+1504(%rip)\n.size zesGetLedProcAddrTable, .-zesGetLedProcAddrTable\n"
-    ".p2align 4\n.globl zesGetMemoryProcAddrTable\n.type zesGetMemoryProcAddrTable, @function\nzesGetMemoryProcAddrTable:\n    jmp *cg_pt_slot+1512(%rip)\n.size zesGetMemoryProcAddrTable, .-zesGetMemoryProcAddrTable\n"
-    ".p2align 4\n.globl zesGetPerformanceFactorProcAddrTable\n.type zesGetPerformanceFactorProcAddrTable, @function\nzesGetPerformanceFactorProcAddrTable:\n    jmp *cg_pt_slot+1520(%rip)\n.size zesGetPerformanceFactorProcAddrTable, .-zesGetPerformanceFactorProcAddrTable\n"
-    ".p2align 4\n.globl zesGetPowerProcAddrTable\n.type zesGetPowerProcAddrTable, @function\nzesGetPowerProcAddrTable:\n    jmp *cg_pt_slot+1528(%rip)\n.size zesGetPowerProcAddrTable, .-zesGetPowerProcAddrTable\n"
-    ".p2align 4\n.globl zesGetPsuProcAddrTable\n.type zesGetPsuProcAddrTable, @function\nzesGetPsuProcAddrTable:\n    jmp *cg_pt_slot+1536(%rip)\n.size zesGetPsuProcAddrTable, .-zesGetPsuProcAddrTable\n"
-    ".p2align 4\n.globl zesGetRasProcAddrTable\n.type zesGetRasProcAddrTable, @function\nzesGetRasProcAddrTable:\n    jmp *cg_pt_slot+1544(%rip)\n.size zesGetRasProcAddrTable, .-zesGetRasProcAddrTable\n"
-    ".p2align 4\n.globl zesGetSchedulerProcAddrTable\n.type zesGetSchedulerProcAddrTable, @function\nzesGetSchedulerProcAddrTable:\n    jmp *cg_pt_slot+1552(%rip)\n.size zesGetSchedulerProcAddrTable, .-zesGetSchedulerProcAddrTable\n"
-    ".p2align 4\n.globl zesGetStandbyProcAddrTable\n.type zesGetStandbyProcAddrTable, @function\nzesGetStandbyProcAddrTable:\n    jmp *cg_pt_slot+1560(%rip)\n.size zesGetStandbyProcAddrTable, .-zesGetStandbyProcAddrTable\n"
-    ".p2align 4\n.globl zesGetTemperatureProcAddrTable\n.type zesGetTemperatureProcAddrTable, @function\nzesGetTemperatureProcAddrTable:\n    jmp *cg_pt_slot+1568(%rip)\n.size zesGetTemperatureProcAddrTable, .-zesGetTemperatureProcAddrTable\n"
-    ".p2align 4\n.globl zetGetCommandListProcAddrTable\n.type zetGetCommandListProcAddrTable, @function\nzetGetCommandListProcAddrTable:\n    jmp *cg_pt_slot+1576(%rip)\n.size zetGetCommandListProcAddrTable, .-zetGetCommandListProcAddrTable\n"
-    ".p2align 4\n.globl zetGetContextProcAddrTable\n.type zetGetContextProcAddrTable, @function\nzetGetContextProcAddrTable:\n    jmp *cg_pt_slot+1584(%rip)\n.size zetGetContextProcAddrTable, .-zetGetContextProcAddrTable\n"
-    ".p2align 4\n.globl zetGetDebugProcAddrTable\n.type zetGetDebugProcAddrTable, @function\nzetGetDebugProcAddrTable:\n    jmp *cg_pt_slot+1592(%rip)\n.size zetGetDebugProcAddrTable, .-zetGetDebugProcAddrTable\n"
-    ".p2align 4\n.globl zetGetDeviceProcAddrTable\n.type zetGetDeviceProcAddrTable, @function\nzetGetDeviceProcAddrTable:\n    jmp *cg_pt_slot+1600(%rip)\n.size zetGetDeviceProcAddrTable, .-zetGetDeviceProcAddrTable\n"
-    ".p2align 4\n.globl zetGetKernelProcAddrTable\n.type zetGetKernelProcAddrTable, @function\nzetGetKernelProcAddrTable:\n    jmp *cg_pt_slot+1608(%rip)\n.size zetGetKernelProcAddrTable, .-zetGetKernelProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricGroupExpProcAddrTable\n.type zetGetMetricGroupExpProcAddrTable, @function\nzetGetMetricGroupExpProcAddrTable:\n    jmp *cg_pt_slot+1616(%rip)\n.size zetGetMetricGroupExpProcAddrTable, .-zetGetMetricGroupExpProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricGroupProcAddrTable\n.type zetGetMetricGroupProcAddrTable, @function\nzetGetMetricGroupProcAddrTable:\n    jmp *cg_pt_slot+1624(%rip)\n.size zetGetMetricGroupProcAddrTable, .-zetGetMetricGroupProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricProcAddrTable\n.type zetGetMetricProcAddrTable, @function\nzetGetMetricProcAddrTable:\n    jmp *cg_pt_slot+1632(%rip)\n.size zetGetMetricProcAddrTable, .-zetGetMetricProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricQueryPoolProcAddrTable\n.type zetGetMetricQueryPoolProcAddrTable, @function\nzetGetMetricQueryPoolProcAddrTable:\n    jmp *cg_pt_slot+1640(%rip)\n.size zetGetMetricQueryPoolProcAddrTable, .-zetGetMetricQueryPoolProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricQueryProcAddrTable\n.type zetGetMetricQueryProcAddrTable, @function\nzetGetMetricQueryProcAddrTable:\n    jmp *cg_pt_slot+1648(%rip)\n.size zetGetMetricQueryProcAddrTable, .-zetGetMetricQueryProcAddrTable\n"
-    ".p2align 4\n.globl zetGetMetricStreamerProcAddrTable\n.type zetGetMetricStreamerProcAddrTable, @function\nzetGetMetricStreamerProcAddrTable:\n    jmp *cg_pt_slot+1656(%rip)\n.size zetGetMetricStreamerProcAddrTable, .-zetGetMetricStreamerProcAddrTable\n"
-    ".p2align 4\n.globl zetGetModuleProcAddrTable\n.type zetGetModuleProcAddrTable, @function\nzetGetModuleProcAddrTable:\n    jmp *cg_pt_slot+1664(%rip)\n.size zetGetModuleProcAddrTable, .-zetGetModuleProcAddrTable\n"
-    ".p2align 4\n.globl zetGetTracerExpProcAddrTable\n.type zetGetTracerExpProcAddrTable, @function\nzetGetTracerExpProcAddrTable:\n    jmp *cg_pt_slot+1672(%rip)\n.size zetGetTracerExpProcAddrTable, .-zetGetTracerExpProcAddrTable\n"
-    "cg_pt_lazy_0:\n    pushq $0\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_1:\n    pushq $1\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_2:\n    pushq $2\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_3:\n    pushq $3\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_4:\n    pushq $4\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_5:\n    pushq $5\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_6:\n    pushq $6\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_7:\n    pushq $7\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_8:\n    pushq $8\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_9:\n    pushq $9\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_10:\n    pushq $10\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_11:\n    pushq $11\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_12:\n    pushq $12\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_13:\n    pushq $13\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_14:\n    pushq $14\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_15:\n    pushq $15\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_16:\n    pushq $16\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_17:\n    pushq $17\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_18:\n    pushq $18\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_19:\n    pushq $19\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_20:\n    pushq $20\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_21:\n    pushq $21\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_22:\n    pushq $22\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_23:\n    pushq $23\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_24:\n    pushq $24\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_25:\n    pushq $25\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_26:\n    pushq $26\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_27:\n    pushq $27\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_28:\n    pushq $28\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_29:\n    pushq $29\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_30:\n    pushq $30\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_31:\n    pushq $31\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_32:\n    pushq $32\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_33:\n    pushq $33\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_34:\n    pushq $34\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_35:\n    pushq $35\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_36:\n    pushq $36\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_37:\n    pushq $37\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_38:\n    pushq $38\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_39:\n    pushq $39\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_40:\n    pushq $40\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_41:\n    pushq $41\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_42:\n    pushq $42\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_43:\n    pushq $43\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_44:\n    pushq $44\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_45:\n    pushq $45\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_46:\n    pushq $46\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_47:\n    pushq $47\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_48:\n    pushq $48\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_49:\n    pushq $49\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_50:\n    pushq $50\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_51:\n    pushq $51\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_52:\n    pushq $52\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_53:\n    pushq $53\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_54:\n    pushq $54\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_55:\n    pushq $55\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_56:\n    pushq $56\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_57:\n    pushq $57\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_58:\n    pushq $58\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_59:\n    pushq $59\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_60:\n    pushq $60\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_61:\n    pushq $61\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_62:\n    pushq $62\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_63:\n    pushq $63\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_64:\n    pushq $64\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_65:\n    pushq $65\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_66:\n    pushq $66\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_67:\n    pushq $67\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_68:\n    pushq $68\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_69:\n    pushq $69\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_70:\n    pushq $70\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_71:\n    pushq $71\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_72:\n    pushq $72\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_73:\n    pushq $73\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_74:\n    pushq $74\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_75:\n    pushq $75\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_76:\n    pushq $76\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_77:\n    pushq $77\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_78:\n    pushq $78\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_79:\n    pushq $79\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_80:\n    pushq $80\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_81:\n    pushq $81\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_82:\n    pushq $82\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_83:\n    pushq $83\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_84:\n    pushq $84\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_85:\n    pushq $85\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_86:\n    pushq $86\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_87:\n    pushq $87\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_88:\n    pushq $88\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_89:\n    pushq $89\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_90:\n    pushq $90\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_91:\n    pushq $91\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_92:\n    pushq $92\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_93:\n    pushq $93\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_94:\n    pushq $94\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_95:\n    pushq $95\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_96:\n    pushq $96\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_97:\n    pushq $97\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_98:\n    pushq $98\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_99:\n    pushq $99\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_100:\n    pushq $100\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_101:\n    pushq $101\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_102:\n    pushq $102\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_103:\n    pushq $103\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_104:\n    pushq $104\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_105:\n    pushq $105\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_106:\n    pushq $106\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_107:\n    pushq $107\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_108:\n    pushq $108\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_109:\n    pushq $109\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_110:\n    pushq $110\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_111:\n    pushq $111\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_112:\n    pushq $112\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_113:\n    pushq $113\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_114:\n    pushq $114\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_115:\n    pushq $115\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_116:\n    pushq $116\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_117:\n    pushq $117\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_118:\n    pushq $118\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_119:\n    pushq $119\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_120:\n    pushq $120\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_121:\n    pushq $121\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_122:\n    pushq $122\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_123:\n    pushq $123\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_124:\n    pushq $124\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_125:\n    pushq $125\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_126:\n    pushq $126\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_127:\n    pushq $127\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_128:\n    pushq $128\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_129:\n    pushq $129\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_130:\n    pushq $130\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_131:\n    pushq $131\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_132:\n    pushq $132\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_133:\n    pushq $133\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_134:\n    pushq $134\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_135:\n    pushq $135\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_136:\n    pushq $136\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_137:\n    pushq $137\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_138:\n    pushq $138\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_139:\n    pushq $139\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_140:\n    pushq $140\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_141:\n    pushq $141\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_142:\n    pushq $142\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_143:\n    pushq $143\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_144:\n    pushq $144\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_145:\n    pushq $145\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_146:\n    pushq $146\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_147:\n    pushq $147\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_148:\n    pushq $148\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_149:\n    pushq $149\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_150:\n    pushq $150\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_151:\n    pushq $151\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_152:\n    pushq $152\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_153:\n    pushq $153\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_154:\n    pushq $154\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_155:\n    pushq $155\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_156:\n    pushq $156\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_157:\n    pushq $157\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_158:\n    pushq $158\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_159:\n    pushq $159\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_160:\n    pushq $160\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_161:\n    pushq $161\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_162:\n    pushq $162\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_163:\n    pushq $163\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_164:\n    pushq $164\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_165:\n    pushq $165\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_166:\n    pushq $166\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_167:\n    pushq $167\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_168:\n    pushq $168\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_169:\n    pushq $169\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_170:\n    pushq $170\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_171:\n    pushq $171\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_172:\n    pushq $172\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_173:\n    pushq $173\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_174:\n    pushq $174\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_175:\n    pushq $175\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_176:\n    pushq $176\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_177:\n    pushq $177\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_178:\n    pushq $178\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_179:\n    pushq $179\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_180:\n    pushq $180\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_181:\n    pushq $181\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_182:\n    pushq $182\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_183:\n    pushq $183\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_184:\n    pushq $184\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_185:\n    pushq $185\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_186:\n    pushq $186\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_187:\n    pushq $187\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_188:\n    pushq $188\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_189:\n    pushq $189\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_190:\n    pushq $190\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_191:\n    pushq $191\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_192:\n    pushq $192\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_193:\n    pushq $193\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_194:\n    pushq $194\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_195:\n    pushq $195\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_196:\n    pushq $196\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_197:\n    pushq $197\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_198:\n    pushq $198\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_199:\n    pushq $199\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_200:\n    pushq $200\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_201:\n    pushq $201\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_202:\n    pushq $202\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_203:\n    pushq $203\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_204:\n    pushq $204\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_205:\n    pushq $205\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_206:\n    pushq $206\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_207:\n    pushq $207\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_208:\n    pushq $208\n    jmp cg_pt_common\n"
-    "cg_pt_lazy_209:\n    pushq $209\n    jmp cg_pt_common\n"
-    /* entry: rsp = index, return address; 16-byte aligned after push rbp and the 184-byte save area */
-    ".p2align 4\n.type cg_pt_common, @function\ncg_pt_common:\n"
-    "    pushq %rbp\n    movq %rsp, %rbp\n    subq $184, %rsp\n"
-    "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"
-    "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"
-    "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
-    "    movq %rdi, 128(%rsp)\n    movq %rsi, 136(%rsp)\n    movq %rdx, 144(%rsp)\n"
-    "    movq %rcx, 152(%rsp)\n    movq %r8, 160(%rsp)\n    movq %r9, 168(%rsp)\n"
-    "    movq %rax, 176(%rsp)\n"
-    "    movl 8(%rbp), %edi\n    call cg_pt_resolve\n"
-    "    movl 8(%rbp), %ecx\n    leaq cg_pt_slot(%rip), %rdx\n    movq %rax, (%rdx,%rcx,8)\n"
-    "    movq %rax, %r11\n"
-    "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"
-    "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"
-    "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"
-    "    movq 128(%rsp), %rdi\n    movq 136(%rsp), %rsi\n    movq 144(%rsp), %rdx\n"
-    "    movq 152(%rsp), %rcx\n    movq 160(%rsp), %r8\n    movq 168(%rsp), %r9\n"
-    "    movq 176(%rsp), %rax\n"
-    "    leave\n    addq $8, %rsp\n    jmp *%r11\n.size cg_pt_common, .-cg_pt_common\n"
-    ".popsection\n");
-
-
 /* zeInit: returns the result type: checked; no handle key */
-struct cg_fr_zeInit {
+struct cgl_fr_zeInit {
     ze_init_flags_t flags;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeInit(void *cg_frame)
+static int cgl_th_zeInit(void *cgl_frame)
 {
-    struct cg_fr_zeInit *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cg_sites[CG_zeInit].real, memory_order_relaxed))(cg_f->flags);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeInit *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(cgl_f->flags);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
 {
-    __typeof__(zeInit) *cg_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cg_sites[CG_zeInit].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(flags);
-    struct cg_fr_zeInit cg_fr = {.flags = flags};
-    if (cg_call(&cg_sites[CG_zeInit], NULL, cg_th_zeInit, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeInit) *cgl_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
+    struct cgl_fr_zeInit cgl_fr = {.flags = flags};
+    if (cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGet: returns the result type: checked; no handle key */
-struct cg_fr_zeDriverGet {
+struct cgl_fr_zeDriverGet {
     uint32_t *pCount;
     ze_driver_handle_t *phDrivers;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGet(void *cg_frame)
+static int cgl_th_zeDriverGet(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGet *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cg_sites[CG_zeDriverGet].real, memory_order_relaxed))(cg_f->pCount, cg_f->phDrivers);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGet *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(cgl_f->pCount, cgl_f->phDrivers);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
-    __typeof__(zeDriverGet) *cg_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cg_sites[CG_zeDriverGet].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(pCount, phDrivers);
-    struct cg_fr_zeDriverGet cg_fr = {.pCount = pCount, .phDrivers = phDrivers};
-    if (cg_call(&cg_sites[CG_zeDriverGet], NULL, cg_th_zeDriverGet, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGet) *cgl_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCount, phDrivers);
+    struct cgl_fr_zeDriverGet cgl_fr = {.pCount = pCount, .phDrivers = phDrivers};
+    if (cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGetApiVersion: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDriverGetApiVersion {
+struct cgl_fr_zeDriverGetApiVersion {
     ze_driver_handle_t hDriver;
     ze_api_version_t *version;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGetApiVersion(void *cg_frame)
+static int cgl_th_zeDriverGetApiVersion(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGetApiVersion *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetApiVersion].real, memory_order_relaxed))(cg_f->hDriver, cg_f->version);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGetApiVersion *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->version);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
-    __typeof__(zeDriverGetApiVersion) *cg_fn = (__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetApiVersion].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, version);
-    struct cg_fr_zeDriverGetApiVersion cg_fr = {.hDriver = hDriver, .version = version};
-    if (cg_call(&cg_sites[CG_zeDriverGetApiVersion], (const void *)hDriver, cg_th_zeDriverGetApiVersion, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGetApiVersion) *cgl_fn = (__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, version);
+    struct cgl_fr_zeDriverGetApiVersion cgl_fr = {.hDriver = hDriver, .version = version};
+    if (cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDriverGetProperties {
+struct cgl_fr_zeDriverGetProperties {
     ze_driver_handle_t hDriver;
     ze_driver_properties_t *pDriverProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGetProperties(void *cg_frame)
+static int cgl_th_zeDriverGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetProperties].real, memory_order_relaxed))(cg_f->hDriver, cg_f->pDriverProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pDriverProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
-    __typeof__(zeDriverGetProperties) *cg_fn = (__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, pDriverProperties);
-    struct cg_fr_zeDriverGetProperties cg_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties};
-    if (cg_call(&cg_sites[CG_zeDriverGetProperties], (const void *)hDriver, cg_th_zeDriverGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGetProperties) *cgl_fn = (__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pDriverProperties);
+    struct cgl_fr_zeDriverGetProperties cgl_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties};
+    if (cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGetIpcProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDriverGetIpcProperties {
+struct cgl_fr_zeDriverGetIpcProperties {
     ze_driver_handle_t hDriver;
     ze_driver_ipc_properties_t *pIpcProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGetIpcProperties(void *cg_frame)
+static int cgl_th_zeDriverGetIpcProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGetIpcProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetIpcProperties].real, memory_order_relaxed))(cg_f->hDriver, cg_f->pIpcProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGetIpcProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pIpcProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
-    __typeof__(zeDriverGetIpcProperties) *cg_fn = (__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetIpcProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, pIpcProperties);
-    struct cg_fr_zeDriverGetIpcProperties cg_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties};
-    if (cg_call(&cg_sites[CG_zeDriverGetIpcProperties], (const void *)hDriver, cg_th_zeDriverGetIpcProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGetIpcProperties) *cgl_fn = (__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pIpcProperties);
+    struct cgl_fr_zeDriverGetIpcProperties cgl_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties};
+    if (cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGetExtensionProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDriverGetExtensionProperties {
+struct cgl_fr_zeDriverGetExtensionProperties {
     ze_driver_handle_t hDriver;
     uint32_t *pCount;
     ze_driver_extension_properties_t *pExtensionProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGetExtensionProperties(void *cg_frame)
+static int cgl_th_zeDriverGetExtensionProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGetExtensionProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetExtensionProperties].real, memory_order_relaxed))(cg_f->hDriver, cg_f->pCount, cg_f->pExtensionProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGetExtensionProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->pExtensionProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
-    __typeof__(zeDriverGetExtensionProperties) *cg_fn = (__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetExtensionProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, pCount, pExtensionProperties);
-    struct cg_fr_zeDriverGetExtensionProperties cg_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties};
-    if (cg_call(&cg_sites[CG_zeDriverGetExtensionProperties], (const void *)hDriver, cg_th_zeDriverGetExtensionProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGetExtensionProperties) *cgl_fn = (__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, pExtensionProperties);
+    struct cgl_fr_zeDriverGetExtensionProperties cgl_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties};
+    if (cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDriverGetExtensionFunctionAddress: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDriverGetExtensionFunctionAddress {
+struct cgl_fr_zeDriverGetExtensionFunctionAddress {
     ze_driver_handle_t hDriver;
     const char *name;
     void **ppFunctionAddress;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDriverGetExtensionFunctionAddress(void *cg_frame)
+static int cgl_th_zeDriverGetExtensionFunctionAddress(void *cgl_frame)
 {
-    struct cg_fr_zeDriverGetExtensionFunctionAddress *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(cg_f->hDriver, cg_f->name, cg_f->ppFunctionAddress);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDriverGetExtensionFunctionAddress *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->name, cgl_f->ppFunctionAddress);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
-    __typeof__(zeDriverGetExtensionFunctionAddress) *cg_fn = (__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cg_sites[CG_zeDriverGetExtensionFunctionAddress].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, name, ppFunctionAddress);
-    struct cg_fr_zeDriverGetExtensionFunctionAddress cg_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress};
-    if (cg_call(&cg_sites[CG_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cg_th_zeDriverGetExtensionFunctionAddress, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDriverGetExtensionFunctionAddress) *cgl_fn = (__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, name, ppFunctionAddress);
+    struct cgl_fr_zeDriverGetExtensionFunctionAddress cgl_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress};
+    if (cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGet: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGet {
+struct cgl_fr_zeDeviceGet {
     ze_driver_handle_t hDriver;
     uint32_t *pCount;
     ze_device_handle_t *phDevices;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGet(void *cg_frame)
+static int cgl_th_zeDeviceGet(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGet *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGet].real, memory_order_relaxed))(cg_f->hDriver, cg_f->pCount, cg_f->phDevices);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGet *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phDevices);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
-    __typeof__(zeDeviceGet) *cg_fn = (__typeof__(zeDeviceGet) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGet].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, pCount, phDevices);
-    struct cg_fr_zeDeviceGet cg_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices};
-    if (cg_call(&cg_sites[CG_zeDeviceGet], (const void *)hDriver, cg_th_zeDeviceGet, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGet) *cgl_fn = (__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phDevices);
+    struct cgl_fr_zeDeviceGet cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetSubDevices: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetSubDevices {
+struct cgl_fr_zeDeviceGetSubDevices {
     ze_device_handle_t hDevice;
     uint32_t *pCount;
     ze_device_handle_t *phSubdevices;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetSubDevices(void *cg_frame)
+static int cgl_th_zeDeviceGetSubDevices(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetSubDevices *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetSubDevices].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phSubdevices);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetSubDevices *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phSubdevices);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
-    __typeof__(zeDeviceGetSubDevices) *cg_fn = (__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetSubDevices].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phSubdevices);
-    struct cg_fr_zeDeviceGetSubDevices cg_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices};
-    if (cg_call(&cg_sites[CG_zeDeviceGetSubDevices], (const void *)hDevice, cg_th_zeDeviceGetSubDevices, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetSubDevices) *cgl_fn = (__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phSubdevices);
+    struct cgl_fr_zeDeviceGetSubDevices cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetProperties {
+struct cgl_fr_zeDeviceGetProperties {
     ze_device_handle_t hDevice;
     ze_device_properties_t *pDeviceProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pDeviceProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDeviceProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
-    __typeof__(zeDeviceGetProperties) *cg_fn = (__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pDeviceProperties);
-    struct cg_fr_zeDeviceGetProperties cg_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetProperties], (const void *)hDevice, cg_th_zeDeviceGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetProperties) *cgl_fn = (__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDeviceProperties);
+    struct cgl_fr_zeDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetComputeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetComputeProperties {
+struct cgl_fr_zeDeviceGetComputeProperties {
     ze_device_handle_t hDevice;
     ze_device_compute_properties_t *pComputeProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetComputeProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetComputeProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetComputeProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetComputeProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pComputeProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetComputeProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pComputeProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
-    __typeof__(zeDeviceGetComputeProperties) *cg_fn = (__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetComputeProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pComputeProperties);
-    struct cg_fr_zeDeviceGetComputeProperties cg_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetComputeProperties], (const void *)hDevice, cg_th_zeDeviceGetComputeProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetComputeProperties) *cgl_fn = (__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pComputeProperties);
+    struct cgl_fr_zeDeviceGetComputeProperties cgl_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetModuleProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetModuleProperties {
+struct cgl_fr_zeDeviceGetModuleProperties {
     ze_device_handle_t hDevice;
     ze_device_module_properties_t *pModuleProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetModuleProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetModuleProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetModuleProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetModuleProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pModuleProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetModuleProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pModuleProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
-    __typeof__(zeDeviceGetModuleProperties) *cg_fn = (__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetModuleProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pModuleProperties);
-    struct cg_fr_zeDeviceGetModuleProperties cg_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetModuleProperties], (const void *)hDevice, cg_th_zeDeviceGetModuleProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetModuleProperties) *cgl_fn = (__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pModuleProperties);
+    struct cgl_fr_zeDeviceGetModuleProperties cgl_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetCommandQueueGroupProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetCommandQueueGroupProperties {
+struct cgl_fr_zeDeviceGetCommandQueueGroupProperties {
     ze_device_handle_t hDevice;
     uint32_t *pCount;
     ze_command_queue_group_properties_t *pCommandQueueGroupProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetCommandQueueGroupProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetCommandQueueGroupProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetCommandQueueGroupProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pCommandQueueGroupProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCommandQueueGroupProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
-    __typeof__(zeDeviceGetCommandQueueGroupProperties) *cg_fn = (__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetCommandQueueGroupProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pCommandQueueGroupProperties);
-    struct cg_fr_zeDeviceGetCommandQueueGroupProperties cg_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cg_th_zeDeviceGetCommandQueueGroupProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetCommandQueueGroupProperties) *cgl_fn = (__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCommandQueueGroupProperties);
+    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetMemoryProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetMemoryProperties {
+struct cgl_fr_zeDeviceGetMemoryProperties {
     ze_device_handle_t hDevice;
     uint32_t *pCount;
     ze_device_memory_properties_t *pMemProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetMemoryProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetMemoryProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetMemoryProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pMemProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetMemoryProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pMemProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
-    __typeof__(zeDeviceGetMemoryProperties) *cg_fn = (__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetMemoryProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pMemProperties);
-    struct cg_fr_zeDeviceGetMemoryProperties cg_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetMemoryProperties], (const void *)hDevice, cg_th_zeDeviceGetMemoryProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pMemProperties);
+    struct cgl_fr_zeDeviceGetMemoryProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetMemoryAccessProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetMemoryAccessProperties {
+struct cgl_fr_zeDeviceGetMemoryAccessProperties {
     ze_device_handle_t hDevice;
     ze_device_memory_access_properties_t *pMemAccessProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetMemoryAccessProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetMemoryAccessProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetMemoryAccessProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pMemAccessProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetMemoryAccessProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pMemAccessProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
-    __typeof__(zeDeviceGetMemoryAccessProperties) *cg_fn = (__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetMemoryAccessProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pMemAccessProperties);
-    struct cg_fr_zeDeviceGetMemoryAccessProperties cg_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cg_th_zeDeviceGetMemoryAccessProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetMemoryAccessProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pMemAccessProperties);
+    struct cgl_fr_zeDeviceGetMemoryAccessProperties cgl_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetCacheProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetCacheProperties {
+struct cgl_fr_zeDeviceGetCacheProperties {
     ze_device_handle_t hDevice;
     uint32_t *pCount;
     ze_device_cache_properties_t *pCacheProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetCacheProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetCacheProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetCacheProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetCacheProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pCacheProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetCacheProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCacheProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
-    __typeof__(zeDeviceGetCacheProperties) *cg_fn = (__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetCacheProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pCacheProperties);
-    struct cg_fr_zeDeviceGetCacheProperties cg_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetCacheProperties], (const void *)hDevice, cg_th_zeDeviceGetCacheProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetCacheProperties) *cgl_fn = (__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCacheProperties);
+    struct cgl_fr_zeDeviceGetCacheProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetImageProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetImageProperties {
+struct cgl_fr_zeDeviceGetImageProperties {
     ze_device_handle_t hDevice;
     ze_device_image_properties_t *pImageProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetImageProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetImageProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetImageProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetImageProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pImageProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetImageProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pImageProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
-    __typeof__(zeDeviceGetImageProperties) *cg_fn = (__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetImageProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pImageProperties);
-    struct cg_fr_zeDeviceGetImageProperties cg_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetImageProperties], (const void *)hDevice, cg_th_zeDeviceGetImageProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetImageProperties) *cgl_fn = (__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pImageProperties);
+    struct cgl_fr_zeDeviceGetImageProperties cgl_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetExternalMemoryProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetExternalMemoryProperties {
+struct cgl_fr_zeDeviceGetExternalMemoryProperties {
     ze_device_handle_t hDevice;
     ze_device_external_memory_properties_t *pExternalMemoryProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetExternalMemoryProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetExternalMemoryProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetExternalMemoryProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pExternalMemoryProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetExternalMemoryProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pExternalMemoryProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
-    __typeof__(zeDeviceGetExternalMemoryProperties) *cg_fn = (__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetExternalMemoryProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pExternalMemoryProperties);
-    struct cg_fr_zeDeviceGetExternalMemoryProperties cg_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cg_th_zeDeviceGetExternalMemoryProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetExternalMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pExternalMemoryProperties);
+    struct cgl_fr_zeDeviceGetExternalMemoryProperties cgl_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetP2PProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetP2PProperties {
+struct cgl_fr_zeDeviceGetP2PProperties {
     ze_device_handle_t hDevice;
     ze_device_handle_t hPeerDevice;
     ze_device_p2p_properties_t *pP2PProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetP2PProperties(void *cg_frame)
+static int cgl_th_zeDeviceGetP2PProperties(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetP2PProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetP2PProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->hPeerDevice, cg_f->pP2PProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetP2PProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->pP2PProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
-    __typeof__(zeDeviceGetP2PProperties) *cg_fn = (__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetP2PProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, hPeerDevice, pP2PProperties);
-    struct cg_fr_zeDeviceGetP2PProperties cg_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties};
-    if (cg_call(&cg_sites[CG_zeDeviceGetP2PProperties], (const void *)hDevice, cg_th_zeDeviceGetP2PProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetP2PProperties) *cgl_fn = (__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, pP2PProperties);
+    struct cgl_fr_zeDeviceGetP2PProperties cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceCanAccessPeer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceCanAccessPeer {
+struct cgl_fr_zeDeviceCanAccessPeer {
     ze_device_handle_t hDevice;
     ze_device_handle_t hPeerDevice;
     ze_bool_t *value;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceCanAccessPeer(void *cg_frame)
+static int cgl_th_zeDeviceCanAccessPeer(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceCanAccessPeer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cg_sites[CG_zeDeviceCanAccessPeer].real, memory_order_relaxed))(cg_f->hDevice, cg_f->hPeerDevice, cg_f->value);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceCanAccessPeer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->value);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
-    __typeof__(zeDeviceCanAccessPeer) *cg_fn = (__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cg_sites[CG_zeDeviceCanAccessPeer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, hPeerDevice, value);
-    struct cg_fr_zeDeviceCanAccessPeer cg_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value};
-    if (cg_call(&cg_sites[CG_zeDeviceCanAccessPeer], (const void *)hDevice, cg_th_zeDeviceCanAccessPeer, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceCanAccessPeer) *cgl_fn = (__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, value);
+    struct cgl_fr_zeDeviceCanAccessPeer cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value};
+    if (cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetStatus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetStatus {
+struct cgl_fr_zeDeviceGetStatus {
     ze_device_handle_t hDevice;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetStatus(void *cg_frame)
+static int cgl_th_zeDeviceGetStatus(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetStatus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetStatus].real, memory_order_relaxed))(cg_f->hDevice);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetStatus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(cgl_f->hDevice);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
-    __typeof__(zeDeviceGetStatus) *cg_fn = (__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice);
-    struct cg_fr_zeDeviceGetStatus cg_fr = {.hDevice = hDevice};
-    if (cg_call(&cg_sites[CG_zeDeviceGetStatus], (const void *)hDevice, cg_th_zeDeviceGetStatus, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetStatus) *cgl_fn = (__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice);
+    struct cgl_fr_zeDeviceGetStatus cgl_fr = {.hDevice = hDevice};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetGlobalTimestamps: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetGlobalTimestamps {
+struct cgl_fr_zeDeviceGetGlobalTimestamps {
     ze_device_handle_t hDevice;
     uint64_t *hostTimestamp;
     uint64_t *deviceTimestamp;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetGlobalTimestamps(void *cg_frame)
+static int cgl_th_zeDeviceGetGlobalTimestamps(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetGlobalTimestamps *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(cg_f->hDevice, cg_f->hostTimestamp, cg_f->deviceTimestamp);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetGlobalTimestamps *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hostTimestamp, cgl_f->deviceTimestamp);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
-    __typeof__(zeDeviceGetGlobalTimestamps) *cg_fn = (__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetGlobalTimestamps].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, hostTimestamp, deviceTimestamp);
-    struct cg_fr_zeDeviceGetGlobalTimestamps cg_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp};
-    if (cg_call(&cg_sites[CG_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cg_th_zeDeviceGetGlobalTimestamps, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetGlobalTimestamps) *cgl_fn = (__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hostTimestamp, deviceTimestamp);
+    struct cgl_fr_zeDeviceGetGlobalTimestamps cgl_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextCreate {
+struct cgl_fr_zeContextCreate {
     ze_driver_handle_t hDriver;
     const ze_context_desc_t *desc;
     ze_context_handle_t *phContext;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextCreate(void *cg_frame)
+static int cgl_th_zeContextCreate(void *cgl_frame)
 {
-    struct cg_fr_zeContextCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cg_sites[CG_zeContextCreate].real, memory_order_relaxed))(cg_f->hDriver, cg_f->desc, cg_f->phContext);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->phContext);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
-    __typeof__(zeContextCreate) *cg_fn = (__typeof__(zeContextCreate) *)atomic_load_explicit(&cg_sites[CG_zeContextCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, desc, phContext);
-    struct cg_fr_zeContextCreate cg_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext};
-    if (cg_call(&cg_sites[CG_zeContextCreate], (const void *)hDriver, cg_th_zeContextCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextCreate) *cgl_fn = (__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, phContext);
+    struct cgl_fr_zeContextCreate cgl_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext};
+    if (cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextCreateEx: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextCreateEx {
+struct cgl_fr_zeContextCreateEx {
     ze_driver_handle_t hDriver;
     const ze_context_desc_t *desc;
     uint32_t numDevices;
     ze_device_handle_t *phDevices;
     ze_context_handle_t *phContext;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextCreateEx(void *cg_frame)
+static int cgl_th_zeContextCreateEx(void *cgl_frame)
 {
-    struct cg_fr_zeContextCreateEx *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cg_sites[CG_zeContextCreateEx].real, memory_order_relaxed))(cg_f->hDriver, cg_f->desc, cg_f->numDevices, cg_f->phDevices, cg_f->phContext);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextCreateEx *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phContext);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
-    __typeof__(zeContextCreateEx) *cg_fn = (__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cg_sites[CG_zeContextCreateEx].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, desc, numDevices, phDevices, phContext);
-    struct cg_fr_zeContextCreateEx cg_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext};
-    if (cg_call(&cg_sites[CG_zeContextCreateEx], (const void *)hDriver, cg_th_zeContextCreateEx, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextCreateEx) *cgl_fn = (__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, numDevices, phDevices, phContext);
+    struct cgl_fr_zeContextCreateEx cgl_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext};
+    if (cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextDestroy {
+struct cgl_fr_zeContextDestroy {
     ze_context_handle_t hContext;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextDestroy(void *cg_frame)
+static int cgl_th_zeContextDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeContextDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cg_sites[CG_zeContextDestroy].real, memory_order_relaxed))(cg_f->hContext);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(cgl_f->hContext);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
-    __typeof__(zeContextDestroy) *cg_fn = (__typeof__(zeContextDestroy) *)atomic_load_explicit(&cg_sites[CG_zeContextDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext);
-    struct cg_fr_zeContextDestroy cg_fr = {.hContext = hContext};
-    if (cg_call(&cg_sites[CG_zeContextDestroy], (const void *)hContext, cg_th_zeContextDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextDestroy) *cgl_fn = (__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
+    struct cgl_fr_zeContextDestroy cgl_fr = {.hContext = hContext};
+    if (cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextGetStatus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextGetStatus {
+struct cgl_fr_zeContextGetStatus {
     ze_context_handle_t hContext;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextGetStatus(void *cg_frame)
+static int cgl_th_zeContextGetStatus(void *cgl_frame)
 {
-    struct cg_fr_zeContextGetStatus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cg_sites[CG_zeContextGetStatus].real, memory_order_relaxed))(cg_f->hContext);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextGetStatus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(cgl_f->hContext);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext)
 {
-    __typeof__(zeContextGetStatus) *cg_fn = (__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cg_sites[CG_zeContextGetStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext);
-    struct cg_fr_zeContextGetStatus cg_fr = {.hContext = hContext};
-    if (cg_call(&cg_sites[CG_zeContextGetStatus], (const void *)hContext, cg_th_zeContextGetStatus, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextGetStatus) *cgl_fn = (__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
+    struct cgl_fr_zeContextGetStatus cgl_fr = {.hContext = hContext};
+    if (cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandQueueCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandQueueCreate {
+struct cgl_fr_zeCommandQueueCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_command_queue_desc_t *desc;
     ze_command_queue_handle_t *phCommandQueue;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandQueueCreate(void *cg_frame)
+static int cgl_th_zeCommandQueueCreate(void *cgl_frame)
 {
-    struct cg_fr_zeCommandQueueCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phCommandQueue);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandQueueCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandQueue);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
-    __typeof__(zeCommandQueueCreate) *cg_fn = (__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phCommandQueue);
-    struct cg_fr_zeCommandQueueCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue};
-    if (cg_call(&cg_sites[CG_zeCommandQueueCreate], (const void *)hContext, cg_th_zeCommandQueueCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandQueueCreate) *cgl_fn = (__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandQueue);
+    struct cgl_fr_zeCommandQueueCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue};
+    if (cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandQueueDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandQueueDestroy {
+struct cgl_fr_zeCommandQueueDestroy {
     ze_command_queue_handle_t hCommandQueue;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandQueueDestroy(void *cg_frame)
+static int cgl_th_zeCommandQueueDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeCommandQueueDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueDestroy].real, memory_order_relaxed))(cg_f->hCommandQueue);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandQueueDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(cgl_f->hCommandQueue);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
-    __typeof__(zeCommandQueueDestroy) *cg_fn = (__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandQueue);
-    struct cg_fr_zeCommandQueueDestroy cg_fr = {.hCommandQueue = hCommandQueue};
-    if (cg_call(&cg_sites[CG_zeCommandQueueDestroy], (const void *)hCommandQueue, cg_th_zeCommandQueueDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandQueueDestroy) *cgl_fn = (__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue);
+    struct cgl_fr_zeCommandQueueDestroy cgl_fr = {.hCommandQueue = hCommandQueue};
+    if (cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandQueueExecuteCommandLists: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandQueueExecuteCommandLists {
+struct cgl_fr_zeCommandQueueExecuteCommandLists {
     ze_command_queue_handle_t hCommandQueue;
     uint32_t numCommandLists;
     ze_command_list_handle_t *phCommandLists;
     ze_fence_handle_t hFence;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandQueueExecuteCommandLists(void *cg_frame)
+static int cgl_th_zeCommandQueueExecuteCommandLists(void *cgl_frame)
 {
-    struct cg_fr_zeCommandQueueExecuteCommandLists *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(cg_f->hCommandQueue, cg_f->numCommandLists, cg_f->phCommandLists, cg_f->hFence);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandQueueExecuteCommandLists *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->numCommandLists, cgl_f->phCommandLists, cgl_f->hFence);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
-    __typeof__(zeCommandQueueExecuteCommandLists) *cg_fn = (__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueExecuteCommandLists].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandQueue, numCommandLists, phCommandLists, hFence);
-    struct cg_fr_zeCommandQueueExecuteCommandLists cg_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence};
-    if (cg_call(&cg_sites[CG_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cg_th_zeCommandQueueExecuteCommandLists, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandQueueExecuteCommandLists) *cgl_fn = (__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, numCommandLists, phCommandLists, hFence);
+    struct cgl_fr_zeCommandQueueExecuteCommandLists cgl_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence};
+    if (cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandQueueSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandQueueSynchronize {
+struct cgl_fr_zeCommandQueueSynchronize {
     ze_command_queue_handle_t hCommandQueue;
     uint64_t timeout;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandQueueSynchronize(void *cg_frame)
+static int cgl_th_zeCommandQueueSynchronize(void *cgl_frame)
 {
-    struct cg_fr_zeCommandQueueSynchronize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueSynchronize].real, memory_order_relaxed))(cg_f->hCommandQueue, cg_f->timeout);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandQueueSynchronize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->timeout);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
-    __typeof__(zeCommandQueueSynchronize) *cg_fn = (__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeCommandQueueSynchronize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandQueue, timeout);
-    struct cg_fr_zeCommandQueueSynchronize cg_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout};
-    if (cg_call(&cg_sites[CG_zeCommandQueueSynchronize], (const void *)hCommandQueue, cg_th_zeCommandQueueSynchronize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandQueueSynchronize) *cgl_fn = (__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, timeout);
+    struct cgl_fr_zeCommandQueueSynchronize cgl_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout};
+    if (cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListCreate {
+struct cgl_fr_zeCommandListCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_command_list_desc_t *desc;
     ze_command_list_handle_t *phCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListCreate(void *cg_frame)
+static int cgl_th_zeCommandListCreate(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cg_sites[CG_zeCommandListCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
-    __typeof__(zeCommandListCreate) *cg_fn = (__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cg_sites[CG_zeCommandListCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phCommandList);
-    struct cg_fr_zeCommandListCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList};
-    if (cg_call(&cg_sites[CG_zeCommandListCreate], (const void *)hContext, cg_th_zeCommandListCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListCreate) *cgl_fn = (__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandList);
+    struct cgl_fr_zeCommandListCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList};
+    if (cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListCreateImmediate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListCreateImmediate {
+struct cgl_fr_zeCommandListCreateImmediate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_command_queue_desc_t *altdesc;
     ze_command_list_handle_t *phCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListCreateImmediate(void *cg_frame)
+static int cgl_th_zeCommandListCreateImmediate(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListCreateImmediate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cg_sites[CG_zeCommandListCreateImmediate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->altdesc, cg_f->phCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListCreateImmediate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->altdesc, cgl_f->phCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
-    __typeof__(zeCommandListCreateImmediate) *cg_fn = (__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cg_sites[CG_zeCommandListCreateImmediate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, altdesc, phCommandList);
-    struct cg_fr_zeCommandListCreateImmediate cg_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList};
-    if (cg_call(&cg_sites[CG_zeCommandListCreateImmediate], (const void *)hContext, cg_th_zeCommandListCreateImmediate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListCreateImmediate) *cgl_fn = (__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, altdesc, phCommandList);
+    struct cgl_fr_zeCommandListCreateImmediate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList};
+    if (cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListDestroy {
+struct cgl_fr_zeCommandListDestroy {
     ze_command_list_handle_t hCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListDestroy(void *cg_frame)
+static int cgl_th_zeCommandListDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListDestroy].real, memory_order_relaxed))(cg_f->hCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(cgl_f->hCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
-    __typeof__(zeCommandListDestroy) *cg_fn = (__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList);
-    struct cg_fr_zeCommandListDestroy cg_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cg_sites[CG_zeCommandListDestroy], (const void *)hCommandList, cg_th_zeCommandListDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListDestroy) *cgl_fn = (__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
+    struct cgl_fr_zeCommandListDestroy cgl_fr = {.hCommandList = hCommandList};
+    if (cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListClose: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListClose {
+struct cgl_fr_zeCommandListClose {
     ze_command_list_handle_t hCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListClose(void *cg_frame)
+static int cgl_th_zeCommandListClose(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListClose *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cg_sites[CG_zeCommandListClose].real, memory_order_relaxed))(cg_f->hCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListClose *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(cgl_f->hCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
-    __typeof__(zeCommandListClose) *cg_fn = (__typeof__(zeCommandListClose) *)atomic_load_explicit(&cg_sites[CG_zeCommandListClose].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList);
-    struct cg_fr_zeCommandListClose cg_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cg_sites[CG_zeCommandListClose], (const void *)hCommandList, cg_th_zeCommandListClose, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListClose) *cgl_fn = (__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
+    struct cgl_fr_zeCommandListClose cgl_fr = {.hCommandList = hCommandList};
+    if (cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListReset {
+struct cgl_fr_zeCommandListReset {
     ze_command_list_handle_t hCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListReset(void *cg_frame)
+static int cgl_th_zeCommandListReset(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cg_sites[CG_zeCommandListReset].real, memory_order_relaxed))(cg_f->hCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(cgl_f->hCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
-    __typeof__(zeCommandListReset) *cg_fn = (__typeof__(zeCommandListReset) *)atomic_load_explicit(&cg_sites[CG_zeCommandListReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList);
-    struct cg_fr_zeCommandListReset cg_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cg_sites[CG_zeCommandListReset], (const void *)hCommandList, cg_th_zeCommandListReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListReset) *cgl_fn = (__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
+    struct cgl_fr_zeCommandListReset cgl_fr = {.hCommandList = hCommandList};
+    if (cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendWriteGlobalTimestamp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendWriteGlobalTimestamp {
+struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp {
     ze_command_list_handle_t hCommandList;
     uint64_t *dstptr;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendWriteGlobalTimestamp(void *cg_frame)
+static int cgl_th_zeCommandListAppendWriteGlobalTimestamp(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendWriteGlobalTimestamp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendWriteGlobalTimestamp) *cg_fn = (__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendWriteGlobalTimestamp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendWriteGlobalTimestamp cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cg_th_zeCommandListAppendWriteGlobalTimestamp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendWriteGlobalTimestamp) *cgl_fn = (__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendBarrier {
+struct cgl_fr_zeCommandListAppendBarrier {
     ze_command_list_handle_t hCommandList;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendBarrier(void *cg_frame)
+static int cgl_th_zeCommandListAppendBarrier(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendBarrier *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendBarrier].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendBarrier *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendBarrier) *cg_fn = (__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendBarrier cg_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendBarrier], (const void *)hCommandList, cg_th_zeCommandListAppendBarrier, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendBarrier) *cgl_fn = (__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendBarrier cgl_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryRangesBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryRangesBarrier {
+struct cgl_fr_zeCommandListAppendMemoryRangesBarrier {
     ze_command_list_handle_t hCommandList;
     uint32_t numRanges;
     const size_t *pRangeSizes;
@@ -2375,46 +1808,46 @@ struct cg_fr_zeCommandListAppendMemoryRangesBarrier {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryRangesBarrier(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryRangesBarrier(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryRangesBarrier *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->numRanges, cg_f->pRangeSizes, cg_f->pRanges, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numRanges, cgl_f->pRangeSizes, cgl_f->pRanges, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendMemoryRangesBarrier) *cg_fn = (__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryRangesBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendMemoryRangesBarrier cg_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryRangesBarrier, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryRangesBarrier) *cgl_fn = (__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier cgl_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextSystemBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextSystemBarrier {
+struct cgl_fr_zeContextSystemBarrier {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextSystemBarrier(void *cg_frame)
+static int cgl_th_zeContextSystemBarrier(void *cgl_frame)
 {
-    struct cg_fr_zeContextSystemBarrier *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cg_sites[CG_zeContextSystemBarrier].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextSystemBarrier *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
-    __typeof__(zeContextSystemBarrier) *cg_fn = (__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cg_sites[CG_zeContextSystemBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice);
-    struct cg_fr_zeContextSystemBarrier cg_fr = {.hContext = hContext, .hDevice = hDevice};
-    if (cg_call(&cg_sites[CG_zeContextSystemBarrier], (const void *)hContext, cg_th_zeContextSystemBarrier, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextSystemBarrier) *cgl_fn = (__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice);
+    struct cgl_fr_zeContextSystemBarrier cgl_fr = {.hContext = hContext, .hDevice = hDevice};
+    if (cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryCopy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryCopy {
+struct cgl_fr_zeCommandListAppendMemoryCopy {
     ze_command_list_handle_t hCommandList;
     void *dstptr;
     const void *srcptr;
@@ -2422,25 +1855,25 @@ struct cg_fr_zeCommandListAppendMemoryCopy {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryCopy(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryCopy(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryCopy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->srcptr, cg_f->size, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryCopy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendMemoryCopy) *cg_fn = (__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendMemoryCopy cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryCopy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryCopy) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendMemoryCopy cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryFill: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryFill {
+struct cgl_fr_zeCommandListAppendMemoryFill {
     ze_command_list_handle_t hCommandList;
     void *ptr;
     const void *pattern;
@@ -2449,25 +1882,25 @@ struct cg_fr_zeCommandListAppendMemoryFill {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryFill(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryFill(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryFill *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->ptr, cg_f->pattern, cg_f->pattern_size, cg_f->size, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryFill *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendMemoryFill) *cg_fn = (__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryFill].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendMemoryFill cg_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryFill], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryFill, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryFill) *cgl_fn = (__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendMemoryFill cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryCopyRegion: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryCopyRegion {
+struct cgl_fr_zeCommandListAppendMemoryCopyRegion {
     ze_command_list_handle_t hCommandList;
     void *dstptr;
     const ze_copy_region_t *dstRegion;
@@ -2480,25 +1913,25 @@ struct cg_fr_zeCommandListAppendMemoryCopyRegion {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryCopyRegion(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryCopyRegion(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryCopyRegion *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->dstRegion, cg_f->dstPitch, cg_f->dstSlicePitch, cg_f->srcptr, cg_f->srcRegion, cg_f->srcPitch, cg_f->srcSlicePitch, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryCopyRegion *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->dstRegion, cgl_f->dstPitch, cgl_f->dstSlicePitch, cgl_f->srcptr, cgl_f->srcRegion, cgl_f->srcPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendMemoryCopyRegion) *cg_fn = (__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopyRegion].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendMemoryCopyRegion cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryCopyRegion, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendMemoryCopyRegion cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryCopyFromContext: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryCopyFromContext {
+struct cgl_fr_zeCommandListAppendMemoryCopyFromContext {
     ze_command_list_handle_t hCommandList;
     void *dstptr;
     ze_context_handle_t hContextSrc;
@@ -2507,50 +1940,50 @@ struct cg_fr_zeCommandListAppendMemoryCopyFromContext {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryCopyFromContext(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryCopyFromContext(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryCopyFromContext *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->hContextSrc, cg_f->srcptr, cg_f->size, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hContextSrc, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendMemoryCopyFromContext) *cg_fn = (__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryCopyFromContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendMemoryCopyFromContext cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryCopyFromContext, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryCopyFromContext) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopy {
+struct cgl_fr_zeCommandListAppendImageCopy {
     ze_command_list_handle_t hCommandList;
     ze_image_handle_t hDstImage;
     ze_image_handle_t hSrcImage;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopy(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopy(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopy].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hDstImage, cg_f->hSrcImage, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopy) *cg_fn = (__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopy cg_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopy], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopy) *cgl_fn = (__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopy cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopyRegion: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopyRegion {
+struct cgl_fr_zeCommandListAppendImageCopyRegion {
     ze_command_list_handle_t hCommandList;
     ze_image_handle_t hDstImage;
     ze_image_handle_t hSrcImage;
@@ -2559,25 +1992,25 @@ struct cg_fr_zeCommandListAppendImageCopyRegion {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopyRegion(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopyRegion(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopyRegion *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hDstImage, cg_f->hSrcImage, cg_f->pDstRegion, cg_f->pSrcRegion, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopyRegion *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->pDstRegion, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopyRegion) *cg_fn = (__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyRegion].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopyRegion cg_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopyRegion, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopyRegion cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopyToMemory: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopyToMemory {
+struct cgl_fr_zeCommandListAppendImageCopyToMemory {
     ze_command_list_handle_t hCommandList;
     void *dstptr;
     ze_image_handle_t hSrcImage;
@@ -2585,25 +2018,25 @@ struct cg_fr_zeCommandListAppendImageCopyToMemory {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopyToMemory(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopyToMemory(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopyToMemory *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->hSrcImage, cg_f->pSrcRegion, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopyToMemory *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopyToMemory) *cg_fn = (__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyToMemory].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopyToMemory cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopyToMemory, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopyToMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopyToMemory cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopyFromMemory: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopyFromMemory {
+struct cgl_fr_zeCommandListAppendImageCopyFromMemory {
     ze_command_list_handle_t hCommandList;
     ze_image_handle_t hDstImage;
     const void *srcptr;
@@ -2611,386 +2044,386 @@ struct cg_fr_zeCommandListAppendImageCopyFromMemory {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopyFromMemory(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopyFromMemory(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopyFromMemory *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hDstImage, cg_f->srcptr, cg_f->pDstRegion, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemory *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopyFromMemory) *cg_fn = (__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyFromMemory].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopyFromMemory cg_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopyFromMemory, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopyFromMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemory cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemoryPrefetch: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemoryPrefetch {
+struct cgl_fr_zeCommandListAppendMemoryPrefetch {
     ze_command_list_handle_t hCommandList;
     const void *ptr;
     size_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemoryPrefetch(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemoryPrefetch(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemoryPrefetch *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->ptr, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemoryPrefetch *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
-    __typeof__(zeCommandListAppendMemoryPrefetch) *cg_fn = (__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemoryPrefetch].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, ptr, size);
-    struct cg_fr_zeCommandListAppendMemoryPrefetch cg_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cg_th_zeCommandListAppendMemoryPrefetch, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemoryPrefetch) *cgl_fn = (__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, size);
+    struct cgl_fr_zeCommandListAppendMemoryPrefetch cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendMemAdvise: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendMemAdvise {
+struct cgl_fr_zeCommandListAppendMemAdvise {
     ze_command_list_handle_t hCommandList;
     ze_device_handle_t hDevice;
     const void *ptr;
     size_t size;
     ze_memory_advice_t advice;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendMemAdvise(void *cg_frame)
+static int cgl_th_zeCommandListAppendMemAdvise(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendMemAdvise *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hDevice, cg_f->ptr, cg_f->size, cg_f->advice);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendMemAdvise *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDevice, cgl_f->ptr, cgl_f->size, cgl_f->advice);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
-    __typeof__(zeCommandListAppendMemAdvise) *cg_fn = (__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendMemAdvise].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hDevice, ptr, size, advice);
-    struct cg_fr_zeCommandListAppendMemAdvise cg_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendMemAdvise], (const void *)hCommandList, cg_th_zeCommandListAppendMemAdvise, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendMemAdvise) *cgl_fn = (__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDevice, ptr, size, advice);
+    struct cgl_fr_zeCommandListAppendMemAdvise cgl_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventPoolCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventPoolCreate {
+struct cgl_fr_zeEventPoolCreate {
     ze_context_handle_t hContext;
     const ze_event_pool_desc_t *desc;
     uint32_t numDevices;
     ze_device_handle_t *phDevices;
     ze_event_pool_handle_t *phEventPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventPoolCreate(void *cg_frame)
+static int cgl_th_zeEventPoolCreate(void *cgl_frame)
 {
-    struct cg_fr_zeEventPoolCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->desc, cg_f->numDevices, cg_f->phDevices, cg_f->phEventPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventPoolCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phEventPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
-    __typeof__(zeEventPoolCreate) *cg_fn = (__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, desc, numDevices, phDevices, phEventPool);
-    struct cg_fr_zeEventPoolCreate cg_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool};
-    if (cg_call(&cg_sites[CG_zeEventPoolCreate], (const void *)hContext, cg_th_zeEventPoolCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventPoolCreate) *cgl_fn = (__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, numDevices, phDevices, phEventPool);
+    struct cgl_fr_zeEventPoolCreate cgl_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool};
+    if (cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventPoolDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventPoolDestroy {
+struct cgl_fr_zeEventPoolDestroy {
     ze_event_pool_handle_t hEventPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventPoolDestroy(void *cg_frame)
+static int cgl_th_zeEventPoolDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeEventPoolDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolDestroy].real, memory_order_relaxed))(cg_f->hEventPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventPoolDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(cgl_f->hEventPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
-    __typeof__(zeEventPoolDestroy) *cg_fn = (__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEventPool);
-    struct cg_fr_zeEventPoolDestroy cg_fr = {.hEventPool = hEventPool};
-    if (cg_call(&cg_sites[CG_zeEventPoolDestroy], (const void *)hEventPool, cg_th_zeEventPoolDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventPoolDestroy) *cgl_fn = (__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
+    struct cgl_fr_zeEventPoolDestroy cgl_fr = {.hEventPool = hEventPool};
+    if (cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventCreate {
+struct cgl_fr_zeEventCreate {
     ze_event_pool_handle_t hEventPool;
     const ze_event_desc_t *desc;
     ze_event_handle_t *phEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventCreate(void *cg_frame)
+static int cgl_th_zeEventCreate(void *cgl_frame)
 {
-    struct cg_fr_zeEventCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cg_sites[CG_zeEventCreate].real, memory_order_relaxed))(cg_f->hEventPool, cg_f->desc, cg_f->phEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->desc, cgl_f->phEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
-    __typeof__(zeEventCreate) *cg_fn = (__typeof__(zeEventCreate) *)atomic_load_explicit(&cg_sites[CG_zeEventCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEventPool, desc, phEvent);
-    struct cg_fr_zeEventCreate cg_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent};
-    if (cg_call(&cg_sites[CG_zeEventCreate], (const void *)hEventPool, cg_th_zeEventCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventCreate) *cgl_fn = (__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, desc, phEvent);
+    struct cgl_fr_zeEventCreate cgl_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent};
+    if (cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventDestroy {
+struct cgl_fr_zeEventDestroy {
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventDestroy(void *cg_frame)
+static int cgl_th_zeEventDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeEventDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cg_sites[CG_zeEventDestroy].real, memory_order_relaxed))(cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
-    __typeof__(zeEventDestroy) *cg_fn = (__typeof__(zeEventDestroy) *)atomic_load_explicit(&cg_sites[CG_zeEventDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent);
-    struct cg_fr_zeEventDestroy cg_fr = {.hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeEventDestroy], (const void *)hEvent, cg_th_zeEventDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventDestroy) *cgl_fn = (__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
+    struct cgl_fr_zeEventDestroy cgl_fr = {.hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventPoolGetIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventPoolGetIpcHandle {
+struct cgl_fr_zeEventPoolGetIpcHandle {
     ze_event_pool_handle_t hEventPool;
     ze_ipc_event_pool_handle_t *phIpc;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventPoolGetIpcHandle(void *cg_frame)
+static int cgl_th_zeEventPoolGetIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeEventPoolGetIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(cg_f->hEventPool, cg_f->phIpc);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventPoolGetIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->phIpc);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
-    __typeof__(zeEventPoolGetIpcHandle) *cg_fn = (__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolGetIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEventPool, phIpc);
-    struct cg_fr_zeEventPoolGetIpcHandle cg_fr = {.hEventPool = hEventPool, .phIpc = phIpc};
-    if (cg_call(&cg_sites[CG_zeEventPoolGetIpcHandle], (const void *)hEventPool, cg_th_zeEventPoolGetIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventPoolGetIpcHandle) *cgl_fn = (__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, phIpc);
+    struct cgl_fr_zeEventPoolGetIpcHandle cgl_fr = {.hEventPool = hEventPool, .phIpc = phIpc};
+    if (cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventPoolOpenIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventPoolOpenIpcHandle {
+struct cgl_fr_zeEventPoolOpenIpcHandle {
     ze_context_handle_t hContext;
     ze_ipc_event_pool_handle_t hIpc;
     ze_event_pool_handle_t *phEventPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventPoolOpenIpcHandle(void *cg_frame)
+static int cgl_th_zeEventPoolOpenIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeEventPoolOpenIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(cg_f->hContext, cg_f->hIpc, cg_f->phEventPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventPoolOpenIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hIpc, cgl_f->phEventPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
-    __typeof__(zeEventPoolOpenIpcHandle) *cg_fn = (__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolOpenIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hIpc, phEventPool);
-    struct cg_fr_zeEventPoolOpenIpcHandle cg_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool};
-    if (cg_call(&cg_sites[CG_zeEventPoolOpenIpcHandle], (const void *)hContext, cg_th_zeEventPoolOpenIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventPoolOpenIpcHandle) *cgl_fn = (__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hIpc, phEventPool);
+    struct cgl_fr_zeEventPoolOpenIpcHandle cgl_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool};
+    if (cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventPoolCloseIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventPoolCloseIpcHandle {
+struct cgl_fr_zeEventPoolCloseIpcHandle {
     ze_event_pool_handle_t hEventPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventPoolCloseIpcHandle(void *cg_frame)
+static int cgl_th_zeEventPoolCloseIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeEventPoolCloseIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(cg_f->hEventPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventPoolCloseIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
-    __typeof__(zeEventPoolCloseIpcHandle) *cg_fn = (__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeEventPoolCloseIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEventPool);
-    struct cg_fr_zeEventPoolCloseIpcHandle cg_fr = {.hEventPool = hEventPool};
-    if (cg_call(&cg_sites[CG_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cg_th_zeEventPoolCloseIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventPoolCloseIpcHandle) *cgl_fn = (__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
+    struct cgl_fr_zeEventPoolCloseIpcHandle cgl_fr = {.hEventPool = hEventPool};
+    if (cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendSignalEvent: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendSignalEvent {
+struct cgl_fr_zeCommandListAppendSignalEvent {
     ze_command_list_handle_t hCommandList;
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendSignalEvent(void *cg_frame)
+static int cgl_th_zeCommandListAppendSignalEvent(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendSignalEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendSignalEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
-    __typeof__(zeCommandListAppendSignalEvent) *cg_fn = (__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendSignalEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hEvent);
-    struct cg_fr_zeCommandListAppendSignalEvent cg_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendSignalEvent], (const void *)hCommandList, cg_th_zeCommandListAppendSignalEvent, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendSignalEvent) *cgl_fn = (__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
+    struct cgl_fr_zeCommandListAppendSignalEvent cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendWaitOnEvents: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendWaitOnEvents {
+struct cgl_fr_zeCommandListAppendWaitOnEvents {
     ze_command_list_handle_t hCommandList;
     uint32_t numEvents;
     ze_event_handle_t *phEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendWaitOnEvents(void *cg_frame)
+static int cgl_th_zeCommandListAppendWaitOnEvents(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendWaitOnEvents *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->numEvents, cg_f->phEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendWaitOnEvents *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
-    __typeof__(zeCommandListAppendWaitOnEvents) *cg_fn = (__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendWaitOnEvents].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, numEvents, phEvents);
-    struct cg_fr_zeCommandListAppendWaitOnEvents cg_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cg_th_zeCommandListAppendWaitOnEvents, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendWaitOnEvents) *cgl_fn = (__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents);
+    struct cgl_fr_zeCommandListAppendWaitOnEvents cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventHostSignal: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventHostSignal {
+struct cgl_fr_zeEventHostSignal {
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventHostSignal(void *cg_frame)
+static int cgl_th_zeEventHostSignal(void *cgl_frame)
 {
-    struct cg_fr_zeEventHostSignal *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cg_sites[CG_zeEventHostSignal].real, memory_order_relaxed))(cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventHostSignal *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
-    __typeof__(zeEventHostSignal) *cg_fn = (__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cg_sites[CG_zeEventHostSignal].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent);
-    struct cg_fr_zeEventHostSignal cg_fr = {.hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeEventHostSignal], (const void *)hEvent, cg_th_zeEventHostSignal, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventHostSignal) *cgl_fn = (__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
+    struct cgl_fr_zeEventHostSignal cgl_fr = {.hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventHostSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventHostSynchronize {
+struct cgl_fr_zeEventHostSynchronize {
     ze_event_handle_t hEvent;
     uint64_t timeout;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventHostSynchronize(void *cg_frame)
+static int cgl_th_zeEventHostSynchronize(void *cgl_frame)
 {
-    struct cg_fr_zeEventHostSynchronize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeEventHostSynchronize].real, memory_order_relaxed))(cg_f->hEvent, cg_f->timeout);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventHostSynchronize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->timeout);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
-    __typeof__(zeEventHostSynchronize) *cg_fn = (__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeEventHostSynchronize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent, timeout);
-    struct cg_fr_zeEventHostSynchronize cg_fr = {.hEvent = hEvent, .timeout = timeout};
-    if (cg_call(&cg_sites[CG_zeEventHostSynchronize], (const void *)hEvent, cg_th_zeEventHostSynchronize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventHostSynchronize) *cgl_fn = (__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, timeout);
+    struct cgl_fr_zeEventHostSynchronize cgl_fr = {.hEvent = hEvent, .timeout = timeout};
+    if (cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventQueryStatus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventQueryStatus {
+struct cgl_fr_zeEventQueryStatus {
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventQueryStatus(void *cg_frame)
+static int cgl_th_zeEventQueryStatus(void *cgl_frame)
 {
-    struct cg_fr_zeEventQueryStatus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryStatus].real, memory_order_relaxed))(cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventQueryStatus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
-    __typeof__(zeEventQueryStatus) *cg_fn = (__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent);
-    struct cg_fr_zeEventQueryStatus cg_fr = {.hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeEventQueryStatus], (const void *)hEvent, cg_th_zeEventQueryStatus, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventQueryStatus) *cgl_fn = (__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
+    struct cgl_fr_zeEventQueryStatus cgl_fr = {.hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendEventReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendEventReset {
+struct cgl_fr_zeCommandListAppendEventReset {
     ze_command_list_handle_t hCommandList;
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendEventReset(void *cg_frame)
+static int cgl_th_zeCommandListAppendEventReset(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendEventReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendEventReset].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendEventReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
-    __typeof__(zeCommandListAppendEventReset) *cg_fn = (__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendEventReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hEvent);
-    struct cg_fr_zeCommandListAppendEventReset cg_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendEventReset], (const void *)hCommandList, cg_th_zeCommandListAppendEventReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendEventReset) *cgl_fn = (__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
+    struct cgl_fr_zeCommandListAppendEventReset cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventHostReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventHostReset {
+struct cgl_fr_zeEventHostReset {
     ze_event_handle_t hEvent;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventHostReset(void *cg_frame)
+static int cgl_th_zeEventHostReset(void *cgl_frame)
 {
-    struct cg_fr_zeEventHostReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cg_sites[CG_zeEventHostReset].real, memory_order_relaxed))(cg_f->hEvent);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventHostReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(cgl_f->hEvent);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
-    __typeof__(zeEventHostReset) *cg_fn = (__typeof__(zeEventHostReset) *)atomic_load_explicit(&cg_sites[CG_zeEventHostReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent);
-    struct cg_fr_zeEventHostReset cg_fr = {.hEvent = hEvent};
-    if (cg_call(&cg_sites[CG_zeEventHostReset], (const void *)hEvent, cg_th_zeEventHostReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventHostReset) *cgl_fn = (__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
+    struct cgl_fr_zeEventHostReset cgl_fr = {.hEvent = hEvent};
+    if (cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventQueryKernelTimestamp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventQueryKernelTimestamp {
+struct cgl_fr_zeEventQueryKernelTimestamp {
     ze_event_handle_t hEvent;
     ze_kernel_timestamp_result_t *dstptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventQueryKernelTimestamp(void *cg_frame)
+static int cgl_th_zeEventQueryKernelTimestamp(void *cgl_frame)
 {
-    struct cg_fr_zeEventQueryKernelTimestamp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(cg_f->hEvent, cg_f->dstptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventQueryKernelTimestamp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->dstptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
-    __typeof__(zeEventQueryKernelTimestamp) *cg_fn = (__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryKernelTimestamp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent, dstptr);
-    struct cg_fr_zeEventQueryKernelTimestamp cg_fr = {.hEvent = hEvent, .dstptr = dstptr};
-    if (cg_call(&cg_sites[CG_zeEventQueryKernelTimestamp], (const void *)hEvent, cg_th_zeEventQueryKernelTimestamp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventQueryKernelTimestamp) *cgl_fn = (__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, dstptr);
+    struct cgl_fr_zeEventQueryKernelTimestamp cgl_fr = {.hEvent = hEvent, .dstptr = dstptr};
+    if (cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendQueryKernelTimestamps: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendQueryKernelTimestamps {
+struct cgl_fr_zeCommandListAppendQueryKernelTimestamps {
     ze_command_list_handle_t hCommandList;
     uint32_t numEvents;
     ze_event_handle_t *phEvents;
@@ -2999,193 +2432,193 @@ struct cg_fr_zeCommandListAppendQueryKernelTimestamps {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendQueryKernelTimestamps(void *cg_frame)
+static int cgl_th_zeCommandListAppendQueryKernelTimestamps(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendQueryKernelTimestamps *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->numEvents, cg_f->phEvents, cg_f->dstptr, cg_f->pOffsets, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents, cgl_f->dstptr, cgl_f->pOffsets, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendQueryKernelTimestamps) *cg_fn = (__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendQueryKernelTimestamps].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendQueryKernelTimestamps cg_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cg_th_zeCommandListAppendQueryKernelTimestamps, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendQueryKernelTimestamps) *cgl_fn = (__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFenceCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFenceCreate {
+struct cgl_fr_zeFenceCreate {
     ze_command_queue_handle_t hCommandQueue;
     const ze_fence_desc_t *desc;
     ze_fence_handle_t *phFence;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFenceCreate(void *cg_frame)
+static int cgl_th_zeFenceCreate(void *cgl_frame)
 {
-    struct cg_fr_zeFenceCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cg_sites[CG_zeFenceCreate].real, memory_order_relaxed))(cg_f->hCommandQueue, cg_f->desc, cg_f->phFence);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFenceCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->desc, cgl_f->phFence);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
-    __typeof__(zeFenceCreate) *cg_fn = (__typeof__(zeFenceCreate) *)atomic_load_explicit(&cg_sites[CG_zeFenceCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandQueue, desc, phFence);
-    struct cg_fr_zeFenceCreate cg_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence};
-    if (cg_call(&cg_sites[CG_zeFenceCreate], (const void *)hCommandQueue, cg_th_zeFenceCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFenceCreate) *cgl_fn = (__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, desc, phFence);
+    struct cgl_fr_zeFenceCreate cgl_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence};
+    if (cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFenceDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFenceDestroy {
+struct cgl_fr_zeFenceDestroy {
     ze_fence_handle_t hFence;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFenceDestroy(void *cg_frame)
+static int cgl_th_zeFenceDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeFenceDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cg_sites[CG_zeFenceDestroy].real, memory_order_relaxed))(cg_f->hFence);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFenceDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(cgl_f->hFence);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
-    __typeof__(zeFenceDestroy) *cg_fn = (__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cg_sites[CG_zeFenceDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFence);
-    struct cg_fr_zeFenceDestroy cg_fr = {.hFence = hFence};
-    if (cg_call(&cg_sites[CG_zeFenceDestroy], (const void *)hFence, cg_th_zeFenceDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFenceDestroy) *cgl_fn = (__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
+    struct cgl_fr_zeFenceDestroy cgl_fr = {.hFence = hFence};
+    if (cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFenceHostSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFenceHostSynchronize {
+struct cgl_fr_zeFenceHostSynchronize {
     ze_fence_handle_t hFence;
     uint64_t timeout;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFenceHostSynchronize(void *cg_frame)
+static int cgl_th_zeFenceHostSynchronize(void *cgl_frame)
 {
-    struct cg_fr_zeFenceHostSynchronize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeFenceHostSynchronize].real, memory_order_relaxed))(cg_f->hFence, cg_f->timeout);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFenceHostSynchronize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(cgl_f->hFence, cgl_f->timeout);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
-    __typeof__(zeFenceHostSynchronize) *cg_fn = (__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cg_sites[CG_zeFenceHostSynchronize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFence, timeout);
-    struct cg_fr_zeFenceHostSynchronize cg_fr = {.hFence = hFence, .timeout = timeout};
-    if (cg_call(&cg_sites[CG_zeFenceHostSynchronize], (const void *)hFence, cg_th_zeFenceHostSynchronize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFenceHostSynchronize) *cgl_fn = (__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence, timeout);
+    struct cgl_fr_zeFenceHostSynchronize cgl_fr = {.hFence = hFence, .timeout = timeout};
+    if (cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFenceQueryStatus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFenceQueryStatus {
+struct cgl_fr_zeFenceQueryStatus {
     ze_fence_handle_t hFence;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFenceQueryStatus(void *cg_frame)
+static int cgl_th_zeFenceQueryStatus(void *cgl_frame)
 {
-    struct cg_fr_zeFenceQueryStatus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cg_sites[CG_zeFenceQueryStatus].real, memory_order_relaxed))(cg_f->hFence);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFenceQueryStatus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(cgl_f->hFence);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
-    __typeof__(zeFenceQueryStatus) *cg_fn = (__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cg_sites[CG_zeFenceQueryStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFence);
-    struct cg_fr_zeFenceQueryStatus cg_fr = {.hFence = hFence};
-    if (cg_call(&cg_sites[CG_zeFenceQueryStatus], (const void *)hFence, cg_th_zeFenceQueryStatus, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFenceQueryStatus) *cgl_fn = (__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
+    struct cgl_fr_zeFenceQueryStatus cgl_fr = {.hFence = hFence};
+    if (cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFenceReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFenceReset {
+struct cgl_fr_zeFenceReset {
     ze_fence_handle_t hFence;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFenceReset(void *cg_frame)
+static int cgl_th_zeFenceReset(void *cgl_frame)
 {
-    struct cg_fr_zeFenceReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cg_sites[CG_zeFenceReset].real, memory_order_relaxed))(cg_f->hFence);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFenceReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(cgl_f->hFence);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
-    __typeof__(zeFenceReset) *cg_fn = (__typeof__(zeFenceReset) *)atomic_load_explicit(&cg_sites[CG_zeFenceReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFence);
-    struct cg_fr_zeFenceReset cg_fr = {.hFence = hFence};
-    if (cg_call(&cg_sites[CG_zeFenceReset], (const void *)hFence, cg_th_zeFenceReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFenceReset) *cgl_fn = (__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
+    struct cgl_fr_zeFenceReset cgl_fr = {.hFence = hFence};
+    if (cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageGetProperties {
+struct cgl_fr_zeImageGetProperties {
     ze_device_handle_t hDevice;
     const ze_image_desc_t *desc;
     ze_image_properties_t *pImageProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageGetProperties(void *cg_frame)
+static int cgl_th_zeImageGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zeImageGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeImageGetProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->desc, cg_f->pImageProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->desc, cgl_f->pImageProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
-    __typeof__(zeImageGetProperties) *cg_fn = (__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeImageGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, desc, pImageProperties);
-    struct cg_fr_zeImageGetProperties cg_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties};
-    if (cg_call(&cg_sites[CG_zeImageGetProperties], (const void *)hDevice, cg_th_zeImageGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageGetProperties) *cgl_fn = (__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, desc, pImageProperties);
+    struct cgl_fr_zeImageGetProperties cgl_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties};
+    if (cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageCreate {
+struct cgl_fr_zeImageCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_image_desc_t *desc;
     ze_image_handle_t *phImage;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageCreate(void *cg_frame)
+static int cgl_th_zeImageCreate(void *cgl_frame)
 {
-    struct cg_fr_zeImageCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cg_sites[CG_zeImageCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phImage);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phImage);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
-    __typeof__(zeImageCreate) *cg_fn = (__typeof__(zeImageCreate) *)atomic_load_explicit(&cg_sites[CG_zeImageCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phImage);
-    struct cg_fr_zeImageCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage};
-    if (cg_call(&cg_sites[CG_zeImageCreate], (const void *)hContext, cg_th_zeImageCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageCreate) *cgl_fn = (__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phImage);
+    struct cgl_fr_zeImageCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage};
+    if (cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageDestroy {
+struct cgl_fr_zeImageDestroy {
     ze_image_handle_t hImage;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageDestroy(void *cg_frame)
+static int cgl_th_zeImageDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeImageDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cg_sites[CG_zeImageDestroy].real, memory_order_relaxed))(cg_f->hImage);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(cgl_f->hImage);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
-    __typeof__(zeImageDestroy) *cg_fn = (__typeof__(zeImageDestroy) *)atomic_load_explicit(&cg_sites[CG_zeImageDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hImage);
-    struct cg_fr_zeImageDestroy cg_fr = {.hImage = hImage};
-    if (cg_call(&cg_sites[CG_zeImageDestroy], (const void *)hImage, cg_th_zeImageDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageDestroy) *cgl_fn = (__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage);
+    struct cgl_fr_zeImageDestroy cgl_fr = {.hImage = hImage};
+    if (cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemAllocShared: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemAllocShared {
+struct cgl_fr_zeMemAllocShared {
     ze_context_handle_t hContext;
     const ze_device_mem_alloc_desc_t *device_desc;
     const ze_host_mem_alloc_desc_t *host_desc;
@@ -3193,491 +2626,491 @@ struct cg_fr_zeMemAllocShared {
     size_t alignment;
     ze_device_handle_t hDevice;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemAllocShared(void *cg_frame)
+static int cgl_th_zeMemAllocShared(void *cgl_frame)
 {
-    struct cg_fr_zeMemAllocShared *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocShared].real, memory_order_relaxed))(cg_f->hContext, cg_f->device_desc, cg_f->host_desc, cg_f->size, cg_f->alignment, cg_f->hDevice, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemAllocShared *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    __typeof__(zeMemAllocShared) *cg_fn = (__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocShared].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-    struct cg_fr_zeMemAllocShared cg_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeMemAllocShared], (const void *)hContext, cg_th_zeMemAllocShared, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemAllocShared) *cgl_fn = (__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
+    struct cgl_fr_zeMemAllocShared cgl_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemAllocDevice: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemAllocDevice {
+struct cgl_fr_zeMemAllocDevice {
     ze_context_handle_t hContext;
     const ze_device_mem_alloc_desc_t *device_desc;
     size_t size;
     size_t alignment;
     ze_device_handle_t hDevice;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemAllocDevice(void *cg_frame)
+static int cgl_th_zeMemAllocDevice(void *cgl_frame)
 {
-    struct cg_fr_zeMemAllocDevice *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocDevice].real, memory_order_relaxed))(cg_f->hContext, cg_f->device_desc, cg_f->size, cg_f->alignment, cg_f->hDevice, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemAllocDevice *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    __typeof__(zeMemAllocDevice) *cg_fn = (__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, device_desc, size, alignment, hDevice, pptr);
-    struct cg_fr_zeMemAllocDevice cg_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeMemAllocDevice], (const void *)hContext, cg_th_zeMemAllocDevice, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemAllocDevice) *cgl_fn = (__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, size, alignment, hDevice, pptr);
+    struct cgl_fr_zeMemAllocDevice cgl_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemAllocHost: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemAllocHost {
+struct cgl_fr_zeMemAllocHost {
     ze_context_handle_t hContext;
     const ze_host_mem_alloc_desc_t *host_desc;
     size_t size;
     size_t alignment;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemAllocHost(void *cg_frame)
+static int cgl_th_zeMemAllocHost(void *cgl_frame)
 {
-    struct cg_fr_zeMemAllocHost *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocHost].real, memory_order_relaxed))(cg_f->hContext, cg_f->host_desc, cg_f->size, cg_f->alignment, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemAllocHost *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
-    __typeof__(zeMemAllocHost) *cg_fn = (__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cg_sites[CG_zeMemAllocHost].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, host_desc, size, alignment, pptr);
-    struct cg_fr_zeMemAllocHost cg_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeMemAllocHost], (const void *)hContext, cg_th_zeMemAllocHost, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemAllocHost) *cgl_fn = (__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, host_desc, size, alignment, pptr);
+    struct cgl_fr_zeMemAllocHost cgl_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemFree: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemFree {
+struct cgl_fr_zeMemFree {
     ze_context_handle_t hContext;
     void *ptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemFree(void *cg_frame)
+static int cgl_th_zeMemFree(void *cgl_frame)
 {
-    struct cg_fr_zeMemFree *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cg_sites[CG_zeMemFree].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemFree *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
-    __typeof__(zeMemFree) *cg_fn = (__typeof__(zeMemFree) *)atomic_load_explicit(&cg_sites[CG_zeMemFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr);
-    struct cg_fr_zeMemFree cg_fr = {.hContext = hContext, .ptr = ptr};
-    if (cg_call(&cg_sites[CG_zeMemFree], (const void *)hContext, cg_th_zeMemFree, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemFree) *cgl_fn = (__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
+    struct cgl_fr_zeMemFree cgl_fr = {.hContext = hContext, .ptr = ptr};
+    if (cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemGetAllocProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemGetAllocProperties {
+struct cgl_fr_zeMemGetAllocProperties {
     ze_context_handle_t hContext;
     const void *ptr;
     ze_memory_allocation_properties_t *pMemAllocProperties;
     ze_device_handle_t *phDevice;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemGetAllocProperties(void *cg_frame)
+static int cgl_th_zeMemGetAllocProperties(void *cgl_frame)
 {
-    struct cg_fr_zeMemGetAllocProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cg_sites[CG_zeMemGetAllocProperties].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->pMemAllocProperties, cg_f->phDevice);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemGetAllocProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pMemAllocProperties, cgl_f->phDevice);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
-    __typeof__(zeMemGetAllocProperties) *cg_fn = (__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cg_sites[CG_zeMemGetAllocProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, pMemAllocProperties, phDevice);
-    struct cg_fr_zeMemGetAllocProperties cg_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice};
-    if (cg_call(&cg_sites[CG_zeMemGetAllocProperties], (const void *)hContext, cg_th_zeMemGetAllocProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemGetAllocProperties) *cgl_fn = (__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pMemAllocProperties, phDevice);
+    struct cgl_fr_zeMemGetAllocProperties cgl_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice};
+    if (cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemGetAddressRange: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemGetAddressRange {
+struct cgl_fr_zeMemGetAddressRange {
     ze_context_handle_t hContext;
     const void *ptr;
     void **pBase;
     size_t *pSize;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemGetAddressRange(void *cg_frame)
+static int cgl_th_zeMemGetAddressRange(void *cgl_frame)
 {
-    struct cg_fr_zeMemGetAddressRange *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cg_sites[CG_zeMemGetAddressRange].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->pBase, cg_f->pSize);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemGetAddressRange *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pBase, cgl_f->pSize);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
-    __typeof__(zeMemGetAddressRange) *cg_fn = (__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cg_sites[CG_zeMemGetAddressRange].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, pBase, pSize);
-    struct cg_fr_zeMemGetAddressRange cg_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize};
-    if (cg_call(&cg_sites[CG_zeMemGetAddressRange], (const void *)hContext, cg_th_zeMemGetAddressRange, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemGetAddressRange) *cgl_fn = (__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pBase, pSize);
+    struct cgl_fr_zeMemGetAddressRange cgl_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize};
+    if (cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemGetIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemGetIpcHandle {
+struct cgl_fr_zeMemGetIpcHandle {
     ze_context_handle_t hContext;
     const void *ptr;
     ze_ipc_mem_handle_t *pIpcHandle;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemGetIpcHandle(void *cg_frame)
+static int cgl_th_zeMemGetIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeMemGetIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemGetIpcHandle].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->pIpcHandle);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemGetIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pIpcHandle);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
-    __typeof__(zeMemGetIpcHandle) *cg_fn = (__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemGetIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, pIpcHandle);
-    struct cg_fr_zeMemGetIpcHandle cg_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle};
-    if (cg_call(&cg_sites[CG_zeMemGetIpcHandle], (const void *)hContext, cg_th_zeMemGetIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemGetIpcHandle) *cgl_fn = (__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pIpcHandle);
+    struct cgl_fr_zeMemGetIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle};
+    if (cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemOpenIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemOpenIpcHandle {
+struct cgl_fr_zeMemOpenIpcHandle {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     ze_ipc_mem_handle_t handle;
     ze_ipc_memory_flags_t flags;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemOpenIpcHandle(void *cg_frame)
+static int cgl_th_zeMemOpenIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeMemOpenIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemOpenIpcHandle].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->handle, cg_f->flags, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemOpenIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->handle, cgl_f->flags, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
-    __typeof__(zeMemOpenIpcHandle) *cg_fn = (__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemOpenIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, handle, flags, pptr);
-    struct cg_fr_zeMemOpenIpcHandle cg_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeMemOpenIpcHandle], (const void *)hContext, cg_th_zeMemOpenIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemOpenIpcHandle) *cgl_fn = (__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, handle, flags, pptr);
+    struct cgl_fr_zeMemOpenIpcHandle cgl_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemCloseIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemCloseIpcHandle {
+struct cgl_fr_zeMemCloseIpcHandle {
     ze_context_handle_t hContext;
     const void *ptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemCloseIpcHandle(void *cg_frame)
+static int cgl_th_zeMemCloseIpcHandle(void *cgl_frame)
 {
-    struct cg_fr_zeMemCloseIpcHandle *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemCloseIpcHandle].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemCloseIpcHandle *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
-    __typeof__(zeMemCloseIpcHandle) *cg_fn = (__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cg_sites[CG_zeMemCloseIpcHandle].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr);
-    struct cg_fr_zeMemCloseIpcHandle cg_fr = {.hContext = hContext, .ptr = ptr};
-    if (cg_call(&cg_sites[CG_zeMemCloseIpcHandle], (const void *)hContext, cg_th_zeMemCloseIpcHandle, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemCloseIpcHandle) *cgl_fn = (__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
+    struct cgl_fr_zeMemCloseIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr};
+    if (cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleCreate {
+struct cgl_fr_zeModuleCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_module_desc_t *desc;
     ze_module_handle_t *phModule;
     ze_module_build_log_handle_t *phBuildLog;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleCreate(void *cg_frame)
+static int cgl_th_zeModuleCreate(void *cgl_frame)
 {
-    struct cg_fr_zeModuleCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cg_sites[CG_zeModuleCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phModule, cg_f->phBuildLog);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phModule, cgl_f->phBuildLog);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
-    __typeof__(zeModuleCreate) *cg_fn = (__typeof__(zeModuleCreate) *)atomic_load_explicit(&cg_sites[CG_zeModuleCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phModule, phBuildLog);
-    struct cg_fr_zeModuleCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog};
-    if (cg_call(&cg_sites[CG_zeModuleCreate], (const void *)hContext, cg_th_zeModuleCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleCreate) *cgl_fn = (__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phModule, phBuildLog);
+    struct cgl_fr_zeModuleCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog};
+    if (cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleDestroy {
+struct cgl_fr_zeModuleDestroy {
     ze_module_handle_t hModule;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleDestroy(void *cg_frame)
+static int cgl_th_zeModuleDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeModuleDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cg_sites[CG_zeModuleDestroy].real, memory_order_relaxed))(cg_f->hModule);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(cgl_f->hModule);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
-    __typeof__(zeModuleDestroy) *cg_fn = (__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cg_sites[CG_zeModuleDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule);
-    struct cg_fr_zeModuleDestroy cg_fr = {.hModule = hModule};
-    if (cg_call(&cg_sites[CG_zeModuleDestroy], (const void *)hModule, cg_th_zeModuleDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleDestroy) *cgl_fn = (__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule);
+    struct cgl_fr_zeModuleDestroy cgl_fr = {.hModule = hModule};
+    if (cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleDynamicLink: returns the result type: checked; no handle key */
-struct cg_fr_zeModuleDynamicLink {
+struct cgl_fr_zeModuleDynamicLink {
     uint32_t numModules;
     ze_module_handle_t *phModules;
     ze_module_build_log_handle_t *phLinkLog;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleDynamicLink(void *cg_frame)
+static int cgl_th_zeModuleDynamicLink(void *cgl_frame)
 {
-    struct cg_fr_zeModuleDynamicLink *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cg_sites[CG_zeModuleDynamicLink].real, memory_order_relaxed))(cg_f->numModules, cg_f->phModules, cg_f->phLinkLog);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleDynamicLink *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(cgl_f->numModules, cgl_f->phModules, cgl_f->phLinkLog);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
-    __typeof__(zeModuleDynamicLink) *cg_fn = (__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cg_sites[CG_zeModuleDynamicLink].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(numModules, phModules, phLinkLog);
-    struct cg_fr_zeModuleDynamicLink cg_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog};
-    if (cg_call(&cg_sites[CG_zeModuleDynamicLink], NULL, cg_th_zeModuleDynamicLink, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleDynamicLink) *cgl_fn = (__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numModules, phModules, phLinkLog);
+    struct cgl_fr_zeModuleDynamicLink cgl_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog};
+    if (cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleBuildLogDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleBuildLogDestroy {
+struct cgl_fr_zeModuleBuildLogDestroy {
     ze_module_build_log_handle_t hModuleBuildLog;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleBuildLogDestroy(void *cg_frame)
+static int cgl_th_zeModuleBuildLogDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeModuleBuildLogDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cg_sites[CG_zeModuleBuildLogDestroy].real, memory_order_relaxed))(cg_f->hModuleBuildLog);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleBuildLogDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(cgl_f->hModuleBuildLog);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
-    __typeof__(zeModuleBuildLogDestroy) *cg_fn = (__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cg_sites[CG_zeModuleBuildLogDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModuleBuildLog);
-    struct cg_fr_zeModuleBuildLogDestroy cg_fr = {.hModuleBuildLog = hModuleBuildLog};
-    if (cg_call(&cg_sites[CG_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cg_th_zeModuleBuildLogDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleBuildLogDestroy) *cgl_fn = (__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog);
+    struct cgl_fr_zeModuleBuildLogDestroy cgl_fr = {.hModuleBuildLog = hModuleBuildLog};
+    if (cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleBuildLogGetString: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleBuildLogGetString {
+struct cgl_fr_zeModuleBuildLogGetString {
     ze_module_build_log_handle_t hModuleBuildLog;
     size_t *pSize;
     char *pBuildLog;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleBuildLogGetString(void *cg_frame)
+static int cgl_th_zeModuleBuildLogGetString(void *cgl_frame)
 {
-    struct cg_fr_zeModuleBuildLogGetString *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cg_sites[CG_zeModuleBuildLogGetString].real, memory_order_relaxed))(cg_f->hModuleBuildLog, cg_f->pSize, cg_f->pBuildLog);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleBuildLogGetString *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(cgl_f->hModuleBuildLog, cgl_f->pSize, cgl_f->pBuildLog);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
-    __typeof__(zeModuleBuildLogGetString) *cg_fn = (__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cg_sites[CG_zeModuleBuildLogGetString].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModuleBuildLog, pSize, pBuildLog);
-    struct cg_fr_zeModuleBuildLogGetString cg_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog};
-    if (cg_call(&cg_sites[CG_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cg_th_zeModuleBuildLogGetString, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleBuildLogGetString) *cgl_fn = (__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog, pSize, pBuildLog);
+    struct cgl_fr_zeModuleBuildLogGetString cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog};
+    if (cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleGetNativeBinary: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleGetNativeBinary {
+struct cgl_fr_zeModuleGetNativeBinary {
     ze_module_handle_t hModule;
     size_t *pSize;
     uint8_t *pModuleNativeBinary;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleGetNativeBinary(void *cg_frame)
+static int cgl_th_zeModuleGetNativeBinary(void *cgl_frame)
 {
-    struct cg_fr_zeModuleGetNativeBinary *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetNativeBinary].real, memory_order_relaxed))(cg_f->hModule, cg_f->pSize, cg_f->pModuleNativeBinary);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleGetNativeBinary *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pSize, cgl_f->pModuleNativeBinary);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
-    __typeof__(zeModuleGetNativeBinary) *cg_fn = (__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetNativeBinary].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, pSize, pModuleNativeBinary);
-    struct cg_fr_zeModuleGetNativeBinary cg_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary};
-    if (cg_call(&cg_sites[CG_zeModuleGetNativeBinary], (const void *)hModule, cg_th_zeModuleGetNativeBinary, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleGetNativeBinary) *cgl_fn = (__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pSize, pModuleNativeBinary);
+    struct cgl_fr_zeModuleGetNativeBinary cgl_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary};
+    if (cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleGetGlobalPointer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleGetGlobalPointer {
+struct cgl_fr_zeModuleGetGlobalPointer {
     ze_module_handle_t hModule;
     const char *pGlobalName;
     size_t *pSize;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleGetGlobalPointer(void *cg_frame)
+static int cgl_th_zeModuleGetGlobalPointer(void *cgl_frame)
 {
-    struct cg_fr_zeModuleGetGlobalPointer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetGlobalPointer].real, memory_order_relaxed))(cg_f->hModule, cg_f->pGlobalName, cg_f->pSize, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleGetGlobalPointer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pGlobalName, cgl_f->pSize, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
-    __typeof__(zeModuleGetGlobalPointer) *cg_fn = (__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetGlobalPointer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, pGlobalName, pSize, pptr);
-    struct cg_fr_zeModuleGetGlobalPointer cg_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeModuleGetGlobalPointer], (const void *)hModule, cg_th_zeModuleGetGlobalPointer, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleGetGlobalPointer) *cgl_fn = (__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pGlobalName, pSize, pptr);
+    struct cgl_fr_zeModuleGetGlobalPointer cgl_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleGetKernelNames: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleGetKernelNames {
+struct cgl_fr_zeModuleGetKernelNames {
     ze_module_handle_t hModule;
     uint32_t *pCount;
     const char **pNames;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleGetKernelNames(void *cg_frame)
+static int cgl_th_zeModuleGetKernelNames(void *cgl_frame)
 {
-    struct cg_fr_zeModuleGetKernelNames *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetKernelNames].real, memory_order_relaxed))(cg_f->hModule, cg_f->pCount, cg_f->pNames);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleGetKernelNames *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pCount, cgl_f->pNames);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
-    __typeof__(zeModuleGetKernelNames) *cg_fn = (__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetKernelNames].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, pCount, pNames);
-    struct cg_fr_zeModuleGetKernelNames cg_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames};
-    if (cg_call(&cg_sites[CG_zeModuleGetKernelNames], (const void *)hModule, cg_th_zeModuleGetKernelNames, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleGetKernelNames) *cgl_fn = (__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pCount, pNames);
+    struct cgl_fr_zeModuleGetKernelNames cgl_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames};
+    if (cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleGetProperties {
+struct cgl_fr_zeModuleGetProperties {
     ze_module_handle_t hModule;
     ze_module_properties_t *pModuleProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleGetProperties(void *cg_frame)
+static int cgl_th_zeModuleGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zeModuleGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetProperties].real, memory_order_relaxed))(cg_f->hModule, cg_f->pModuleProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pModuleProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
-    __typeof__(zeModuleGetProperties) *cg_fn = (__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, pModuleProperties);
-    struct cg_fr_zeModuleGetProperties cg_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties};
-    if (cg_call(&cg_sites[CG_zeModuleGetProperties], (const void *)hModule, cg_th_zeModuleGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleGetProperties) *cgl_fn = (__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pModuleProperties);
+    struct cgl_fr_zeModuleGetProperties cgl_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties};
+    if (cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelCreate {
+struct cgl_fr_zeKernelCreate {
     ze_module_handle_t hModule;
     const ze_kernel_desc_t *desc;
     ze_kernel_handle_t *phKernel;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelCreate(void *cg_frame)
+static int cgl_th_zeKernelCreate(void *cgl_frame)
 {
-    struct cg_fr_zeKernelCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cg_sites[CG_zeKernelCreate].real, memory_order_relaxed))(cg_f->hModule, cg_f->desc, cg_f->phKernel);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->desc, cgl_f->phKernel);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
-    __typeof__(zeKernelCreate) *cg_fn = (__typeof__(zeKernelCreate) *)atomic_load_explicit(&cg_sites[CG_zeKernelCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, desc, phKernel);
-    struct cg_fr_zeKernelCreate cg_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel};
-    if (cg_call(&cg_sites[CG_zeKernelCreate], (const void *)hModule, cg_th_zeKernelCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelCreate) *cgl_fn = (__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, desc, phKernel);
+    struct cgl_fr_zeKernelCreate cgl_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel};
+    if (cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelDestroy {
+struct cgl_fr_zeKernelDestroy {
     ze_kernel_handle_t hKernel;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelDestroy(void *cg_frame)
+static int cgl_th_zeKernelDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeKernelDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cg_sites[CG_zeKernelDestroy].real, memory_order_relaxed))(cg_f->hKernel);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(cgl_f->hKernel);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
-    __typeof__(zeKernelDestroy) *cg_fn = (__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cg_sites[CG_zeKernelDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel);
-    struct cg_fr_zeKernelDestroy cg_fr = {.hKernel = hKernel};
-    if (cg_call(&cg_sites[CG_zeKernelDestroy], (const void *)hKernel, cg_th_zeKernelDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelDestroy) *cgl_fn = (__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel);
+    struct cgl_fr_zeKernelDestroy cgl_fr = {.hKernel = hKernel};
+    if (cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleGetFunctionPointer: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeModuleGetFunctionPointer {
+struct cgl_fr_zeModuleGetFunctionPointer {
     ze_module_handle_t hModule;
     const char *pFunctionName;
     void **pfnFunction;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleGetFunctionPointer(void *cg_frame)
+static int cgl_th_zeModuleGetFunctionPointer(void *cgl_frame)
 {
-    struct cg_fr_zeModuleGetFunctionPointer *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetFunctionPointer].real, memory_order_relaxed))(cg_f->hModule, cg_f->pFunctionName, cg_f->pfnFunction);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleGetFunctionPointer *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pFunctionName, cgl_f->pfnFunction);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
-    __typeof__(zeModuleGetFunctionPointer) *cg_fn = (__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cg_sites[CG_zeModuleGetFunctionPointer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, pFunctionName, pfnFunction);
-    struct cg_fr_zeModuleGetFunctionPointer cg_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction};
-    if (cg_call(&cg_sites[CG_zeModuleGetFunctionPointer], (const void *)hModule, cg_th_zeModuleGetFunctionPointer, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleGetFunctionPointer) *cgl_fn = (__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pFunctionName, pfnFunction);
+    struct cgl_fr_zeModuleGetFunctionPointer cgl_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction};
+    if (cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSetGroupSize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSetGroupSize {
+struct cgl_fr_zeKernelSetGroupSize {
     ze_kernel_handle_t hKernel;
     uint32_t groupSizeX;
     uint32_t groupSizeY;
     uint32_t groupSizeZ;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSetGroupSize(void *cg_frame)
+static int cgl_th_zeKernelSetGroupSize(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSetGroupSize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetGroupSize].real, memory_order_relaxed))(cg_f->hKernel, cg_f->groupSizeX, cg_f->groupSizeY, cg_f->groupSizeZ);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSetGroupSize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
-    __typeof__(zeKernelSetGroupSize) *cg_fn = (__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetGroupSize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-    struct cg_fr_zeKernelSetGroupSize cg_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
-    if (cg_call(&cg_sites[CG_zeKernelSetGroupSize], (const void *)hKernel, cg_th_zeKernelSetGroupSize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSetGroupSize) *cgl_fn = (__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, groupSizeX, groupSizeY, groupSizeZ);
+    struct cgl_fr_zeKernelSetGroupSize cgl_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
+    if (cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSuggestGroupSize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSuggestGroupSize {
+struct cgl_fr_zeKernelSuggestGroupSize {
     ze_kernel_handle_t hKernel;
     uint32_t globalSizeX;
     uint32_t globalSizeY;
@@ -3685,272 +3118,272 @@ struct cg_fr_zeKernelSuggestGroupSize {
     uint32_t *groupSizeX;
     uint32_t *groupSizeY;
     uint32_t *groupSizeZ;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSuggestGroupSize(void *cg_frame)
+static int cgl_th_zeKernelSuggestGroupSize(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSuggestGroupSize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cg_sites[CG_zeKernelSuggestGroupSize].real, memory_order_relaxed))(cg_f->hKernel, cg_f->globalSizeX, cg_f->globalSizeY, cg_f->globalSizeZ, cg_f->groupSizeX, cg_f->groupSizeY, cg_f->groupSizeZ);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSuggestGroupSize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->globalSizeX, cgl_f->globalSizeY, cgl_f->globalSizeZ, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
-    __typeof__(zeKernelSuggestGroupSize) *cg_fn = (__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cg_sites[CG_zeKernelSuggestGroupSize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-    struct cg_fr_zeKernelSuggestGroupSize cg_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
-    if (cg_call(&cg_sites[CG_zeKernelSuggestGroupSize], (const void *)hKernel, cg_th_zeKernelSuggestGroupSize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSuggestGroupSize) *cgl_fn = (__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
+    struct cgl_fr_zeKernelSuggestGroupSize cgl_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
+    if (cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSuggestMaxCooperativeGroupCount: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSuggestMaxCooperativeGroupCount {
+struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount {
     ze_kernel_handle_t hKernel;
     uint32_t *totalGroupCount;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSuggestMaxCooperativeGroupCount(void *cg_frame)
+static int cgl_th_zeKernelSuggestMaxCooperativeGroupCount(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSuggestMaxCooperativeGroupCount *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cg_sites[CG_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(cg_f->hKernel, cg_f->totalGroupCount);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->totalGroupCount);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
-    __typeof__(zeKernelSuggestMaxCooperativeGroupCount) *cg_fn = (__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cg_sites[CG_zeKernelSuggestMaxCooperativeGroupCount].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, totalGroupCount);
-    struct cg_fr_zeKernelSuggestMaxCooperativeGroupCount cg_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount};
-    if (cg_call(&cg_sites[CG_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cg_th_zeKernelSuggestMaxCooperativeGroupCount, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSuggestMaxCooperativeGroupCount) *cgl_fn = (__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, totalGroupCount);
+    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount cgl_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount};
+    if (cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSetArgumentValue: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSetArgumentValue {
+struct cgl_fr_zeKernelSetArgumentValue {
     ze_kernel_handle_t hKernel;
     uint32_t argIndex;
     size_t argSize;
     const void *pArgValue;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSetArgumentValue(void *cg_frame)
+static int cgl_th_zeKernelSetArgumentValue(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSetArgumentValue *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetArgumentValue].real, memory_order_relaxed))(cg_f->hKernel, cg_f->argIndex, cg_f->argSize, cg_f->pArgValue);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSetArgumentValue *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->argIndex, cgl_f->argSize, cgl_f->pArgValue);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
-    __typeof__(zeKernelSetArgumentValue) *cg_fn = (__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetArgumentValue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, argIndex, argSize, pArgValue);
-    struct cg_fr_zeKernelSetArgumentValue cg_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue};
-    if (cg_call(&cg_sites[CG_zeKernelSetArgumentValue], (const void *)hKernel, cg_th_zeKernelSetArgumentValue, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSetArgumentValue) *cgl_fn = (__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, argIndex, argSize, pArgValue);
+    struct cgl_fr_zeKernelSetArgumentValue cgl_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue};
+    if (cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSetIndirectAccess: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSetIndirectAccess {
+struct cgl_fr_zeKernelSetIndirectAccess {
     ze_kernel_handle_t hKernel;
     ze_kernel_indirect_access_flags_t flags;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSetIndirectAccess(void *cg_frame)
+static int cgl_th_zeKernelSetIndirectAccess(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSetIndirectAccess *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetIndirectAccess].real, memory_order_relaxed))(cg_f->hKernel, cg_f->flags);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSetIndirectAccess *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
-    __typeof__(zeKernelSetIndirectAccess) *cg_fn = (__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetIndirectAccess].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, flags);
-    struct cg_fr_zeKernelSetIndirectAccess cg_fr = {.hKernel = hKernel, .flags = flags};
-    if (cg_call(&cg_sites[CG_zeKernelSetIndirectAccess], (const void *)hKernel, cg_th_zeKernelSetIndirectAccess, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSetIndirectAccess) *cgl_fn = (__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
+    struct cgl_fr_zeKernelSetIndirectAccess cgl_fr = {.hKernel = hKernel, .flags = flags};
+    if (cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelGetIndirectAccess: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelGetIndirectAccess {
+struct cgl_fr_zeKernelGetIndirectAccess {
     ze_kernel_handle_t hKernel;
     ze_kernel_indirect_access_flags_t *pFlags;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelGetIndirectAccess(void *cg_frame)
+static int cgl_th_zeKernelGetIndirectAccess(void *cgl_frame)
 {
-    struct cg_fr_zeKernelGetIndirectAccess *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetIndirectAccess].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pFlags);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelGetIndirectAccess *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pFlags);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
-    __typeof__(zeKernelGetIndirectAccess) *cg_fn = (__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetIndirectAccess].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pFlags);
-    struct cg_fr_zeKernelGetIndirectAccess cg_fr = {.hKernel = hKernel, .pFlags = pFlags};
-    if (cg_call(&cg_sites[CG_zeKernelGetIndirectAccess], (const void *)hKernel, cg_th_zeKernelGetIndirectAccess, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelGetIndirectAccess) *cgl_fn = (__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pFlags);
+    struct cgl_fr_zeKernelGetIndirectAccess cgl_fr = {.hKernel = hKernel, .pFlags = pFlags};
+    if (cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelGetSourceAttributes: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelGetSourceAttributes {
+struct cgl_fr_zeKernelGetSourceAttributes {
     ze_kernel_handle_t hKernel;
     uint32_t *pSize;
     char **pString;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelGetSourceAttributes(void *cg_frame)
+static int cgl_th_zeKernelGetSourceAttributes(void *cgl_frame)
 {
-    struct cg_fr_zeKernelGetSourceAttributes *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetSourceAttributes].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pSize, cg_f->pString);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelGetSourceAttributes *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pString);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
-    __typeof__(zeKernelGetSourceAttributes) *cg_fn = (__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetSourceAttributes].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pSize, pString);
-    struct cg_fr_zeKernelGetSourceAttributes cg_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString};
-    if (cg_call(&cg_sites[CG_zeKernelGetSourceAttributes], (const void *)hKernel, cg_th_zeKernelGetSourceAttributes, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelGetSourceAttributes) *cgl_fn = (__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pString);
+    struct cgl_fr_zeKernelGetSourceAttributes cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString};
+    if (cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSetCacheConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSetCacheConfig {
+struct cgl_fr_zeKernelSetCacheConfig {
     ze_kernel_handle_t hKernel;
     ze_cache_config_flags_t flags;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSetCacheConfig(void *cg_frame)
+static int cgl_th_zeKernelSetCacheConfig(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSetCacheConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetCacheConfig].real, memory_order_relaxed))(cg_f->hKernel, cg_f->flags);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSetCacheConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
-    __typeof__(zeKernelSetCacheConfig) *cg_fn = (__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetCacheConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, flags);
-    struct cg_fr_zeKernelSetCacheConfig cg_fr = {.hKernel = hKernel, .flags = flags};
-    if (cg_call(&cg_sites[CG_zeKernelSetCacheConfig], (const void *)hKernel, cg_th_zeKernelSetCacheConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSetCacheConfig) *cgl_fn = (__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
+    struct cgl_fr_zeKernelSetCacheConfig cgl_fr = {.hKernel = hKernel, .flags = flags};
+    if (cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelGetProperties {
+struct cgl_fr_zeKernelGetProperties {
     ze_kernel_handle_t hKernel;
     ze_kernel_properties_t *pKernelProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelGetProperties(void *cg_frame)
+static int cgl_th_zeKernelGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zeKernelGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetProperties].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pKernelProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pKernelProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
-    __typeof__(zeKernelGetProperties) *cg_fn = (__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pKernelProperties);
-    struct cg_fr_zeKernelGetProperties cg_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties};
-    if (cg_call(&cg_sites[CG_zeKernelGetProperties], (const void *)hKernel, cg_th_zeKernelGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelGetProperties) *cgl_fn = (__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pKernelProperties);
+    struct cgl_fr_zeKernelGetProperties cgl_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties};
+    if (cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelGetName: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelGetName {
+struct cgl_fr_zeKernelGetName {
     ze_kernel_handle_t hKernel;
     size_t *pSize;
     char *pName;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelGetName(void *cg_frame)
+static int cgl_th_zeKernelGetName(void *cgl_frame)
 {
-    struct cg_fr_zeKernelGetName *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetName].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pSize, cg_f->pName);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelGetName *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pName);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
-    __typeof__(zeKernelGetName) *cg_fn = (__typeof__(zeKernelGetName) *)atomic_load_explicit(&cg_sites[CG_zeKernelGetName].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pSize, pName);
-    struct cg_fr_zeKernelGetName cg_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName};
-    if (cg_call(&cg_sites[CG_zeKernelGetName], (const void *)hKernel, cg_th_zeKernelGetName, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelGetName) *cgl_fn = (__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pName);
+    struct cgl_fr_zeKernelGetName cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName};
+    if (cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendLaunchKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendLaunchKernel {
+struct cgl_fr_zeCommandListAppendLaunchKernel {
     ze_command_list_handle_t hCommandList;
     ze_kernel_handle_t hKernel;
     const ze_group_count_t *pLaunchFuncArgs;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendLaunchKernel(void *cg_frame)
+static int cgl_th_zeCommandListAppendLaunchKernel(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendLaunchKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hKernel, cg_f->pLaunchFuncArgs, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendLaunchKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendLaunchKernel) *cg_fn = (__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendLaunchKernel cg_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cg_th_zeCommandListAppendLaunchKernel, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendLaunchKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendLaunchKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendLaunchCooperativeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendLaunchCooperativeKernel {
+struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel {
     ze_command_list_handle_t hCommandList;
     ze_kernel_handle_t hKernel;
     const ze_group_count_t *pLaunchFuncArgs;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendLaunchCooperativeKernel(void *cg_frame)
+static int cgl_th_zeCommandListAppendLaunchCooperativeKernel(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendLaunchCooperativeKernel *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hKernel, cg_f->pLaunchFuncArgs, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendLaunchCooperativeKernel) *cg_fn = (__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchCooperativeKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendLaunchCooperativeKernel cg_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cg_th_zeCommandListAppendLaunchCooperativeKernel, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendLaunchCooperativeKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendLaunchKernelIndirect: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendLaunchKernelIndirect {
+struct cgl_fr_zeCommandListAppendLaunchKernelIndirect {
     ze_command_list_handle_t hCommandList;
     ze_kernel_handle_t hKernel;
     const ze_group_count_t *pLaunchArgumentsBuffer;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendLaunchKernelIndirect(void *cg_frame)
+static int cgl_th_zeCommandListAppendLaunchKernelIndirect(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendLaunchKernelIndirect *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hKernel, cg_f->pLaunchArgumentsBuffer, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendLaunchKernelIndirect) *cg_fn = (__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchKernelIndirect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendLaunchKernelIndirect cg_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cg_th_zeCommandListAppendLaunchKernelIndirect, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendLaunchKernelIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendLaunchMultipleKernelsIndirect: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
+struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
     ze_command_list_handle_t hCommandList;
     uint32_t numKernels;
     ze_kernel_handle_t *phKernels;
@@ -3959,542 +3392,542 @@ struct cg_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cg_frame)
+static int cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->numKernels, cg_f->phKernels, cg_f->pCountBuffer, cg_f->pLaunchArgumentsBuffer, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numKernels, cgl_f->phKernels, cgl_f->pCountBuffer, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *cg_fn = (__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendLaunchMultipleKernelsIndirect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cg_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cg_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextMakeMemoryResident: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextMakeMemoryResident {
+struct cgl_fr_zeContextMakeMemoryResident {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     void *ptr;
     size_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextMakeMemoryResident(void *cg_frame)
+static int cgl_th_zeContextMakeMemoryResident(void *cgl_frame)
 {
-    struct cg_fr_zeContextMakeMemoryResident *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cg_sites[CG_zeContextMakeMemoryResident].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->ptr, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextMakeMemoryResident *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
-    __typeof__(zeContextMakeMemoryResident) *cg_fn = (__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cg_sites[CG_zeContextMakeMemoryResident].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, ptr, size);
-    struct cg_fr_zeContextMakeMemoryResident cg_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
-    if (cg_call(&cg_sites[CG_zeContextMakeMemoryResident], (const void *)hContext, cg_th_zeContextMakeMemoryResident, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextMakeMemoryResident) *cgl_fn = (__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
+    struct cgl_fr_zeContextMakeMemoryResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
+    if (cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextEvictMemory: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextEvictMemory {
+struct cgl_fr_zeContextEvictMemory {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     void *ptr;
     size_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextEvictMemory(void *cg_frame)
+static int cgl_th_zeContextEvictMemory(void *cgl_frame)
 {
-    struct cg_fr_zeContextEvictMemory *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cg_sites[CG_zeContextEvictMemory].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->ptr, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextEvictMemory *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
-    __typeof__(zeContextEvictMemory) *cg_fn = (__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cg_sites[CG_zeContextEvictMemory].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, ptr, size);
-    struct cg_fr_zeContextEvictMemory cg_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
-    if (cg_call(&cg_sites[CG_zeContextEvictMemory], (const void *)hContext, cg_th_zeContextEvictMemory, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextEvictMemory) *cgl_fn = (__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
+    struct cgl_fr_zeContextEvictMemory cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
+    if (cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextMakeImageResident: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextMakeImageResident {
+struct cgl_fr_zeContextMakeImageResident {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     ze_image_handle_t hImage;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextMakeImageResident(void *cg_frame)
+static int cgl_th_zeContextMakeImageResident(void *cgl_frame)
 {
-    struct cg_fr_zeContextMakeImageResident *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cg_sites[CG_zeContextMakeImageResident].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->hImage);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextMakeImageResident *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
-    __typeof__(zeContextMakeImageResident) *cg_fn = (__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cg_sites[CG_zeContextMakeImageResident].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, hImage);
-    struct cg_fr_zeContextMakeImageResident cg_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
-    if (cg_call(&cg_sites[CG_zeContextMakeImageResident], (const void *)hContext, cg_th_zeContextMakeImageResident, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextMakeImageResident) *cgl_fn = (__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
+    struct cgl_fr_zeContextMakeImageResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
+    if (cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeContextEvictImage: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeContextEvictImage {
+struct cgl_fr_zeContextEvictImage {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     ze_image_handle_t hImage;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeContextEvictImage(void *cg_frame)
+static int cgl_th_zeContextEvictImage(void *cgl_frame)
 {
-    struct cg_fr_zeContextEvictImage *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cg_sites[CG_zeContextEvictImage].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->hImage);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeContextEvictImage *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
-    __typeof__(zeContextEvictImage) *cg_fn = (__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cg_sites[CG_zeContextEvictImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, hImage);
-    struct cg_fr_zeContextEvictImage cg_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
-    if (cg_call(&cg_sites[CG_zeContextEvictImage], (const void *)hContext, cg_th_zeContextEvictImage, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeContextEvictImage) *cgl_fn = (__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
+    struct cgl_fr_zeContextEvictImage cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
+    if (cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeSamplerCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeSamplerCreate {
+struct cgl_fr_zeSamplerCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_sampler_desc_t *desc;
     ze_sampler_handle_t *phSampler;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeSamplerCreate(void *cg_frame)
+static int cgl_th_zeSamplerCreate(void *cgl_frame)
 {
-    struct cg_fr_zeSamplerCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cg_sites[CG_zeSamplerCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phSampler);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeSamplerCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phSampler);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
-    __typeof__(zeSamplerCreate) *cg_fn = (__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cg_sites[CG_zeSamplerCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phSampler);
-    struct cg_fr_zeSamplerCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler};
-    if (cg_call(&cg_sites[CG_zeSamplerCreate], (const void *)hContext, cg_th_zeSamplerCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeSamplerCreate) *cgl_fn = (__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phSampler);
+    struct cgl_fr_zeSamplerCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler};
+    if (cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeSamplerDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeSamplerDestroy {
+struct cgl_fr_zeSamplerDestroy {
     ze_sampler_handle_t hSampler;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeSamplerDestroy(void *cg_frame)
+static int cgl_th_zeSamplerDestroy(void *cgl_frame)
 {
-    struct cg_fr_zeSamplerDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cg_sites[CG_zeSamplerDestroy].real, memory_order_relaxed))(cg_f->hSampler);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeSamplerDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(cgl_f->hSampler);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
-    __typeof__(zeSamplerDestroy) *cg_fn = (__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cg_sites[CG_zeSamplerDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hSampler);
-    struct cg_fr_zeSamplerDestroy cg_fr = {.hSampler = hSampler};
-    if (cg_call(&cg_sites[CG_zeSamplerDestroy], (const void *)hSampler, cg_th_zeSamplerDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeSamplerDestroy) *cgl_fn = (__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hSampler);
+    struct cgl_fr_zeSamplerDestroy cgl_fr = {.hSampler = hSampler};
+    if (cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemReserve: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemReserve {
+struct cgl_fr_zeVirtualMemReserve {
     ze_context_handle_t hContext;
     const void *pStart;
     size_t size;
     void **pptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemReserve(void *cg_frame)
+static int cgl_th_zeVirtualMemReserve(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemReserve *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemReserve].real, memory_order_relaxed))(cg_f->hContext, cg_f->pStart, cg_f->size, cg_f->pptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemReserve *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pStart, cgl_f->size, cgl_f->pptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
-    __typeof__(zeVirtualMemReserve) *cg_fn = (__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemReserve].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, pStart, size, pptr);
-    struct cg_fr_zeVirtualMemReserve cg_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr};
-    if (cg_call(&cg_sites[CG_zeVirtualMemReserve], (const void *)hContext, cg_th_zeVirtualMemReserve, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemReserve) *cgl_fn = (__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pStart, size, pptr);
+    struct cgl_fr_zeVirtualMemReserve cgl_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemFree: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemFree {
+struct cgl_fr_zeVirtualMemFree {
     ze_context_handle_t hContext;
     const void *ptr;
     size_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemFree(void *cg_frame)
+static int cgl_th_zeVirtualMemFree(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemFree *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemFree].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemFree *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
-    __typeof__(zeVirtualMemFree) *cg_fn = (__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, size);
-    struct cg_fr_zeVirtualMemFree cg_fr = {.hContext = hContext, .ptr = ptr, .size = size};
-    if (cg_call(&cg_sites[CG_zeVirtualMemFree], (const void *)hContext, cg_th_zeVirtualMemFree, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemFree) *cgl_fn = (__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
+    struct cgl_fr_zeVirtualMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemQueryPageSize: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemQueryPageSize {
+struct cgl_fr_zeVirtualMemQueryPageSize {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     size_t size;
     size_t *pagesize;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemQueryPageSize(void *cg_frame)
+static int cgl_th_zeVirtualMemQueryPageSize(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemQueryPageSize *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->size, cg_f->pagesize);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemQueryPageSize *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->size, cgl_f->pagesize);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
-    __typeof__(zeVirtualMemQueryPageSize) *cg_fn = (__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemQueryPageSize].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, size, pagesize);
-    struct cg_fr_zeVirtualMemQueryPageSize cg_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize};
-    if (cg_call(&cg_sites[CG_zeVirtualMemQueryPageSize], (const void *)hContext, cg_th_zeVirtualMemQueryPageSize, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemQueryPageSize) *cgl_fn = (__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, size, pagesize);
+    struct cgl_fr_zeVirtualMemQueryPageSize cgl_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zePhysicalMemCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zePhysicalMemCreate {
+struct cgl_fr_zePhysicalMemCreate {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     ze_physical_mem_desc_t *desc;
     ze_physical_mem_handle_t *phPhysicalMemory;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zePhysicalMemCreate(void *cg_frame)
+static int cgl_th_zePhysicalMemCreate(void *cgl_frame)
 {
-    struct cg_fr_zePhysicalMemCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cg_sites[CG_zePhysicalMemCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->phPhysicalMemory);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zePhysicalMemCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phPhysicalMemory);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
-    __typeof__(zePhysicalMemCreate) *cg_fn = (__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cg_sites[CG_zePhysicalMemCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, phPhysicalMemory);
-    struct cg_fr_zePhysicalMemCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory};
-    if (cg_call(&cg_sites[CG_zePhysicalMemCreate], (const void *)hContext, cg_th_zePhysicalMemCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zePhysicalMemCreate) *cgl_fn = (__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phPhysicalMemory);
+    struct cgl_fr_zePhysicalMemCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory};
+    if (cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zePhysicalMemDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zePhysicalMemDestroy {
+struct cgl_fr_zePhysicalMemDestroy {
     ze_context_handle_t hContext;
     ze_physical_mem_handle_t hPhysicalMemory;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zePhysicalMemDestroy(void *cg_frame)
+static int cgl_th_zePhysicalMemDestroy(void *cgl_frame)
 {
-    struct cg_fr_zePhysicalMemDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cg_sites[CG_zePhysicalMemDestroy].real, memory_order_relaxed))(cg_f->hContext, cg_f->hPhysicalMemory);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zePhysicalMemDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hPhysicalMemory);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
-    __typeof__(zePhysicalMemDestroy) *cg_fn = (__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cg_sites[CG_zePhysicalMemDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hPhysicalMemory);
-    struct cg_fr_zePhysicalMemDestroy cg_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory};
-    if (cg_call(&cg_sites[CG_zePhysicalMemDestroy], (const void *)hContext, cg_th_zePhysicalMemDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zePhysicalMemDestroy) *cgl_fn = (__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hPhysicalMemory);
+    struct cgl_fr_zePhysicalMemDestroy cgl_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory};
+    if (cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemMap: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemMap {
+struct cgl_fr_zeVirtualMemMap {
     ze_context_handle_t hContext;
     const void *ptr;
     size_t size;
     ze_physical_mem_handle_t hPhysicalMemory;
     size_t offset;
     ze_memory_access_attribute_t access;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemMap(void *cg_frame)
+static int cgl_th_zeVirtualMemMap(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemMap *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemMap].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->size, cg_f->hPhysicalMemory, cg_f->offset, cg_f->access);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemMap *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->hPhysicalMemory, cgl_f->offset, cgl_f->access);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
-    __typeof__(zeVirtualMemMap) *cg_fn = (__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemMap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, size, hPhysicalMemory, offset, access);
-    struct cg_fr_zeVirtualMemMap cg_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access};
-    if (cg_call(&cg_sites[CG_zeVirtualMemMap], (const void *)hContext, cg_th_zeVirtualMemMap, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemMap) *cgl_fn = (__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, hPhysicalMemory, offset, access);
+    struct cgl_fr_zeVirtualMemMap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemUnmap: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemUnmap {
+struct cgl_fr_zeVirtualMemUnmap {
     ze_context_handle_t hContext;
     const void *ptr;
     size_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemUnmap(void *cg_frame)
+static int cgl_th_zeVirtualMemUnmap(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemUnmap *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemUnmap].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemUnmap *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
-    __typeof__(zeVirtualMemUnmap) *cg_fn = (__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemUnmap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, size);
-    struct cg_fr_zeVirtualMemUnmap cg_fr = {.hContext = hContext, .ptr = ptr, .size = size};
-    if (cg_call(&cg_sites[CG_zeVirtualMemUnmap], (const void *)hContext, cg_th_zeVirtualMemUnmap, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemUnmap) *cgl_fn = (__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
+    struct cgl_fr_zeVirtualMemUnmap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemSetAccessAttribute: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemSetAccessAttribute {
+struct cgl_fr_zeVirtualMemSetAccessAttribute {
     ze_context_handle_t hContext;
     const void *ptr;
     size_t size;
     ze_memory_access_attribute_t access;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemSetAccessAttribute(void *cg_frame)
+static int cgl_th_zeVirtualMemSetAccessAttribute(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemSetAccessAttribute *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->size, cg_f->access);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemSetAccessAttribute *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
-    __typeof__(zeVirtualMemSetAccessAttribute) *cg_fn = (__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemSetAccessAttribute].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, size, access);
-    struct cg_fr_zeVirtualMemSetAccessAttribute cg_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access};
-    if (cg_call(&cg_sites[CG_zeVirtualMemSetAccessAttribute], (const void *)hContext, cg_th_zeVirtualMemSetAccessAttribute, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemSetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access);
+    struct cgl_fr_zeVirtualMemSetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeVirtualMemGetAccessAttribute: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeVirtualMemGetAccessAttribute {
+struct cgl_fr_zeVirtualMemGetAccessAttribute {
     ze_context_handle_t hContext;
     const void *ptr;
     size_t size;
     ze_memory_access_attribute_t *access;
     size_t *outSize;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeVirtualMemGetAccessAttribute(void *cg_frame)
+static int cgl_th_zeVirtualMemGetAccessAttribute(void *cgl_frame)
 {
-    struct cg_fr_zeVirtualMemGetAccessAttribute *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(cg_f->hContext, cg_f->ptr, cg_f->size, cg_f->access, cg_f->outSize);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeVirtualMemGetAccessAttribute *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access, cgl_f->outSize);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
-    __typeof__(zeVirtualMemGetAccessAttribute) *cg_fn = (__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cg_sites[CG_zeVirtualMemGetAccessAttribute].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, ptr, size, access, outSize);
-    struct cg_fr_zeVirtualMemGetAccessAttribute cg_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize};
-    if (cg_call(&cg_sites[CG_zeVirtualMemGetAccessAttribute], (const void *)hContext, cg_th_zeVirtualMemGetAccessAttribute, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeVirtualMemGetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access, outSize);
+    struct cgl_fr_zeVirtualMemGetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize};
+    if (cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSetGlobalOffsetExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSetGlobalOffsetExp {
+struct cgl_fr_zeKernelSetGlobalOffsetExp {
     ze_kernel_handle_t hKernel;
     uint32_t offsetX;
     uint32_t offsetY;
     uint32_t offsetZ;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSetGlobalOffsetExp(void *cg_frame)
+static int cgl_th_zeKernelSetGlobalOffsetExp(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSetGlobalOffsetExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(cg_f->hKernel, cg_f->offsetX, cg_f->offsetY, cg_f->offsetZ);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSetGlobalOffsetExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->offsetX, cgl_f->offsetY, cgl_f->offsetZ);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
-    __typeof__(zeKernelSetGlobalOffsetExp) *cg_fn = (__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cg_sites[CG_zeKernelSetGlobalOffsetExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, offsetX, offsetY, offsetZ);
-    struct cg_fr_zeKernelSetGlobalOffsetExp cg_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ};
-    if (cg_call(&cg_sites[CG_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cg_th_zeKernelSetGlobalOffsetExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSetGlobalOffsetExp) *cgl_fn = (__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, offsetX, offsetY, offsetZ);
+    struct cgl_fr_zeKernelSetGlobalOffsetExp cgl_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ};
+    if (cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceReserveCacheExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceReserveCacheExt {
+struct cgl_fr_zeDeviceReserveCacheExt {
     ze_device_handle_t hDevice;
     size_t cacheLevel;
     size_t cacheReservationSize;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceReserveCacheExt(void *cg_frame)
+static int cgl_th_zeDeviceReserveCacheExt(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceReserveCacheExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cg_sites[CG_zeDeviceReserveCacheExt].real, memory_order_relaxed))(cg_f->hDevice, cg_f->cacheLevel, cg_f->cacheReservationSize);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceReserveCacheExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->cacheLevel, cgl_f->cacheReservationSize);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
-    __typeof__(zeDeviceReserveCacheExt) *cg_fn = (__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cg_sites[CG_zeDeviceReserveCacheExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, cacheLevel, cacheReservationSize);
-    struct cg_fr_zeDeviceReserveCacheExt cg_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize};
-    if (cg_call(&cg_sites[CG_zeDeviceReserveCacheExt], (const void *)hDevice, cg_th_zeDeviceReserveCacheExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceReserveCacheExt) *cgl_fn = (__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, cacheLevel, cacheReservationSize);
+    struct cgl_fr_zeDeviceReserveCacheExt cgl_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize};
+    if (cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceSetCacheAdviceExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceSetCacheAdviceExt {
+struct cgl_fr_zeDeviceSetCacheAdviceExt {
     ze_device_handle_t hDevice;
     void *ptr;
     size_t regionSize;
     ze_cache_ext_region_t cacheRegion;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceSetCacheAdviceExt(void *cg_frame)
+static int cgl_th_zeDeviceSetCacheAdviceExt(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceSetCacheAdviceExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cg_sites[CG_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(cg_f->hDevice, cg_f->ptr, cg_f->regionSize, cg_f->cacheRegion);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceSetCacheAdviceExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->ptr, cgl_f->regionSize, cgl_f->cacheRegion);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
-    __typeof__(zeDeviceSetCacheAdviceExt) *cg_fn = (__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cg_sites[CG_zeDeviceSetCacheAdviceExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, ptr, regionSize, cacheRegion);
-    struct cg_fr_zeDeviceSetCacheAdviceExt cg_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion};
-    if (cg_call(&cg_sites[CG_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cg_th_zeDeviceSetCacheAdviceExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceSetCacheAdviceExt) *cgl_fn = (__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, ptr, regionSize, cacheRegion);
+    struct cgl_fr_zeDeviceSetCacheAdviceExt cgl_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion};
+    if (cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeEventQueryTimestampsExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeEventQueryTimestampsExp {
+struct cgl_fr_zeEventQueryTimestampsExp {
     ze_event_handle_t hEvent;
     ze_device_handle_t hDevice;
     uint32_t *pCount;
     ze_kernel_timestamp_result_t *pTimestamps;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeEventQueryTimestampsExp(void *cg_frame)
+static int cgl_th_zeEventQueryTimestampsExp(void *cgl_frame)
 {
-    struct cg_fr_zeEventQueryTimestampsExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryTimestampsExp].real, memory_order_relaxed))(cg_f->hEvent, cg_f->hDevice, cg_f->pCount, cg_f->pTimestamps);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeEventQueryTimestampsExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hDevice, cgl_f->pCount, cgl_f->pTimestamps);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
-    __typeof__(zeEventQueryTimestampsExp) *cg_fn = (__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cg_sites[CG_zeEventQueryTimestampsExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEvent, hDevice, pCount, pTimestamps);
-    struct cg_fr_zeEventQueryTimestampsExp cg_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps};
-    if (cg_call(&cg_sites[CG_zeEventQueryTimestampsExp], (const void *)hEvent, cg_th_zeEventQueryTimestampsExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeEventQueryTimestampsExp) *cgl_fn = (__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hDevice, pCount, pTimestamps);
+    struct cgl_fr_zeEventQueryTimestampsExp cgl_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps};
+    if (cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageGetMemoryPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageGetMemoryPropertiesExp {
+struct cgl_fr_zeImageGetMemoryPropertiesExp {
     ze_image_handle_t hImage;
     ze_image_memory_properties_exp_t *pMemoryProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageGetMemoryPropertiesExp(void *cg_frame)
+static int cgl_th_zeImageGetMemoryPropertiesExp(void *cgl_frame)
 {
-    struct cg_fr_zeImageGetMemoryPropertiesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(cg_f->hImage, cg_f->pMemoryProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageGetMemoryPropertiesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(cgl_f->hImage, cgl_f->pMemoryProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
-    __typeof__(zeImageGetMemoryPropertiesExp) *cg_fn = (__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeImageGetMemoryPropertiesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hImage, pMemoryProperties);
-    struct cg_fr_zeImageGetMemoryPropertiesExp cg_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties};
-    if (cg_call(&cg_sites[CG_zeImageGetMemoryPropertiesExp], (const void *)hImage, cg_th_zeImageGetMemoryPropertiesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageGetMemoryPropertiesExp) *cgl_fn = (__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage, pMemoryProperties);
+    struct cgl_fr_zeImageGetMemoryPropertiesExp cgl_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties};
+    if (cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageViewCreateExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageViewCreateExp {
+struct cgl_fr_zeImageViewCreateExp {
     ze_context_handle_t hContext;
     ze_device_handle_t hDevice;
     const ze_image_desc_t *desc;
     ze_image_handle_t hImage;
     ze_image_handle_t *phImageView;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageViewCreateExp(void *cg_frame)
+static int cgl_th_zeImageViewCreateExp(void *cgl_frame)
 {
-    struct cg_fr_zeImageViewCreateExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cg_sites[CG_zeImageViewCreateExp].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->desc, cg_f->hImage, cg_f->phImageView);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageViewCreateExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->hImage, cgl_f->phImageView);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
-    __typeof__(zeImageViewCreateExp) *cg_fn = (__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cg_sites[CG_zeImageViewCreateExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, desc, hImage, phImageView);
-    struct cg_fr_zeImageViewCreateExp cg_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView};
-    if (cg_call(&cg_sites[CG_zeImageViewCreateExp], (const void *)hContext, cg_th_zeImageViewCreateExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageViewCreateExp) *cgl_fn = (__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, hImage, phImageView);
+    struct cgl_fr_zeImageViewCreateExp cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView};
+    if (cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeKernelSchedulingHintExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeKernelSchedulingHintExp {
+struct cgl_fr_zeKernelSchedulingHintExp {
     ze_kernel_handle_t hKernel;
     ze_scheduling_hint_exp_desc_t *pHint;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeKernelSchedulingHintExp(void *cg_frame)
+static int cgl_th_zeKernelSchedulingHintExp(void *cgl_frame)
 {
-    struct cg_fr_zeKernelSchedulingHintExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cg_sites[CG_zeKernelSchedulingHintExp].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pHint);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeKernelSchedulingHintExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pHint);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
-    __typeof__(zeKernelSchedulingHintExp) *cg_fn = (__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cg_sites[CG_zeKernelSchedulingHintExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pHint);
-    struct cg_fr_zeKernelSchedulingHintExp cg_fr = {.hKernel = hKernel, .pHint = pHint};
-    if (cg_call(&cg_sites[CG_zeKernelSchedulingHintExp], (const void *)hKernel, cg_th_zeKernelSchedulingHintExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeKernelSchedulingHintExp) *cgl_fn = (__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pHint);
+    struct cgl_fr_zeKernelSchedulingHintExp cgl_fr = {.hKernel = hKernel, .pHint = pHint};
+    if (cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDevicePciGetPropertiesExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDevicePciGetPropertiesExt {
+struct cgl_fr_zeDevicePciGetPropertiesExt {
     ze_device_handle_t hDevice;
     ze_pci_ext_properties_t *pPciProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDevicePciGetPropertiesExt(void *cg_frame)
+static int cgl_th_zeDevicePciGetPropertiesExt(void *cgl_frame)
 {
-    struct cg_fr_zeDevicePciGetPropertiesExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cg_sites[CG_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pPciProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDevicePciGetPropertiesExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pPciProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
-    __typeof__(zeDevicePciGetPropertiesExt) *cg_fn = (__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cg_sites[CG_zeDevicePciGetPropertiesExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pPciProperties);
-    struct cg_fr_zeDevicePciGetPropertiesExt cg_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties};
-    if (cg_call(&cg_sites[CG_zeDevicePciGetPropertiesExt], (const void *)hDevice, cg_th_zeDevicePciGetPropertiesExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDevicePciGetPropertiesExt) *cgl_fn = (__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pPciProperties);
+    struct cgl_fr_zeDevicePciGetPropertiesExt cgl_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties};
+    if (cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopyToMemoryExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopyToMemoryExt {
+struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt {
     ze_command_list_handle_t hCommandList;
     void *dstptr;
     ze_image_handle_t hSrcImage;
@@ -4504,25 +3937,25 @@ struct cg_fr_zeCommandListAppendImageCopyToMemoryExt {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopyToMemoryExt(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopyToMemoryExt(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopyToMemoryExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->dstptr, cg_f->hSrcImage, cg_f->pSrcRegion, cg_f->destRowPitch, cg_f->destSlicePitch, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->destRowPitch, cgl_f->destSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopyToMemoryExt) *cg_fn = (__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyToMemoryExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopyToMemoryExt cg_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopyToMemoryExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopyToMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeCommandListAppendImageCopyFromMemoryExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeCommandListAppendImageCopyFromMemoryExt {
+struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt {
     ze_command_list_handle_t hCommandList;
     ze_image_handle_t hDstImage;
     const void *srcptr;
@@ -4532,1099 +3965,1099 @@ struct cg_fr_zeCommandListAppendImageCopyFromMemoryExt {
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeCommandListAppendImageCopyFromMemoryExt(void *cg_frame)
+static int cgl_th_zeCommandListAppendImageCopyFromMemoryExt(void *cgl_frame)
 {
-    struct cg_fr_zeCommandListAppendImageCopyFromMemoryExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hDstImage, cg_f->srcptr, cg_f->pDstRegion, cg_f->srcRowPitch, cg_f->srcSlicePitch, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->srcRowPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zeCommandListAppendImageCopyFromMemoryExt) *cg_fn = (__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cg_sites[CG_zeCommandListAppendImageCopyFromMemoryExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zeCommandListAppendImageCopyFromMemoryExt cg_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cg_th_zeCommandListAppendImageCopyFromMemoryExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeCommandListAppendImageCopyFromMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeImageGetAllocPropertiesExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeImageGetAllocPropertiesExt {
+struct cgl_fr_zeImageGetAllocPropertiesExt {
     ze_context_handle_t hContext;
     ze_image_handle_t hImage;
     ze_image_allocation_ext_properties_t *pImageAllocProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeImageGetAllocPropertiesExt(void *cg_frame)
+static int cgl_th_zeImageGetAllocPropertiesExt(void *cgl_frame)
 {
-    struct cg_fr_zeImageGetAllocPropertiesExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cg_sites[CG_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(cg_f->hContext, cg_f->hImage, cg_f->pImageAllocProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeImageGetAllocPropertiesExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hImage, cgl_f->pImageAllocProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
-    __typeof__(zeImageGetAllocPropertiesExt) *cg_fn = (__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cg_sites[CG_zeImageGetAllocPropertiesExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hImage, pImageAllocProperties);
-    struct cg_fr_zeImageGetAllocPropertiesExt cg_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties};
-    if (cg_call(&cg_sites[CG_zeImageGetAllocPropertiesExt], (const void *)hContext, cg_th_zeImageGetAllocPropertiesExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeImageGetAllocPropertiesExt) *cgl_fn = (__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hImage, pImageAllocProperties);
+    struct cgl_fr_zeImageGetAllocPropertiesExt cgl_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties};
+    if (cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeModuleInspectLinkageExt: returns the result type: checked; no handle key */
-struct cg_fr_zeModuleInspectLinkageExt {
+struct cgl_fr_zeModuleInspectLinkageExt {
     ze_linkage_inspection_ext_desc_t *pInspectDesc;
     uint32_t numModules;
     ze_module_handle_t *phModules;
     ze_module_build_log_handle_t *phLog;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeModuleInspectLinkageExt(void *cg_frame)
+static int cgl_th_zeModuleInspectLinkageExt(void *cgl_frame)
 {
-    struct cg_fr_zeModuleInspectLinkageExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cg_sites[CG_zeModuleInspectLinkageExt].real, memory_order_relaxed))(cg_f->pInspectDesc, cg_f->numModules, cg_f->phModules, cg_f->phLog);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeModuleInspectLinkageExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(cgl_f->pInspectDesc, cgl_f->numModules, cgl_f->phModules, cgl_f->phLog);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
-    __typeof__(zeModuleInspectLinkageExt) *cg_fn = (__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cg_sites[CG_zeModuleInspectLinkageExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(pInspectDesc, numModules, phModules, phLog);
-    struct cg_fr_zeModuleInspectLinkageExt cg_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog};
-    if (cg_call(&cg_sites[CG_zeModuleInspectLinkageExt], NULL, cg_th_zeModuleInspectLinkageExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeModuleInspectLinkageExt) *cgl_fn = (__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pInspectDesc, numModules, phModules, phLog);
+    struct cgl_fr_zeModuleInspectLinkageExt cgl_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog};
+    if (cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeMemFreeExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeMemFreeExt {
+struct cgl_fr_zeMemFreeExt {
     ze_context_handle_t hContext;
     const ze_memory_free_ext_desc_t *pMemFreeDesc;
     void *ptr;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeMemFreeExt(void *cg_frame)
+static int cgl_th_zeMemFreeExt(void *cgl_frame)
 {
-    struct cg_fr_zeMemFreeExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cg_sites[CG_zeMemFreeExt].real, memory_order_relaxed))(cg_f->hContext, cg_f->pMemFreeDesc, cg_f->ptr);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeMemFreeExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pMemFreeDesc, cgl_f->ptr);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
-    __typeof__(zeMemFreeExt) *cg_fn = (__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cg_sites[CG_zeMemFreeExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, pMemFreeDesc, ptr);
-    struct cg_fr_zeMemFreeExt cg_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr};
-    if (cg_call(&cg_sites[CG_zeMemFreeExt], (const void *)hContext, cg_th_zeMemFreeExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeMemFreeExt) *cgl_fn = (__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pMemFreeDesc, ptr);
+    struct cgl_fr_zeMemFreeExt cgl_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr};
+    if (cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricVertexGetExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricVertexGetExp {
+struct cgl_fr_zeFabricVertexGetExp {
     ze_driver_handle_t hDriver;
     uint32_t *pCount;
     ze_fabric_vertex_handle_t *phVertices;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricVertexGetExp(void *cg_frame)
+static int cgl_th_zeFabricVertexGetExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricVertexGetExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetExp].real, memory_order_relaxed))(cg_f->hDriver, cg_f->pCount, cg_f->phVertices);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricVertexGetExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phVertices);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
-    __typeof__(zeFabricVertexGetExp) *cg_fn = (__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, pCount, phVertices);
-    struct cg_fr_zeFabricVertexGetExp cg_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices};
-    if (cg_call(&cg_sites[CG_zeFabricVertexGetExp], (const void *)hDriver, cg_th_zeFabricVertexGetExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricVertexGetExp) *cgl_fn = (__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phVertices);
+    struct cgl_fr_zeFabricVertexGetExp cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices};
+    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricVertexGetSubVerticesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricVertexGetSubVerticesExp {
+struct cgl_fr_zeFabricVertexGetSubVerticesExp {
     ze_fabric_vertex_handle_t hVertex;
     uint32_t *pCount;
     ze_fabric_vertex_handle_t *phSubvertices;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricVertexGetSubVerticesExp(void *cg_frame)
+static int cgl_th_zeFabricVertexGetSubVerticesExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricVertexGetSubVerticesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(cg_f->hVertex, cg_f->pCount, cg_f->phSubvertices);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricVertexGetSubVerticesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pCount, cgl_f->phSubvertices);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
-    __typeof__(zeFabricVertexGetSubVerticesExp) *cg_fn = (__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetSubVerticesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hVertex, pCount, phSubvertices);
-    struct cg_fr_zeFabricVertexGetSubVerticesExp cg_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices};
-    if (cg_call(&cg_sites[CG_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cg_th_zeFabricVertexGetSubVerticesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricVertexGetSubVerticesExp) *cgl_fn = (__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pCount, phSubvertices);
+    struct cgl_fr_zeFabricVertexGetSubVerticesExp cgl_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices};
+    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricVertexGetPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricVertexGetPropertiesExp {
+struct cgl_fr_zeFabricVertexGetPropertiesExp {
     ze_fabric_vertex_handle_t hVertex;
     ze_fabric_vertex_exp_properties_t *pVertexProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricVertexGetPropertiesExp(void *cg_frame)
+static int cgl_th_zeFabricVertexGetPropertiesExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricVertexGetPropertiesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(cg_f->hVertex, cg_f->pVertexProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricVertexGetPropertiesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pVertexProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
-    __typeof__(zeFabricVertexGetPropertiesExp) *cg_fn = (__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetPropertiesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hVertex, pVertexProperties);
-    struct cg_fr_zeFabricVertexGetPropertiesExp cg_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties};
-    if (cg_call(&cg_sites[CG_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cg_th_zeFabricVertexGetPropertiesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricVertexGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pVertexProperties);
+    struct cgl_fr_zeFabricVertexGetPropertiesExp cgl_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties};
+    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricVertexGetDeviceExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricVertexGetDeviceExp {
+struct cgl_fr_zeFabricVertexGetDeviceExp {
     ze_fabric_vertex_handle_t hVertex;
     ze_device_handle_t *phDevice;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricVertexGetDeviceExp(void *cg_frame)
+static int cgl_th_zeFabricVertexGetDeviceExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricVertexGetDeviceExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(cg_f->hVertex, cg_f->phDevice);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricVertexGetDeviceExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->phDevice);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
-    __typeof__(zeFabricVertexGetDeviceExp) *cg_fn = (__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricVertexGetDeviceExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hVertex, phDevice);
-    struct cg_fr_zeFabricVertexGetDeviceExp cg_fr = {.hVertex = hVertex, .phDevice = phDevice};
-    if (cg_call(&cg_sites[CG_zeFabricVertexGetDeviceExp], (const void *)hVertex, cg_th_zeFabricVertexGetDeviceExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricVertexGetDeviceExp) *cgl_fn = (__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, phDevice);
+    struct cgl_fr_zeFabricVertexGetDeviceExp cgl_fr = {.hVertex = hVertex, .phDevice = phDevice};
+    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeDeviceGetFabricVertexExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeDeviceGetFabricVertexExp {
+struct cgl_fr_zeDeviceGetFabricVertexExp {
     ze_device_handle_t hDevice;
     ze_fabric_vertex_handle_t *phVertex;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeDeviceGetFabricVertexExp(void *cg_frame)
+static int cgl_th_zeDeviceGetFabricVertexExp(void *cgl_frame)
 {
-    struct cg_fr_zeDeviceGetFabricVertexExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(cg_f->hDevice, cg_f->phVertex);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeDeviceGetFabricVertexExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phVertex);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
-    __typeof__(zeDeviceGetFabricVertexExp) *cg_fn = (__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cg_sites[CG_zeDeviceGetFabricVertexExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, phVertex);
-    struct cg_fr_zeDeviceGetFabricVertexExp cg_fr = {.hDevice = hDevice, .phVertex = phVertex};
-    if (cg_call(&cg_sites[CG_zeDeviceGetFabricVertexExp], (const void *)hDevice, cg_th_zeDeviceGetFabricVertexExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeDeviceGetFabricVertexExp) *cgl_fn = (__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phVertex);
+    struct cgl_fr_zeDeviceGetFabricVertexExp cgl_fr = {.hDevice = hDevice, .phVertex = phVertex};
+    if (cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricEdgeGetExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricEdgeGetExp {
+struct cgl_fr_zeFabricEdgeGetExp {
     ze_fabric_vertex_handle_t hVertexA;
     ze_fabric_vertex_handle_t hVertexB;
     uint32_t *pCount;
     ze_fabric_edge_handle_t *phEdges;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricEdgeGetExp(void *cg_frame)
+static int cgl_th_zeFabricEdgeGetExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricEdgeGetExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetExp].real, memory_order_relaxed))(cg_f->hVertexA, cg_f->hVertexB, cg_f->pCount, cg_f->phEdges);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricEdgeGetExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(cgl_f->hVertexA, cgl_f->hVertexB, cgl_f->pCount, cgl_f->phEdges);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
-    __typeof__(zeFabricEdgeGetExp) *cg_fn = (__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hVertexA, hVertexB, pCount, phEdges);
-    struct cg_fr_zeFabricEdgeGetExp cg_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges};
-    if (cg_call(&cg_sites[CG_zeFabricEdgeGetExp], (const void *)hVertexA, cg_th_zeFabricEdgeGetExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricEdgeGetExp) *cgl_fn = (__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertexA, hVertexB, pCount, phEdges);
+    struct cgl_fr_zeFabricEdgeGetExp cgl_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges};
+    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricEdgeGetVerticesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricEdgeGetVerticesExp {
+struct cgl_fr_zeFabricEdgeGetVerticesExp {
     ze_fabric_edge_handle_t hEdge;
     ze_fabric_vertex_handle_t *phVertexA;
     ze_fabric_vertex_handle_t *phVertexB;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricEdgeGetVerticesExp(void *cg_frame)
+static int cgl_th_zeFabricEdgeGetVerticesExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricEdgeGetVerticesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(cg_f->hEdge, cg_f->phVertexA, cg_f->phVertexB);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricEdgeGetVerticesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->phVertexA, cgl_f->phVertexB);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
-    __typeof__(zeFabricEdgeGetVerticesExp) *cg_fn = (__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetVerticesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEdge, phVertexA, phVertexB);
-    struct cg_fr_zeFabricEdgeGetVerticesExp cg_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB};
-    if (cg_call(&cg_sites[CG_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cg_th_zeFabricEdgeGetVerticesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricEdgeGetVerticesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, phVertexA, phVertexB);
+    struct cgl_fr_zeFabricEdgeGetVerticesExp cgl_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB};
+    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zeFabricEdgeGetPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zeFabricEdgeGetPropertiesExp {
+struct cgl_fr_zeFabricEdgeGetPropertiesExp {
     ze_fabric_edge_handle_t hEdge;
     ze_fabric_edge_exp_properties_t *pEdgeProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zeFabricEdgeGetPropertiesExp(void *cg_frame)
+static int cgl_th_zeFabricEdgeGetPropertiesExp(void *cgl_frame)
 {
-    struct cg_fr_zeFabricEdgeGetPropertiesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(cg_f->hEdge, cg_f->pEdgeProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zeFabricEdgeGetPropertiesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->pEdgeProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
-    __typeof__(zeFabricEdgeGetPropertiesExp) *cg_fn = (__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cg_sites[CG_zeFabricEdgeGetPropertiesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEdge, pEdgeProperties);
-    struct cg_fr_zeFabricEdgeGetPropertiesExp cg_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties};
-    if (cg_call(&cg_sites[CG_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cg_th_zeFabricEdgeGetPropertiesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zeFabricEdgeGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, pEdgeProperties);
+    struct cgl_fr_zeFabricEdgeGetPropertiesExp cgl_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties};
+    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetModuleGetDebugInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetModuleGetDebugInfo {
+struct cgl_fr_zetModuleGetDebugInfo {
     zet_module_handle_t hModule;
     zet_module_debug_info_format_t format;
     size_t *pSize;
     uint8_t *pDebugInfo;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetModuleGetDebugInfo(void *cg_frame)
+static int cgl_th_zetModuleGetDebugInfo(void *cgl_frame)
 {
-    struct cg_fr_zetModuleGetDebugInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cg_sites[CG_zetModuleGetDebugInfo].real, memory_order_relaxed))(cg_f->hModule, cg_f->format, cg_f->pSize, cg_f->pDebugInfo);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetModuleGetDebugInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->format, cgl_f->pSize, cgl_f->pDebugInfo);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
-    __typeof__(zetModuleGetDebugInfo) *cg_fn = (__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cg_sites[CG_zetModuleGetDebugInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hModule, format, pSize, pDebugInfo);
-    struct cg_fr_zetModuleGetDebugInfo cg_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo};
-    if (cg_call(&cg_sites[CG_zetModuleGetDebugInfo], (const void *)hModule, cg_th_zetModuleGetDebugInfo, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetModuleGetDebugInfo) *cgl_fn = (__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, format, pSize, pDebugInfo);
+    struct cgl_fr_zetModuleGetDebugInfo cgl_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo};
+    if (cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDeviceGetDebugProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDeviceGetDebugProperties {
+struct cgl_fr_zetDeviceGetDebugProperties {
     zet_device_handle_t hDevice;
     zet_device_debug_properties_t *pDebugProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDeviceGetDebugProperties(void *cg_frame)
+static int cgl_th_zetDeviceGetDebugProperties(void *cgl_frame)
 {
-    struct cg_fr_zetDeviceGetDebugProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cg_sites[CG_zetDeviceGetDebugProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pDebugProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDeviceGetDebugProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDebugProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
-    __typeof__(zetDeviceGetDebugProperties) *cg_fn = (__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cg_sites[CG_zetDeviceGetDebugProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pDebugProperties);
-    struct cg_fr_zetDeviceGetDebugProperties cg_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties};
-    if (cg_call(&cg_sites[CG_zetDeviceGetDebugProperties], (const void *)hDevice, cg_th_zetDeviceGetDebugProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDeviceGetDebugProperties) *cgl_fn = (__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDebugProperties);
+    struct cgl_fr_zetDeviceGetDebugProperties cgl_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties};
+    if (cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugAttach: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugAttach {
+struct cgl_fr_zetDebugAttach {
     zet_device_handle_t hDevice;
     const zet_debug_config_t *config;
     zet_debug_session_handle_t *phDebug;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugAttach(void *cg_frame)
+static int cgl_th_zetDebugAttach(void *cgl_frame)
 {
-    struct cg_fr_zetDebugAttach *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cg_sites[CG_zetDebugAttach].real, memory_order_relaxed))(cg_f->hDevice, cg_f->config, cg_f->phDebug);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugAttach *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->config, cgl_f->phDebug);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
-    __typeof__(zetDebugAttach) *cg_fn = (__typeof__(zetDebugAttach) *)atomic_load_explicit(&cg_sites[CG_zetDebugAttach].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, config, phDebug);
-    struct cg_fr_zetDebugAttach cg_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug};
-    if (cg_call(&cg_sites[CG_zetDebugAttach], (const void *)hDevice, cg_th_zetDebugAttach, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugAttach) *cgl_fn = (__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, config, phDebug);
+    struct cgl_fr_zetDebugAttach cgl_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug};
+    if (cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugDetach: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugDetach {
+struct cgl_fr_zetDebugDetach {
     zet_debug_session_handle_t hDebug;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugDetach(void *cg_frame)
+static int cgl_th_zetDebugDetach(void *cgl_frame)
 {
-    struct cg_fr_zetDebugDetach *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cg_sites[CG_zetDebugDetach].real, memory_order_relaxed))(cg_f->hDebug);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugDetach *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(cgl_f->hDebug);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
-    __typeof__(zetDebugDetach) *cg_fn = (__typeof__(zetDebugDetach) *)atomic_load_explicit(&cg_sites[CG_zetDebugDetach].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug);
-    struct cg_fr_zetDebugDetach cg_fr = {.hDebug = hDebug};
-    if (cg_call(&cg_sites[CG_zetDebugDetach], (const void *)hDebug, cg_th_zetDebugDetach, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugDetach) *cgl_fn = (__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug);
+    struct cgl_fr_zetDebugDetach cgl_fr = {.hDebug = hDebug};
+    if (cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugReadEvent: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugReadEvent {
+struct cgl_fr_zetDebugReadEvent {
     zet_debug_session_handle_t hDebug;
     uint64_t timeout;
     zet_debug_event_t *event;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugReadEvent(void *cg_frame)
+static int cgl_th_zetDebugReadEvent(void *cgl_frame)
 {
-    struct cg_fr_zetDebugReadEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadEvent].real, memory_order_relaxed))(cg_f->hDebug, cg_f->timeout, cg_f->event);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugReadEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->timeout, cgl_f->event);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
-    __typeof__(zetDebugReadEvent) *cg_fn = (__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, timeout, event);
-    struct cg_fr_zetDebugReadEvent cg_fr = {.hDebug = hDebug, .timeout = timeout, .event = event};
-    if (cg_call(&cg_sites[CG_zetDebugReadEvent], (const void *)hDebug, cg_th_zetDebugReadEvent, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugReadEvent) *cgl_fn = (__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, timeout, event);
+    struct cgl_fr_zetDebugReadEvent cgl_fr = {.hDebug = hDebug, .timeout = timeout, .event = event};
+    if (cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugAcknowledgeEvent: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugAcknowledgeEvent {
+struct cgl_fr_zetDebugAcknowledgeEvent {
     zet_debug_session_handle_t hDebug;
     const zet_debug_event_t *event;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugAcknowledgeEvent(void *cg_frame)
+static int cgl_th_zetDebugAcknowledgeEvent(void *cgl_frame)
 {
-    struct cg_fr_zetDebugAcknowledgeEvent *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cg_sites[CG_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(cg_f->hDebug, cg_f->event);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugAcknowledgeEvent *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->event);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
-    __typeof__(zetDebugAcknowledgeEvent) *cg_fn = (__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cg_sites[CG_zetDebugAcknowledgeEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, event);
-    struct cg_fr_zetDebugAcknowledgeEvent cg_fr = {.hDebug = hDebug, .event = event};
-    if (cg_call(&cg_sites[CG_zetDebugAcknowledgeEvent], (const void *)hDebug, cg_th_zetDebugAcknowledgeEvent, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugAcknowledgeEvent) *cgl_fn = (__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, event);
+    struct cgl_fr_zetDebugAcknowledgeEvent cgl_fr = {.hDebug = hDebug, .event = event};
+    if (cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugInterrupt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugInterrupt {
+struct cgl_fr_zetDebugInterrupt {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugInterrupt(void *cg_frame)
+static int cgl_th_zetDebugInterrupt(void *cgl_frame)
 {
-    struct cg_fr_zetDebugInterrupt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cg_sites[CG_zetDebugInterrupt].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugInterrupt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
-    __typeof__(zetDebugInterrupt) *cg_fn = (__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cg_sites[CG_zetDebugInterrupt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread);
-    struct cg_fr_zetDebugInterrupt cg_fr = {.hDebug = hDebug, .thread = thread};
-    if (cg_call(&cg_sites[CG_zetDebugInterrupt], (const void *)hDebug, cg_th_zetDebugInterrupt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugInterrupt) *cgl_fn = (__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
+    struct cgl_fr_zetDebugInterrupt cgl_fr = {.hDebug = hDebug, .thread = thread};
+    if (cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugResume: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugResume {
+struct cgl_fr_zetDebugResume {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugResume(void *cg_frame)
+static int cgl_th_zetDebugResume(void *cgl_frame)
 {
-    struct cg_fr_zetDebugResume *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cg_sites[CG_zetDebugResume].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugResume *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
-    __typeof__(zetDebugResume) *cg_fn = (__typeof__(zetDebugResume) *)atomic_load_explicit(&cg_sites[CG_zetDebugResume].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread);
-    struct cg_fr_zetDebugResume cg_fr = {.hDebug = hDebug, .thread = thread};
-    if (cg_call(&cg_sites[CG_zetDebugResume], (const void *)hDebug, cg_th_zetDebugResume, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugResume) *cgl_fn = (__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
+    struct cgl_fr_zetDebugResume cgl_fr = {.hDebug = hDebug, .thread = thread};
+    if (cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugReadMemory: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugReadMemory {
+struct cgl_fr_zetDebugReadMemory {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
     const zet_debug_memory_space_desc_t *desc;
     size_t size;
     void *buffer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugReadMemory(void *cg_frame)
+static int cgl_th_zetDebugReadMemory(void *cgl_frame)
 {
-    struct cg_fr_zetDebugReadMemory *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadMemory].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread, cg_f->desc, cg_f->size, cg_f->buffer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugReadMemory *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
-    __typeof__(zetDebugReadMemory) *cg_fn = (__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadMemory].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread, desc, size, buffer);
-    struct cg_fr_zetDebugReadMemory cg_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
-    if (cg_call(&cg_sites[CG_zetDebugReadMemory], (const void *)hDebug, cg_th_zetDebugReadMemory, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugReadMemory) *cgl_fn = (__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
+    struct cgl_fr_zetDebugReadMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
+    if (cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugWriteMemory: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugWriteMemory {
+struct cgl_fr_zetDebugWriteMemory {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
     const zet_debug_memory_space_desc_t *desc;
     size_t size;
     const void *buffer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugWriteMemory(void *cg_frame)
+static int cgl_th_zetDebugWriteMemory(void *cgl_frame)
 {
-    struct cg_fr_zetDebugWriteMemory *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cg_sites[CG_zetDebugWriteMemory].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread, cg_f->desc, cg_f->size, cg_f->buffer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugWriteMemory *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
-    __typeof__(zetDebugWriteMemory) *cg_fn = (__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cg_sites[CG_zetDebugWriteMemory].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread, desc, size, buffer);
-    struct cg_fr_zetDebugWriteMemory cg_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
-    if (cg_call(&cg_sites[CG_zetDebugWriteMemory], (const void *)hDebug, cg_th_zetDebugWriteMemory, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugWriteMemory) *cgl_fn = (__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
+    struct cgl_fr_zetDebugWriteMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
+    if (cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugGetRegisterSetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugGetRegisterSetProperties {
+struct cgl_fr_zetDebugGetRegisterSetProperties {
     zet_device_handle_t hDevice;
     uint32_t *pCount;
     zet_debug_regset_properties_t *pRegisterSetProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugGetRegisterSetProperties(void *cg_frame)
+static int cgl_th_zetDebugGetRegisterSetProperties(void *cgl_frame)
 {
-    struct cg_fr_zetDebugGetRegisterSetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cg_sites[CG_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pRegisterSetProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugGetRegisterSetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pRegisterSetProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
-    __typeof__(zetDebugGetRegisterSetProperties) *cg_fn = (__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cg_sites[CG_zetDebugGetRegisterSetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pRegisterSetProperties);
-    struct cg_fr_zetDebugGetRegisterSetProperties cg_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties};
-    if (cg_call(&cg_sites[CG_zetDebugGetRegisterSetProperties], (const void *)hDevice, cg_th_zetDebugGetRegisterSetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugGetRegisterSetProperties) *cgl_fn = (__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pRegisterSetProperties);
+    struct cgl_fr_zetDebugGetRegisterSetProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties};
+    if (cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugReadRegisters: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugReadRegisters {
+struct cgl_fr_zetDebugReadRegisters {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
     uint32_t type;
     uint32_t start;
     uint32_t count;
     void *pRegisterValues;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugReadRegisters(void *cg_frame)
+static int cgl_th_zetDebugReadRegisters(void *cgl_frame)
 {
-    struct cg_fr_zetDebugReadRegisters *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadRegisters].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread, cg_f->type, cg_f->start, cg_f->count, cg_f->pRegisterValues);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugReadRegisters *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
-    __typeof__(zetDebugReadRegisters) *cg_fn = (__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cg_sites[CG_zetDebugReadRegisters].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cg_fr_zetDebugReadRegisters cg_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
-    if (cg_call(&cg_sites[CG_zetDebugReadRegisters], (const void *)hDebug, cg_th_zetDebugReadRegisters, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugReadRegisters) *cgl_fn = (__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
+    struct cgl_fr_zetDebugReadRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
+    if (cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetDebugWriteRegisters: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetDebugWriteRegisters {
+struct cgl_fr_zetDebugWriteRegisters {
     zet_debug_session_handle_t hDebug;
     ze_device_thread_t thread;
     uint32_t type;
     uint32_t start;
     uint32_t count;
     void *pRegisterValues;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetDebugWriteRegisters(void *cg_frame)
+static int cgl_th_zetDebugWriteRegisters(void *cgl_frame)
 {
-    struct cg_fr_zetDebugWriteRegisters *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cg_sites[CG_zetDebugWriteRegisters].real, memory_order_relaxed))(cg_f->hDebug, cg_f->thread, cg_f->type, cg_f->start, cg_f->count, cg_f->pRegisterValues);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetDebugWriteRegisters *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
-    __typeof__(zetDebugWriteRegisters) *cg_fn = (__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cg_sites[CG_zetDebugWriteRegisters].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cg_fr_zetDebugWriteRegisters cg_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
-    if (cg_call(&cg_sites[CG_zetDebugWriteRegisters], (const void *)hDebug, cg_th_zetDebugWriteRegisters, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetDebugWriteRegisters) *cgl_fn = (__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
+    struct cgl_fr_zetDebugWriteRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
+    if (cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGroupGet: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGroupGet {
+struct cgl_fr_zetMetricGroupGet {
     zet_device_handle_t hDevice;
     uint32_t *pCount;
     zet_metric_group_handle_t *phMetricGroups;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGroupGet(void *cg_frame)
+static int cgl_th_zetMetricGroupGet(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGroupGet *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupGet].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phMetricGroups);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGroupGet *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMetricGroups);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
-    __typeof__(zetMetricGroupGet) *cg_fn = (__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupGet].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phMetricGroups);
-    struct cg_fr_zetMetricGroupGet cg_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups};
-    if (cg_call(&cg_sites[CG_zetMetricGroupGet], (const void *)hDevice, cg_th_zetMetricGroupGet, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGroupGet) *cgl_fn = (__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMetricGroups);
+    struct cgl_fr_zetMetricGroupGet cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups};
+    if (cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGroupGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGroupGetProperties {
+struct cgl_fr_zetMetricGroupGetProperties {
     zet_metric_group_handle_t hMetricGroup;
     zet_metric_group_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGroupGetProperties(void *cg_frame)
+static int cgl_th_zetMetricGroupGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGroupGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupGetProperties].real, memory_order_relaxed))(cg_f->hMetricGroup, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGroupGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
-    __typeof__(zetMetricGroupGetProperties) *cg_fn = (__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricGroup, pProperties);
-    struct cg_fr_zetMetricGroupGetProperties cg_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zetMetricGroupGetProperties], (const void *)hMetricGroup, cg_th_zetMetricGroupGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGroupGetProperties) *cgl_fn = (__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pProperties);
+    struct cgl_fr_zetMetricGroupGetProperties cgl_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGroupCalculateMetricValues: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGroupCalculateMetricValues {
+struct cgl_fr_zetMetricGroupCalculateMetricValues {
     zet_metric_group_handle_t hMetricGroup;
     zet_metric_group_calculation_type_t type;
     size_t rawDataSize;
     const uint8_t *pRawData;
     uint32_t *pMetricValueCount;
     zet_typed_value_t *pMetricValues;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGroupCalculateMetricValues(void *cg_frame)
+static int cgl_th_zetMetricGroupCalculateMetricValues(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGroupCalculateMetricValues *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(cg_f->hMetricGroup, cg_f->type, cg_f->rawDataSize, cg_f->pRawData, cg_f->pMetricValueCount, cg_f->pMetricValues);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGroupCalculateMetricValues *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pMetricValueCount, cgl_f->pMetricValues);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
-    __typeof__(zetMetricGroupCalculateMetricValues) *cg_fn = (__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupCalculateMetricValues].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-    struct cg_fr_zetMetricGroupCalculateMetricValues cg_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues};
-    if (cg_call(&cg_sites[CG_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cg_th_zetMetricGroupCalculateMetricValues, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGroupCalculateMetricValues) *cgl_fn = (__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
+    struct cgl_fr_zetMetricGroupCalculateMetricValues cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues};
+    if (cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGet: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGet {
+struct cgl_fr_zetMetricGet {
     zet_metric_group_handle_t hMetricGroup;
     uint32_t *pCount;
     zet_metric_handle_t *phMetrics;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGet(void *cg_frame)
+static int cgl_th_zetMetricGet(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGet *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cg_sites[CG_zetMetricGet].real, memory_order_relaxed))(cg_f->hMetricGroup, cg_f->pCount, cg_f->phMetrics);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGet *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pCount, cgl_f->phMetrics);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
-    __typeof__(zetMetricGet) *cg_fn = (__typeof__(zetMetricGet) *)atomic_load_explicit(&cg_sites[CG_zetMetricGet].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricGroup, pCount, phMetrics);
-    struct cg_fr_zetMetricGet cg_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics};
-    if (cg_call(&cg_sites[CG_zetMetricGet], (const void *)hMetricGroup, cg_th_zetMetricGet, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGet) *cgl_fn = (__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pCount, phMetrics);
+    struct cgl_fr_zetMetricGet cgl_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics};
+    if (cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGetProperties {
+struct cgl_fr_zetMetricGetProperties {
     zet_metric_handle_t hMetric;
     zet_metric_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGetProperties(void *cg_frame)
+static int cgl_th_zetMetricGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cg_sites[CG_zetMetricGetProperties].real, memory_order_relaxed))(cg_f->hMetric, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(cgl_f->hMetric, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
-    __typeof__(zetMetricGetProperties) *cg_fn = (__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cg_sites[CG_zetMetricGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetric, pProperties);
-    struct cg_fr_zetMetricGetProperties cg_fr = {.hMetric = hMetric, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zetMetricGetProperties], (const void *)hMetric, cg_th_zetMetricGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGetProperties) *cgl_fn = (__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetric, pProperties);
+    struct cgl_fr_zetMetricGetProperties cgl_fr = {.hMetric = hMetric, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetContextActivateMetricGroups: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetContextActivateMetricGroups {
+struct cgl_fr_zetContextActivateMetricGroups {
     zet_context_handle_t hContext;
     zet_device_handle_t hDevice;
     uint32_t count;
     zet_metric_group_handle_t *phMetricGroups;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetContextActivateMetricGroups(void *cg_frame)
+static int cgl_th_zetContextActivateMetricGroups(void *cgl_frame)
 {
-    struct cg_fr_zetContextActivateMetricGroups *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cg_sites[CG_zetContextActivateMetricGroups].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->count, cg_f->phMetricGroups);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetContextActivateMetricGroups *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->count, cgl_f->phMetricGroups);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
-    __typeof__(zetContextActivateMetricGroups) *cg_fn = (__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cg_sites[CG_zetContextActivateMetricGroups].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, count, phMetricGroups);
-    struct cg_fr_zetContextActivateMetricGroups cg_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups};
-    if (cg_call(&cg_sites[CG_zetContextActivateMetricGroups], (const void *)hContext, cg_th_zetContextActivateMetricGroups, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetContextActivateMetricGroups) *cgl_fn = (__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, count, phMetricGroups);
+    struct cgl_fr_zetContextActivateMetricGroups cgl_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups};
+    if (cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricStreamerOpen: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricStreamerOpen {
+struct cgl_fr_zetMetricStreamerOpen {
     zet_context_handle_t hContext;
     zet_device_handle_t hDevice;
     zet_metric_group_handle_t hMetricGroup;
     zet_metric_streamer_desc_t *desc;
     ze_event_handle_t hNotificationEvent;
     zet_metric_streamer_handle_t *phMetricStreamer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricStreamerOpen(void *cg_frame)
+static int cgl_th_zetMetricStreamerOpen(void *cgl_frame)
 {
-    struct cg_fr_zetMetricStreamerOpen *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerOpen].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->hMetricGroup, cg_f->desc, cg_f->hNotificationEvent, cg_f->phMetricStreamer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricStreamerOpen *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->hNotificationEvent, cgl_f->phMetricStreamer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
-    __typeof__(zetMetricStreamerOpen) *cg_fn = (__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerOpen].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-    struct cg_fr_zetMetricStreamerOpen cg_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer};
-    if (cg_call(&cg_sites[CG_zetMetricStreamerOpen], (const void *)hContext, cg_th_zetMetricStreamerOpen, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricStreamerOpen) *cgl_fn = (__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
+    struct cgl_fr_zetMetricStreamerOpen cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer};
+    if (cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetCommandListAppendMetricStreamerMarker: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetCommandListAppendMetricStreamerMarker {
+struct cgl_fr_zetCommandListAppendMetricStreamerMarker {
     zet_command_list_handle_t hCommandList;
     zet_metric_streamer_handle_t hMetricStreamer;
     uint32_t value;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetCommandListAppendMetricStreamerMarker(void *cg_frame)
+static int cgl_th_zetCommandListAppendMetricStreamerMarker(void *cgl_frame)
 {
-    struct cg_fr_zetCommandListAppendMetricStreamerMarker *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hMetricStreamer, cg_f->value);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetCommandListAppendMetricStreamerMarker *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricStreamer, cgl_f->value);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
-    __typeof__(zetCommandListAppendMetricStreamerMarker) *cg_fn = (__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricStreamerMarker].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hMetricStreamer, value);
-    struct cg_fr_zetCommandListAppendMetricStreamerMarker cg_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value};
-    if (cg_call(&cg_sites[CG_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cg_th_zetCommandListAppendMetricStreamerMarker, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetCommandListAppendMetricStreamerMarker) *cgl_fn = (__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricStreamer, value);
+    struct cgl_fr_zetCommandListAppendMetricStreamerMarker cgl_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value};
+    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricStreamerClose: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricStreamerClose {
+struct cgl_fr_zetMetricStreamerClose {
     zet_metric_streamer_handle_t hMetricStreamer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricStreamerClose(void *cg_frame)
+static int cgl_th_zetMetricStreamerClose(void *cgl_frame)
 {
-    struct cg_fr_zetMetricStreamerClose *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerClose].real, memory_order_relaxed))(cg_f->hMetricStreamer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricStreamerClose *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(cgl_f->hMetricStreamer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
-    __typeof__(zetMetricStreamerClose) *cg_fn = (__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerClose].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricStreamer);
-    struct cg_fr_zetMetricStreamerClose cg_fr = {.hMetricStreamer = hMetricStreamer};
-    if (cg_call(&cg_sites[CG_zetMetricStreamerClose], (const void *)hMetricStreamer, cg_th_zetMetricStreamerClose, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricStreamerClose) *cgl_fn = (__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer);
+    struct cgl_fr_zetMetricStreamerClose cgl_fr = {.hMetricStreamer = hMetricStreamer};
+    if (cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricStreamerReadData: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricStreamerReadData {
+struct cgl_fr_zetMetricStreamerReadData {
     zet_metric_streamer_handle_t hMetricStreamer;
     uint32_t maxReportCount;
     size_t *pRawDataSize;
     uint8_t *pRawData;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricStreamerReadData(void *cg_frame)
+static int cgl_th_zetMetricStreamerReadData(void *cgl_frame)
 {
-    struct cg_fr_zetMetricStreamerReadData *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerReadData].real, memory_order_relaxed))(cg_f->hMetricStreamer, cg_f->maxReportCount, cg_f->pRawDataSize, cg_f->pRawData);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricStreamerReadData *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(cgl_f->hMetricStreamer, cgl_f->maxReportCount, cgl_f->pRawDataSize, cgl_f->pRawData);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
-    __typeof__(zetMetricStreamerReadData) *cg_fn = (__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cg_sites[CG_zetMetricStreamerReadData].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-    struct cg_fr_zetMetricStreamerReadData cg_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
-    if (cg_call(&cg_sites[CG_zetMetricStreamerReadData], (const void *)hMetricStreamer, cg_th_zetMetricStreamerReadData, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricStreamerReadData) *cgl_fn = (__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
+    struct cgl_fr_zetMetricStreamerReadData cgl_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
+    if (cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryPoolCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryPoolCreate {
+struct cgl_fr_zetMetricQueryPoolCreate {
     zet_context_handle_t hContext;
     zet_device_handle_t hDevice;
     zet_metric_group_handle_t hMetricGroup;
     const zet_metric_query_pool_desc_t *desc;
     zet_metric_query_pool_handle_t *phMetricQueryPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryPoolCreate(void *cg_frame)
+static int cgl_th_zetMetricQueryPoolCreate(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryPoolCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryPoolCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->hDevice, cg_f->hMetricGroup, cg_f->desc, cg_f->phMetricQueryPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryPoolCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->phMetricQueryPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
-    __typeof__(zetMetricQueryPoolCreate) *cg_fn = (__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryPoolCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-    struct cg_fr_zetMetricQueryPoolCreate cg_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool};
-    if (cg_call(&cg_sites[CG_zetMetricQueryPoolCreate], (const void *)hContext, cg_th_zetMetricQueryPoolCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryPoolCreate) *cgl_fn = (__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
+    struct cgl_fr_zetMetricQueryPoolCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryPoolDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryPoolDestroy {
+struct cgl_fr_zetMetricQueryPoolDestroy {
     zet_metric_query_pool_handle_t hMetricQueryPool;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryPoolDestroy(void *cg_frame)
+static int cgl_th_zetMetricQueryPoolDestroy(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryPoolDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(cg_f->hMetricQueryPool);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryPoolDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(cgl_f->hMetricQueryPool);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
-    __typeof__(zetMetricQueryPoolDestroy) *cg_fn = (__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryPoolDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricQueryPool);
-    struct cg_fr_zetMetricQueryPoolDestroy cg_fr = {.hMetricQueryPool = hMetricQueryPool};
-    if (cg_call(&cg_sites[CG_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cg_th_zetMetricQueryPoolDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryPoolDestroy) *cgl_fn = (__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool);
+    struct cgl_fr_zetMetricQueryPoolDestroy cgl_fr = {.hMetricQueryPool = hMetricQueryPool};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryCreate {
+struct cgl_fr_zetMetricQueryCreate {
     zet_metric_query_pool_handle_t hMetricQueryPool;
     uint32_t index;
     zet_metric_query_handle_t *phMetricQuery;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryCreate(void *cg_frame)
+static int cgl_th_zetMetricQueryCreate(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryCreate].real, memory_order_relaxed))(cg_f->hMetricQueryPool, cg_f->index, cg_f->phMetricQuery);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(cgl_f->hMetricQueryPool, cgl_f->index, cgl_f->phMetricQuery);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
-    __typeof__(zetMetricQueryCreate) *cg_fn = (__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricQueryPool, index, phMetricQuery);
-    struct cg_fr_zetMetricQueryCreate cg_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery};
-    if (cg_call(&cg_sites[CG_zetMetricQueryCreate], (const void *)hMetricQueryPool, cg_th_zetMetricQueryCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryCreate) *cgl_fn = (__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool, index, phMetricQuery);
+    struct cgl_fr_zetMetricQueryCreate cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryDestroy {
+struct cgl_fr_zetMetricQueryDestroy {
     zet_metric_query_handle_t hMetricQuery;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryDestroy(void *cg_frame)
+static int cgl_th_zetMetricQueryDestroy(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryDestroy].real, memory_order_relaxed))(cg_f->hMetricQuery);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(cgl_f->hMetricQuery);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
-    __typeof__(zetMetricQueryDestroy) *cg_fn = (__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricQuery);
-    struct cg_fr_zetMetricQueryDestroy cg_fr = {.hMetricQuery = hMetricQuery};
-    if (cg_call(&cg_sites[CG_zetMetricQueryDestroy], (const void *)hMetricQuery, cg_th_zetMetricQueryDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryDestroy) *cgl_fn = (__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
+    struct cgl_fr_zetMetricQueryDestroy cgl_fr = {.hMetricQuery = hMetricQuery};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryReset {
+struct cgl_fr_zetMetricQueryReset {
     zet_metric_query_handle_t hMetricQuery;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryReset(void *cg_frame)
+static int cgl_th_zetMetricQueryReset(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryReset].real, memory_order_relaxed))(cg_f->hMetricQuery);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(cgl_f->hMetricQuery);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
-    __typeof__(zetMetricQueryReset) *cg_fn = (__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricQuery);
-    struct cg_fr_zetMetricQueryReset cg_fr = {.hMetricQuery = hMetricQuery};
-    if (cg_call(&cg_sites[CG_zetMetricQueryReset], (const void *)hMetricQuery, cg_th_zetMetricQueryReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryReset) *cgl_fn = (__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
+    struct cgl_fr_zetMetricQueryReset cgl_fr = {.hMetricQuery = hMetricQuery};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetCommandListAppendMetricQueryBegin: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetCommandListAppendMetricQueryBegin {
+struct cgl_fr_zetCommandListAppendMetricQueryBegin {
     zet_command_list_handle_t hCommandList;
     zet_metric_query_handle_t hMetricQuery;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetCommandListAppendMetricQueryBegin(void *cg_frame)
+static int cgl_th_zetCommandListAppendMetricQueryBegin(void *cgl_frame)
 {
-    struct cg_fr_zetCommandListAppendMetricQueryBegin *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hMetricQuery);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetCommandListAppendMetricQueryBegin *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
-    __typeof__(zetCommandListAppendMetricQueryBegin) *cg_fn = (__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricQueryBegin].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hMetricQuery);
-    struct cg_fr_zetCommandListAppendMetricQueryBegin cg_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery};
-    if (cg_call(&cg_sites[CG_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cg_th_zetCommandListAppendMetricQueryBegin, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetCommandListAppendMetricQueryBegin) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery);
+    struct cgl_fr_zetCommandListAppendMetricQueryBegin cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery};
+    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetCommandListAppendMetricQueryEnd: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetCommandListAppendMetricQueryEnd {
+struct cgl_fr_zetCommandListAppendMetricQueryEnd {
     zet_command_list_handle_t hCommandList;
     zet_metric_query_handle_t hMetricQuery;
     ze_event_handle_t hSignalEvent;
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetCommandListAppendMetricQueryEnd(void *cg_frame)
+static int cgl_th_zetCommandListAppendMetricQueryEnd(void *cgl_frame)
 {
-    struct cg_fr_zetCommandListAppendMetricQueryEnd *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(cg_f->hCommandList, cg_f->hMetricQuery, cg_f->hSignalEvent, cg_f->numWaitEvents, cg_f->phWaitEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetCommandListAppendMetricQueryEnd *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    __typeof__(zetCommandListAppendMetricQueryEnd) *cg_fn = (__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricQueryEnd].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cg_fr_zetCommandListAppendMetricQueryEnd cg_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cg_sites[CG_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cg_th_zetCommandListAppendMetricQueryEnd, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetCommandListAppendMetricQueryEnd) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
+    struct cgl_fr_zetCommandListAppendMetricQueryEnd cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
+    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetCommandListAppendMetricMemoryBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetCommandListAppendMetricMemoryBarrier {
+struct cgl_fr_zetCommandListAppendMetricMemoryBarrier {
     zet_command_list_handle_t hCommandList;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetCommandListAppendMetricMemoryBarrier(void *cg_frame)
+static int cgl_th_zetCommandListAppendMetricMemoryBarrier(void *cgl_frame)
 {
-    struct cg_fr_zetCommandListAppendMetricMemoryBarrier *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(cg_f->hCommandList);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(cgl_f->hCommandList);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
-    __typeof__(zetCommandListAppendMetricMemoryBarrier) *cg_fn = (__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cg_sites[CG_zetCommandListAppendMetricMemoryBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hCommandList);
-    struct cg_fr_zetCommandListAppendMetricMemoryBarrier cg_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cg_sites[CG_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cg_th_zetCommandListAppendMetricMemoryBarrier, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetCommandListAppendMetricMemoryBarrier) *cgl_fn = (__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
+    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier cgl_fr = {.hCommandList = hCommandList};
+    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricQueryGetData: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricQueryGetData {
+struct cgl_fr_zetMetricQueryGetData {
     zet_metric_query_handle_t hMetricQuery;
     size_t *pRawDataSize;
     uint8_t *pRawData;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricQueryGetData(void *cg_frame)
+static int cgl_th_zetMetricQueryGetData(void *cgl_frame)
 {
-    struct cg_fr_zetMetricQueryGetData *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryGetData].real, memory_order_relaxed))(cg_f->hMetricQuery, cg_f->pRawDataSize, cg_f->pRawData);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricQueryGetData *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(cgl_f->hMetricQuery, cgl_f->pRawDataSize, cgl_f->pRawData);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
-    __typeof__(zetMetricQueryGetData) *cg_fn = (__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cg_sites[CG_zetMetricQueryGetData].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricQuery, pRawDataSize, pRawData);
-    struct cg_fr_zetMetricQueryGetData cg_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
-    if (cg_call(&cg_sites[CG_zetMetricQueryGetData], (const void *)hMetricQuery, cg_th_zetMetricQueryGetData, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricQueryGetData) *cgl_fn = (__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery, pRawDataSize, pRawData);
+    struct cgl_fr_zetMetricQueryGetData cgl_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
+    if (cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetKernelGetProfileInfo: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetKernelGetProfileInfo {
+struct cgl_fr_zetKernelGetProfileInfo {
     zet_kernel_handle_t hKernel;
     zet_profile_properties_t *pProfileProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetKernelGetProfileInfo(void *cg_frame)
+static int cgl_th_zetKernelGetProfileInfo(void *cgl_frame)
 {
-    struct cg_fr_zetKernelGetProfileInfo *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cg_sites[CG_zetKernelGetProfileInfo].real, memory_order_relaxed))(cg_f->hKernel, cg_f->pProfileProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetKernelGetProfileInfo *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pProfileProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
-    __typeof__(zetKernelGetProfileInfo) *cg_fn = (__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cg_sites[CG_zetKernelGetProfileInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hKernel, pProfileProperties);
-    struct cg_fr_zetKernelGetProfileInfo cg_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties};
-    if (cg_call(&cg_sites[CG_zetKernelGetProfileInfo], (const void *)hKernel, cg_th_zetKernelGetProfileInfo, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetKernelGetProfileInfo) *cgl_fn = (__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pProfileProperties);
+    struct cgl_fr_zetKernelGetProfileInfo cgl_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties};
+    if (cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetTracerExpCreate: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetTracerExpCreate {
+struct cgl_fr_zetTracerExpCreate {
     zet_context_handle_t hContext;
     const zet_tracer_exp_desc_t *desc;
     zet_tracer_exp_handle_t *phTracer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetTracerExpCreate(void *cg_frame)
+static int cgl_th_zetTracerExpCreate(void *cgl_frame)
 {
-    struct cg_fr_zetTracerExpCreate *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpCreate].real, memory_order_relaxed))(cg_f->hContext, cg_f->desc, cg_f->phTracer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetTracerExpCreate *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->phTracer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
-    __typeof__(zetTracerExpCreate) *cg_fn = (__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpCreate].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hContext, desc, phTracer);
-    struct cg_fr_zetTracerExpCreate cg_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer};
-    if (cg_call(&cg_sites[CG_zetTracerExpCreate], (const void *)hContext, cg_th_zetTracerExpCreate, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetTracerExpCreate) *cgl_fn = (__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, phTracer);
+    struct cgl_fr_zetTracerExpCreate cgl_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer};
+    if (cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetTracerExpDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetTracerExpDestroy {
+struct cgl_fr_zetTracerExpDestroy {
     zet_tracer_exp_handle_t hTracer;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetTracerExpDestroy(void *cg_frame)
+static int cgl_th_zetTracerExpDestroy(void *cgl_frame)
 {
-    struct cg_fr_zetTracerExpDestroy *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpDestroy].real, memory_order_relaxed))(cg_f->hTracer);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetTracerExpDestroy *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(cgl_f->hTracer);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
-    __typeof__(zetTracerExpDestroy) *cg_fn = (__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpDestroy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTracer);
-    struct cg_fr_zetTracerExpDestroy cg_fr = {.hTracer = hTracer};
-    if (cg_call(&cg_sites[CG_zetTracerExpDestroy], (const void *)hTracer, cg_th_zetTracerExpDestroy, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetTracerExpDestroy) *cgl_fn = (__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer);
+    struct cgl_fr_zetTracerExpDestroy cgl_fr = {.hTracer = hTracer};
+    if (cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetTracerExpSetPrologues: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetTracerExpSetPrologues {
+struct cgl_fr_zetTracerExpSetPrologues {
     zet_tracer_exp_handle_t hTracer;
     zet_core_callbacks_t *pCoreCbs;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetTracerExpSetPrologues(void *cg_frame)
+static int cgl_th_zetTracerExpSetPrologues(void *cgl_frame)
 {
-    struct cg_fr_zetTracerExpSetPrologues *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetPrologues].real, memory_order_relaxed))(cg_f->hTracer, cg_f->pCoreCbs);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetTracerExpSetPrologues *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
-    __typeof__(zetTracerExpSetPrologues) *cg_fn = (__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetPrologues].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTracer, pCoreCbs);
-    struct cg_fr_zetTracerExpSetPrologues cg_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
-    if (cg_call(&cg_sites[CG_zetTracerExpSetPrologues], (const void *)hTracer, cg_th_zetTracerExpSetPrologues, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetTracerExpSetPrologues) *cgl_fn = (__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
+    struct cgl_fr_zetTracerExpSetPrologues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
+    if (cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetTracerExpSetEpilogues: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetTracerExpSetEpilogues {
+struct cgl_fr_zetTracerExpSetEpilogues {
     zet_tracer_exp_handle_t hTracer;
     zet_core_callbacks_t *pCoreCbs;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetTracerExpSetEpilogues(void *cg_frame)
+static int cgl_th_zetTracerExpSetEpilogues(void *cgl_frame)
 {
-    struct cg_fr_zetTracerExpSetEpilogues *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetEpilogues].real, memory_order_relaxed))(cg_f->hTracer, cg_f->pCoreCbs);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetTracerExpSetEpilogues *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
-    __typeof__(zetTracerExpSetEpilogues) *cg_fn = (__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetEpilogues].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTracer, pCoreCbs);
-    struct cg_fr_zetTracerExpSetEpilogues cg_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
-    if (cg_call(&cg_sites[CG_zetTracerExpSetEpilogues], (const void *)hTracer, cg_th_zetTracerExpSetEpilogues, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetTracerExpSetEpilogues) *cgl_fn = (__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
+    struct cgl_fr_zetTracerExpSetEpilogues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
+    if (cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetTracerExpSetEnabled: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetTracerExpSetEnabled {
+struct cgl_fr_zetTracerExpSetEnabled {
     zet_tracer_exp_handle_t hTracer;
     ze_bool_t enable;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetTracerExpSetEnabled(void *cg_frame)
+static int cgl_th_zetTracerExpSetEnabled(void *cgl_frame)
 {
-    struct cg_fr_zetTracerExpSetEnabled *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetEnabled].real, memory_order_relaxed))(cg_f->hTracer, cg_f->enable);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetTracerExpSetEnabled *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->enable);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
-    __typeof__(zetTracerExpSetEnabled) *cg_fn = (__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cg_sites[CG_zetTracerExpSetEnabled].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTracer, enable);
-    struct cg_fr_zetTracerExpSetEnabled cg_fr = {.hTracer = hTracer, .enable = enable};
-    if (cg_call(&cg_sites[CG_zetTracerExpSetEnabled], (const void *)hTracer, cg_th_zetTracerExpSetEnabled, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetTracerExpSetEnabled) *cgl_fn = (__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, enable);
+    struct cgl_fr_zetTracerExpSetEnabled cgl_fr = {.hTracer = hTracer, .enable = enable};
+    if (cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zetMetricGroupCalculateMultipleMetricValuesExp: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zetMetricGroupCalculateMultipleMetricValuesExp {
+struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp {
     zet_metric_group_handle_t hMetricGroup;
     zet_metric_group_calculation_type_t type;
     size_t rawDataSize;
@@ -5633,2289 +5066,2289 @@ struct cg_fr_zetMetricGroupCalculateMultipleMetricValuesExp {
     uint32_t *pTotalMetricValueCount;
     uint32_t *pMetricCounts;
     zet_typed_value_t *pMetricValues;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zetMetricGroupCalculateMultipleMetricValuesExp(void *cg_frame)
+static int cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp(void *cgl_frame)
 {
-    struct cg_fr_zetMetricGroupCalculateMultipleMetricValuesExp *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(cg_f->hMetricGroup, cg_f->type, cg_f->rawDataSize, cg_f->pRawData, cg_f->pSetCount, cg_f->pTotalMetricValueCount, cg_f->pMetricCounts, cg_f->pMetricValues);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pSetCount, cgl_f->pTotalMetricValueCount, cgl_f->pMetricCounts, cgl_f->pMetricValues);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
-    __typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *cg_fn = (__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cg_sites[CG_zetMetricGroupCalculateMultipleMetricValuesExp].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-    struct cg_fr_zetMetricGroupCalculateMultipleMetricValuesExp cg_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues};
-    if (cg_call(&cg_sites[CG_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cg_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *cgl_fn = (__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
+    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues};
+    if (cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceGetProperties {
+struct cgl_fr_zesDeviceGetProperties {
     zes_device_handle_t hDevice;
     zes_device_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceGetProperties(void *cg_frame)
+static int cgl_th_zesDeviceGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
-    __typeof__(zesDeviceGetProperties) *cg_fn = (__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pProperties);
-    struct cg_fr_zesDeviceGetProperties cg_fr = {.hDevice = hDevice, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesDeviceGetProperties], (const void *)hDevice, cg_th_zesDeviceGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceGetProperties) *cgl_fn = (__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
+    struct cgl_fr_zesDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceGetState {
+struct cgl_fr_zesDeviceGetState {
     zes_device_handle_t hDevice;
     zes_device_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceGetState(void *cg_frame)
+static int cgl_th_zesDeviceGetState(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetState].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
-    __typeof__(zesDeviceGetState) *cg_fn = (__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pState);
-    struct cg_fr_zesDeviceGetState cg_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesDeviceGetState], (const void *)hDevice, cg_th_zesDeviceGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceGetState) *cgl_fn = (__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
+    struct cgl_fr_zesDeviceGetState cgl_fr = {.hDevice = hDevice, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceReset: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceReset {
+struct cgl_fr_zesDeviceReset {
     zes_device_handle_t hDevice;
     ze_bool_t force;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceReset(void *cg_frame)
+static int cgl_th_zesDeviceReset(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceReset *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cg_sites[CG_zesDeviceReset].real, memory_order_relaxed))(cg_f->hDevice, cg_f->force);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceReset *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->force);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
-    __typeof__(zesDeviceReset) *cg_fn = (__typeof__(zesDeviceReset) *)atomic_load_explicit(&cg_sites[CG_zesDeviceReset].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, force);
-    struct cg_fr_zesDeviceReset cg_fr = {.hDevice = hDevice, .force = force};
-    if (cg_call(&cg_sites[CG_zesDeviceReset], (const void *)hDevice, cg_th_zesDeviceReset, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceReset) *cgl_fn = (__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, force);
+    struct cgl_fr_zesDeviceReset cgl_fr = {.hDevice = hDevice, .force = force};
+    if (cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceProcessesGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceProcessesGetState {
+struct cgl_fr_zesDeviceProcessesGetState {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_process_state_t *pProcesses;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceProcessesGetState(void *cg_frame)
+static int cgl_th_zesDeviceProcessesGetState(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceProcessesGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceProcessesGetState].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pProcesses);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceProcessesGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProcesses);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
-    __typeof__(zesDeviceProcessesGetState) *cg_fn = (__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceProcessesGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pProcesses);
-    struct cg_fr_zesDeviceProcessesGetState cg_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses};
-    if (cg_call(&cg_sites[CG_zesDeviceProcessesGetState], (const void *)hDevice, cg_th_zesDeviceProcessesGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceProcessesGetState) *cgl_fn = (__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProcesses);
+    struct cgl_fr_zesDeviceProcessesGetState cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses};
+    if (cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDevicePciGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDevicePciGetProperties {
+struct cgl_fr_zesDevicePciGetProperties {
     zes_device_handle_t hDevice;
     zes_pci_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDevicePciGetProperties(void *cg_frame)
+static int cgl_th_zesDevicePciGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesDevicePciGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetProperties].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDevicePciGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
-    __typeof__(zesDevicePciGetProperties) *cg_fn = (__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pProperties);
-    struct cg_fr_zesDevicePciGetProperties cg_fr = {.hDevice = hDevice, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesDevicePciGetProperties], (const void *)hDevice, cg_th_zesDevicePciGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDevicePciGetProperties) *cgl_fn = (__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
+    struct cgl_fr_zesDevicePciGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDevicePciGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDevicePciGetState {
+struct cgl_fr_zesDevicePciGetState {
     zes_device_handle_t hDevice;
     zes_pci_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDevicePciGetState(void *cg_frame)
+static int cgl_th_zesDevicePciGetState(void *cgl_frame)
 {
-    struct cg_fr_zesDevicePciGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetState].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDevicePciGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
-    __typeof__(zesDevicePciGetState) *cg_fn = (__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pState);
-    struct cg_fr_zesDevicePciGetState cg_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesDevicePciGetState], (const void *)hDevice, cg_th_zesDevicePciGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDevicePciGetState) *cgl_fn = (__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
+    struct cgl_fr_zesDevicePciGetState cgl_fr = {.hDevice = hDevice, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDevicePciGetBars: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDevicePciGetBars {
+struct cgl_fr_zesDevicePciGetBars {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_pci_bar_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDevicePciGetBars(void *cg_frame)
+static int cgl_th_zesDevicePciGetBars(void *cgl_frame)
 {
-    struct cg_fr_zesDevicePciGetBars *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetBars].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDevicePciGetBars *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
-    __typeof__(zesDevicePciGetBars) *cg_fn = (__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetBars].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, pProperties);
-    struct cg_fr_zesDevicePciGetBars cg_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesDevicePciGetBars], (const void *)hDevice, cg_th_zesDevicePciGetBars, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDevicePciGetBars) *cgl_fn = (__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProperties);
+    struct cgl_fr_zesDevicePciGetBars cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDevicePciGetStats: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDevicePciGetStats {
+struct cgl_fr_zesDevicePciGetStats {
     zes_device_handle_t hDevice;
     zes_pci_stats_t *pStats;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDevicePciGetStats(void *cg_frame)
+static int cgl_th_zesDevicePciGetStats(void *cgl_frame)
 {
-    struct cg_fr_zesDevicePciGetStats *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetStats].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pStats);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDevicePciGetStats *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pStats);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
-    __typeof__(zesDevicePciGetStats) *cg_fn = (__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cg_sites[CG_zesDevicePciGetStats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pStats);
-    struct cg_fr_zesDevicePciGetStats cg_fr = {.hDevice = hDevice, .pStats = pStats};
-    if (cg_call(&cg_sites[CG_zesDevicePciGetStats], (const void *)hDevice, cg_th_zesDevicePciGetStats, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDevicePciGetStats) *cgl_fn = (__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pStats);
+    struct cgl_fr_zesDevicePciGetStats cgl_fr = {.hDevice = hDevice, .pStats = pStats};
+    if (cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumDiagnosticTestSuites: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumDiagnosticTestSuites {
+struct cgl_fr_zesDeviceEnumDiagnosticTestSuites {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_diag_handle_t *phDiagnostics;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumDiagnosticTestSuites(void *cg_frame)
+static int cgl_th_zesDeviceEnumDiagnosticTestSuites(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumDiagnosticTestSuites *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phDiagnostics);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phDiagnostics);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
-    __typeof__(zesDeviceEnumDiagnosticTestSuites) *cg_fn = (__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumDiagnosticTestSuites].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phDiagnostics);
-    struct cg_fr_zesDeviceEnumDiagnosticTestSuites cg_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cg_th_zesDeviceEnumDiagnosticTestSuites, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumDiagnosticTestSuites) *cgl_fn = (__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phDiagnostics);
+    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDiagnosticsGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDiagnosticsGetProperties {
+struct cgl_fr_zesDiagnosticsGetProperties {
     zes_diag_handle_t hDiagnostics;
     zes_diag_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDiagnosticsGetProperties(void *cg_frame)
+static int cgl_th_zesDiagnosticsGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesDiagnosticsGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsGetProperties].real, memory_order_relaxed))(cg_f->hDiagnostics, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDiagnosticsGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
-    __typeof__(zesDiagnosticsGetProperties) *cg_fn = (__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDiagnostics, pProperties);
-    struct cg_fr_zesDiagnosticsGetProperties cg_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cg_th_zesDiagnosticsGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDiagnosticsGetProperties) *cgl_fn = (__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pProperties);
+    struct cgl_fr_zesDiagnosticsGetProperties cgl_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDiagnosticsGetTests: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDiagnosticsGetTests {
+struct cgl_fr_zesDiagnosticsGetTests {
     zes_diag_handle_t hDiagnostics;
     uint32_t *pCount;
     zes_diag_test_t *pTests;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDiagnosticsGetTests(void *cg_frame)
+static int cgl_th_zesDiagnosticsGetTests(void *cgl_frame)
 {
-    struct cg_fr_zesDiagnosticsGetTests *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsGetTests].real, memory_order_relaxed))(cg_f->hDiagnostics, cg_f->pCount, cg_f->pTests);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDiagnosticsGetTests *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pCount, cgl_f->pTests);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
-    __typeof__(zesDiagnosticsGetTests) *cg_fn = (__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsGetTests].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDiagnostics, pCount, pTests);
-    struct cg_fr_zesDiagnosticsGetTests cg_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests};
-    if (cg_call(&cg_sites[CG_zesDiagnosticsGetTests], (const void *)hDiagnostics, cg_th_zesDiagnosticsGetTests, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDiagnosticsGetTests) *cgl_fn = (__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pCount, pTests);
+    struct cgl_fr_zesDiagnosticsGetTests cgl_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests};
+    if (cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDiagnosticsRunTests: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDiagnosticsRunTests {
+struct cgl_fr_zesDiagnosticsRunTests {
     zes_diag_handle_t hDiagnostics;
     uint32_t startIndex;
     uint32_t endIndex;
     zes_diag_result_t *pResult;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDiagnosticsRunTests(void *cg_frame)
+static int cgl_th_zesDiagnosticsRunTests(void *cgl_frame)
 {
-    struct cg_fr_zesDiagnosticsRunTests *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsRunTests].real, memory_order_relaxed))(cg_f->hDiagnostics, cg_f->startIndex, cg_f->endIndex, cg_f->pResult);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDiagnosticsRunTests *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->startIndex, cgl_f->endIndex, cgl_f->pResult);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
-    __typeof__(zesDiagnosticsRunTests) *cg_fn = (__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cg_sites[CG_zesDiagnosticsRunTests].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDiagnostics, startIndex, endIndex, pResult);
-    struct cg_fr_zesDiagnosticsRunTests cg_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult};
-    if (cg_call(&cg_sites[CG_zesDiagnosticsRunTests], (const void *)hDiagnostics, cg_th_zesDiagnosticsRunTests, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDiagnosticsRunTests) *cgl_fn = (__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, startIndex, endIndex, pResult);
+    struct cgl_fr_zesDiagnosticsRunTests cgl_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult};
+    if (cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEccAvailable: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEccAvailable {
+struct cgl_fr_zesDeviceEccAvailable {
     zes_device_handle_t hDevice;
     ze_bool_t *pAvailable;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEccAvailable(void *cg_frame)
+static int cgl_th_zesDeviceEccAvailable(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEccAvailable *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEccAvailable].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pAvailable);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEccAvailable *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pAvailable);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
-    __typeof__(zesDeviceEccAvailable) *cg_fn = (__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEccAvailable].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pAvailable);
-    struct cg_fr_zesDeviceEccAvailable cg_fr = {.hDevice = hDevice, .pAvailable = pAvailable};
-    if (cg_call(&cg_sites[CG_zesDeviceEccAvailable], (const void *)hDevice, cg_th_zesDeviceEccAvailable, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEccAvailable) *cgl_fn = (__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pAvailable);
+    struct cgl_fr_zesDeviceEccAvailable cgl_fr = {.hDevice = hDevice, .pAvailable = pAvailable};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEccConfigurable: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEccConfigurable {
+struct cgl_fr_zesDeviceEccConfigurable {
     zes_device_handle_t hDevice;
     ze_bool_t *pConfigurable;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEccConfigurable(void *cg_frame)
+static int cgl_th_zesDeviceEccConfigurable(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEccConfigurable *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEccConfigurable].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pConfigurable);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEccConfigurable *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pConfigurable);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
-    __typeof__(zesDeviceEccConfigurable) *cg_fn = (__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEccConfigurable].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pConfigurable);
-    struct cg_fr_zesDeviceEccConfigurable cg_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable};
-    if (cg_call(&cg_sites[CG_zesDeviceEccConfigurable], (const void *)hDevice, cg_th_zesDeviceEccConfigurable, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEccConfigurable) *cgl_fn = (__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pConfigurable);
+    struct cgl_fr_zesDeviceEccConfigurable cgl_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceGetEccState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceGetEccState {
+struct cgl_fr_zesDeviceGetEccState {
     zes_device_handle_t hDevice;
     zes_device_ecc_properties_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceGetEccState(void *cg_frame)
+static int cgl_th_zesDeviceGetEccState(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceGetEccState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetEccState].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceGetEccState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
-    __typeof__(zesDeviceGetEccState) *cg_fn = (__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetEccState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pState);
-    struct cg_fr_zesDeviceGetEccState cg_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesDeviceGetEccState], (const void *)hDevice, cg_th_zesDeviceGetEccState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceGetEccState) *cgl_fn = (__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
+    struct cgl_fr_zesDeviceGetEccState cgl_fr = {.hDevice = hDevice, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceSetEccState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceSetEccState {
+struct cgl_fr_zesDeviceSetEccState {
     zes_device_handle_t hDevice;
     const zes_device_ecc_desc_t *newState;
     zes_device_ecc_properties_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceSetEccState(void *cg_frame)
+static int cgl_th_zesDeviceSetEccState(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceSetEccState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceSetEccState].real, memory_order_relaxed))(cg_f->hDevice, cg_f->newState, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceSetEccState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->newState, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
-    __typeof__(zesDeviceSetEccState) *cg_fn = (__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cg_sites[CG_zesDeviceSetEccState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, newState, pState);
-    struct cg_fr_zesDeviceSetEccState cg_fr = {.hDevice = hDevice, .newState = newState, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesDeviceSetEccState], (const void *)hDevice, cg_th_zesDeviceSetEccState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceSetEccState) *cgl_fn = (__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, newState, pState);
+    struct cgl_fr_zesDeviceSetEccState cgl_fr = {.hDevice = hDevice, .newState = newState, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumEngineGroups: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumEngineGroups {
+struct cgl_fr_zesDeviceEnumEngineGroups {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_engine_handle_t *phEngine;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumEngineGroups(void *cg_frame)
+static int cgl_th_zesDeviceEnumEngineGroups(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumEngineGroups *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phEngine);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumEngineGroups *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phEngine);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
-    __typeof__(zesDeviceEnumEngineGroups) *cg_fn = (__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumEngineGroups].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phEngine);
-    struct cg_fr_zesDeviceEnumEngineGroups cg_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumEngineGroups], (const void *)hDevice, cg_th_zesDeviceEnumEngineGroups, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumEngineGroups) *cgl_fn = (__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phEngine);
+    struct cgl_fr_zesDeviceEnumEngineGroups cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesEngineGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesEngineGetProperties {
+struct cgl_fr_zesEngineGetProperties {
     zes_engine_handle_t hEngine;
     zes_engine_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesEngineGetProperties(void *cg_frame)
+static int cgl_th_zesEngineGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesEngineGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesEngineGetProperties].real, memory_order_relaxed))(cg_f->hEngine, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesEngineGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
-    __typeof__(zesEngineGetProperties) *cg_fn = (__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesEngineGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEngine, pProperties);
-    struct cg_fr_zesEngineGetProperties cg_fr = {.hEngine = hEngine, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesEngineGetProperties], (const void *)hEngine, cg_th_zesEngineGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesEngineGetProperties) *cgl_fn = (__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pProperties);
+    struct cgl_fr_zesEngineGetProperties cgl_fr = {.hEngine = hEngine, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesEngineGetActivity: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesEngineGetActivity {
+struct cgl_fr_zesEngineGetActivity {
     zes_engine_handle_t hEngine;
     zes_engine_stats_t *pStats;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesEngineGetActivity(void *cg_frame)
+static int cgl_th_zesEngineGetActivity(void *cgl_frame)
 {
-    struct cg_fr_zesEngineGetActivity *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cg_sites[CG_zesEngineGetActivity].real, memory_order_relaxed))(cg_f->hEngine, cg_f->pStats);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesEngineGetActivity *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pStats);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
-    __typeof__(zesEngineGetActivity) *cg_fn = (__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cg_sites[CG_zesEngineGetActivity].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hEngine, pStats);
-    struct cg_fr_zesEngineGetActivity cg_fr = {.hEngine = hEngine, .pStats = pStats};
-    if (cg_call(&cg_sites[CG_zesEngineGetActivity], (const void *)hEngine, cg_th_zesEngineGetActivity, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesEngineGetActivity) *cgl_fn = (__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pStats);
+    struct cgl_fr_zesEngineGetActivity cgl_fr = {.hEngine = hEngine, .pStats = pStats};
+    if (cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEventRegister: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEventRegister {
+struct cgl_fr_zesDeviceEventRegister {
     zes_device_handle_t hDevice;
     zes_event_type_flags_t events;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEventRegister(void *cg_frame)
+static int cgl_th_zesDeviceEventRegister(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEventRegister *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEventRegister].real, memory_order_relaxed))(cg_f->hDevice, cg_f->events);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEventRegister *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->events);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
-    __typeof__(zesDeviceEventRegister) *cg_fn = (__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEventRegister].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, events);
-    struct cg_fr_zesDeviceEventRegister cg_fr = {.hDevice = hDevice, .events = events};
-    if (cg_call(&cg_sites[CG_zesDeviceEventRegister], (const void *)hDevice, cg_th_zesDeviceEventRegister, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEventRegister) *cgl_fn = (__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, events);
+    struct cgl_fr_zesDeviceEventRegister cgl_fr = {.hDevice = hDevice, .events = events};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDriverEventListen: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDriverEventListen {
+struct cgl_fr_zesDriverEventListen {
     ze_driver_handle_t hDriver;
     uint32_t timeout;
     uint32_t count;
     zes_device_handle_t *phDevices;
     uint32_t *pNumDeviceEvents;
     zes_event_type_flags_t *pEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDriverEventListen(void *cg_frame)
+static int cgl_th_zesDriverEventListen(void *cgl_frame)
 {
-    struct cg_fr_zesDriverEventListen *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cg_sites[CG_zesDriverEventListen].real, memory_order_relaxed))(cg_f->hDriver, cg_f->timeout, cg_f->count, cg_f->phDevices, cg_f->pNumDeviceEvents, cg_f->pEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDriverEventListen *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
-    __typeof__(zesDriverEventListen) *cg_fn = (__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cg_sites[CG_zesDriverEventListen].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cg_fr_zesDriverEventListen cg_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
-    if (cg_call(&cg_sites[CG_zesDriverEventListen], (const void *)hDriver, cg_th_zesDriverEventListen, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDriverEventListen) *cgl_fn = (__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+    struct cgl_fr_zesDriverEventListen cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
+    if (cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDriverEventListenEx: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDriverEventListenEx {
+struct cgl_fr_zesDriverEventListenEx {
     ze_driver_handle_t hDriver;
     uint64_t timeout;
     uint32_t count;
     zes_device_handle_t *phDevices;
     uint32_t *pNumDeviceEvents;
     zes_event_type_flags_t *pEvents;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDriverEventListenEx(void *cg_frame)
+static int cgl_th_zesDriverEventListenEx(void *cgl_frame)
 {
-    struct cg_fr_zesDriverEventListenEx *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cg_sites[CG_zesDriverEventListenEx].real, memory_order_relaxed))(cg_f->hDriver, cg_f->timeout, cg_f->count, cg_f->phDevices, cg_f->pNumDeviceEvents, cg_f->pEvents);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDriverEventListenEx *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
-    __typeof__(zesDriverEventListenEx) *cg_fn = (__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cg_sites[CG_zesDriverEventListenEx].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cg_fr_zesDriverEventListenEx cg_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
-    if (cg_call(&cg_sites[CG_zesDriverEventListenEx], (const void *)hDriver, cg_th_zesDriverEventListenEx, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDriverEventListenEx) *cgl_fn = (__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+    struct cgl_fr_zesDriverEventListenEx cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
+    if (cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumFabricPorts: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumFabricPorts {
+struct cgl_fr_zesDeviceEnumFabricPorts {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_fabric_port_handle_t *phPort;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumFabricPorts(void *cg_frame)
+static int cgl_th_zesDeviceEnumFabricPorts(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumFabricPorts *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phPort);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumFabricPorts *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPort);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
-    __typeof__(zesDeviceEnumFabricPorts) *cg_fn = (__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFabricPorts].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phPort);
-    struct cg_fr_zesDeviceEnumFabricPorts cg_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumFabricPorts], (const void *)hDevice, cg_th_zesDeviceEnumFabricPorts, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumFabricPorts) *cgl_fn = (__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPort);
+    struct cgl_fr_zesDeviceEnumFabricPorts cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortGetProperties {
+struct cgl_fr_zesFabricPortGetProperties {
     zes_fabric_port_handle_t hPort;
     zes_fabric_port_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortGetProperties(void *cg_frame)
+static int cgl_th_zesFabricPortGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetProperties].real, memory_order_relaxed))(cg_f->hPort, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
-    __typeof__(zesFabricPortGetProperties) *cg_fn = (__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pProperties);
-    struct cg_fr_zesFabricPortGetProperties cg_fr = {.hPort = hPort, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesFabricPortGetProperties], (const void *)hPort, cg_th_zesFabricPortGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortGetProperties) *cgl_fn = (__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pProperties);
+    struct cgl_fr_zesFabricPortGetProperties cgl_fr = {.hPort = hPort, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortGetLinkType: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortGetLinkType {
+struct cgl_fr_zesFabricPortGetLinkType {
     zes_fabric_port_handle_t hPort;
     zes_fabric_link_type_t *pLinkType;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortGetLinkType(void *cg_frame)
+static int cgl_th_zesFabricPortGetLinkType(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortGetLinkType *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetLinkType].real, memory_order_relaxed))(cg_f->hPort, cg_f->pLinkType);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortGetLinkType *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pLinkType);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
-    __typeof__(zesFabricPortGetLinkType) *cg_fn = (__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetLinkType].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pLinkType);
-    struct cg_fr_zesFabricPortGetLinkType cg_fr = {.hPort = hPort, .pLinkType = pLinkType};
-    if (cg_call(&cg_sites[CG_zesFabricPortGetLinkType], (const void *)hPort, cg_th_zesFabricPortGetLinkType, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortGetLinkType) *cgl_fn = (__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pLinkType);
+    struct cgl_fr_zesFabricPortGetLinkType cgl_fr = {.hPort = hPort, .pLinkType = pLinkType};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortGetConfig {
+struct cgl_fr_zesFabricPortGetConfig {
     zes_fabric_port_handle_t hPort;
     zes_fabric_port_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortGetConfig(void *cg_frame)
+static int cgl_th_zesFabricPortGetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortGetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetConfig].real, memory_order_relaxed))(cg_f->hPort, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortGetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
-    __typeof__(zesFabricPortGetConfig) *cg_fn = (__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pConfig);
-    struct cg_fr_zesFabricPortGetConfig cg_fr = {.hPort = hPort, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesFabricPortGetConfig], (const void *)hPort, cg_th_zesFabricPortGetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortGetConfig) *cgl_fn = (__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
+    struct cgl_fr_zesFabricPortGetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortSetConfig {
+struct cgl_fr_zesFabricPortSetConfig {
     zes_fabric_port_handle_t hPort;
     const zes_fabric_port_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortSetConfig(void *cg_frame)
+static int cgl_th_zesFabricPortSetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortSetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortSetConfig].real, memory_order_relaxed))(cg_f->hPort, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortSetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
-    __typeof__(zesFabricPortSetConfig) *cg_fn = (__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortSetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pConfig);
-    struct cg_fr_zesFabricPortSetConfig cg_fr = {.hPort = hPort, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesFabricPortSetConfig], (const void *)hPort, cg_th_zesFabricPortSetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortSetConfig) *cgl_fn = (__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
+    struct cgl_fr_zesFabricPortSetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortGetState {
+struct cgl_fr_zesFabricPortGetState {
     zes_fabric_port_handle_t hPort;
     zes_fabric_port_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortGetState(void *cg_frame)
+static int cgl_th_zesFabricPortGetState(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetState].real, memory_order_relaxed))(cg_f->hPort, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
-    __typeof__(zesFabricPortGetState) *cg_fn = (__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pState);
-    struct cg_fr_zesFabricPortGetState cg_fr = {.hPort = hPort, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesFabricPortGetState], (const void *)hPort, cg_th_zesFabricPortGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortGetState) *cgl_fn = (__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pState);
+    struct cgl_fr_zesFabricPortGetState cgl_fr = {.hPort = hPort, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFabricPortGetThroughput: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFabricPortGetThroughput {
+struct cgl_fr_zesFabricPortGetThroughput {
     zes_fabric_port_handle_t hPort;
     zes_fabric_port_throughput_t *pThroughput;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFabricPortGetThroughput(void *cg_frame)
+static int cgl_th_zesFabricPortGetThroughput(void *cgl_frame)
 {
-    struct cg_fr_zesFabricPortGetThroughput *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetThroughput].real, memory_order_relaxed))(cg_f->hPort, cg_f->pThroughput);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFabricPortGetThroughput *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pThroughput);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
-    __typeof__(zesFabricPortGetThroughput) *cg_fn = (__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cg_sites[CG_zesFabricPortGetThroughput].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPort, pThroughput);
-    struct cg_fr_zesFabricPortGetThroughput cg_fr = {.hPort = hPort, .pThroughput = pThroughput};
-    if (cg_call(&cg_sites[CG_zesFabricPortGetThroughput], (const void *)hPort, cg_th_zesFabricPortGetThroughput, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFabricPortGetThroughput) *cgl_fn = (__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pThroughput);
+    struct cgl_fr_zesFabricPortGetThroughput cgl_fr = {.hPort = hPort, .pThroughput = pThroughput};
+    if (cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumFans: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumFans {
+struct cgl_fr_zesDeviceEnumFans {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_fan_handle_t *phFan;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumFans(void *cg_frame)
+static int cgl_th_zesDeviceEnumFans(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumFans *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFans].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phFan);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumFans *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFan);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
-    __typeof__(zesDeviceEnumFans) *cg_fn = (__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFans].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phFan);
-    struct cg_fr_zesDeviceEnumFans cg_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumFans], (const void *)hDevice, cg_th_zesDeviceEnumFans, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumFans) *cgl_fn = (__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFan);
+    struct cgl_fr_zesDeviceEnumFans cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanGetProperties {
+struct cgl_fr_zesFanGetProperties {
     zes_fan_handle_t hFan;
     zes_fan_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanGetProperties(void *cg_frame)
+static int cgl_th_zesFanGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesFanGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFanGetProperties].real, memory_order_relaxed))(cg_f->hFan, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
-    __typeof__(zesFanGetProperties) *cg_fn = (__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFanGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan, pProperties);
-    struct cg_fr_zesFanGetProperties cg_fr = {.hFan = hFan, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesFanGetProperties], (const void *)hFan, cg_th_zesFanGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanGetProperties) *cgl_fn = (__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pProperties);
+    struct cgl_fr_zesFanGetProperties cgl_fr = {.hFan = hFan, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanGetConfig {
+struct cgl_fr_zesFanGetConfig {
     zes_fan_handle_t hFan;
     zes_fan_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanGetConfig(void *cg_frame)
+static int cgl_th_zesFanGetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesFanGetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFanGetConfig].real, memory_order_relaxed))(cg_f->hFan, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanGetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
-    __typeof__(zesFanGetConfig) *cg_fn = (__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesFanGetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan, pConfig);
-    struct cg_fr_zesFanGetConfig cg_fr = {.hFan = hFan, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesFanGetConfig], (const void *)hFan, cg_th_zesFanGetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanGetConfig) *cgl_fn = (__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pConfig);
+    struct cgl_fr_zesFanGetConfig cgl_fr = {.hFan = hFan, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanSetDefaultMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanSetDefaultMode {
+struct cgl_fr_zesFanSetDefaultMode {
     zes_fan_handle_t hFan;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanSetDefaultMode(void *cg_frame)
+static int cgl_th_zesFanSetDefaultMode(void *cgl_frame)
 {
-    struct cg_fr_zesFanSetDefaultMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetDefaultMode].real, memory_order_relaxed))(cg_f->hFan);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanSetDefaultMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(cgl_f->hFan);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
-    __typeof__(zesFanSetDefaultMode) *cg_fn = (__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetDefaultMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan);
-    struct cg_fr_zesFanSetDefaultMode cg_fr = {.hFan = hFan};
-    if (cg_call(&cg_sites[CG_zesFanSetDefaultMode], (const void *)hFan, cg_th_zesFanSetDefaultMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanSetDefaultMode) *cgl_fn = (__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan);
+    struct cgl_fr_zesFanSetDefaultMode cgl_fr = {.hFan = hFan};
+    if (cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanSetFixedSpeedMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanSetFixedSpeedMode {
+struct cgl_fr_zesFanSetFixedSpeedMode {
     zes_fan_handle_t hFan;
     const zes_fan_speed_t *speed;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanSetFixedSpeedMode(void *cg_frame)
+static int cgl_th_zesFanSetFixedSpeedMode(void *cgl_frame)
 {
-    struct cg_fr_zesFanSetFixedSpeedMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(cg_f->hFan, cg_f->speed);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanSetFixedSpeedMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speed);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
-    __typeof__(zesFanSetFixedSpeedMode) *cg_fn = (__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetFixedSpeedMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan, speed);
-    struct cg_fr_zesFanSetFixedSpeedMode cg_fr = {.hFan = hFan, .speed = speed};
-    if (cg_call(&cg_sites[CG_zesFanSetFixedSpeedMode], (const void *)hFan, cg_th_zesFanSetFixedSpeedMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanSetFixedSpeedMode) *cgl_fn = (__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speed);
+    struct cgl_fr_zesFanSetFixedSpeedMode cgl_fr = {.hFan = hFan, .speed = speed};
+    if (cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanSetSpeedTableMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanSetSpeedTableMode {
+struct cgl_fr_zesFanSetSpeedTableMode {
     zes_fan_handle_t hFan;
     const zes_fan_speed_table_t *speedTable;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanSetSpeedTableMode(void *cg_frame)
+static int cgl_th_zesFanSetSpeedTableMode(void *cgl_frame)
 {
-    struct cg_fr_zesFanSetSpeedTableMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetSpeedTableMode].real, memory_order_relaxed))(cg_f->hFan, cg_f->speedTable);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanSetSpeedTableMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speedTable);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
-    __typeof__(zesFanSetSpeedTableMode) *cg_fn = (__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cg_sites[CG_zesFanSetSpeedTableMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan, speedTable);
-    struct cg_fr_zesFanSetSpeedTableMode cg_fr = {.hFan = hFan, .speedTable = speedTable};
-    if (cg_call(&cg_sites[CG_zesFanSetSpeedTableMode], (const void *)hFan, cg_th_zesFanSetSpeedTableMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanSetSpeedTableMode) *cgl_fn = (__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speedTable);
+    struct cgl_fr_zesFanSetSpeedTableMode cgl_fr = {.hFan = hFan, .speedTable = speedTable};
+    if (cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFanGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFanGetState {
+struct cgl_fr_zesFanGetState {
     zes_fan_handle_t hFan;
     zes_fan_speed_units_t units;
     int32_t *pSpeed;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFanGetState(void *cg_frame)
+static int cgl_th_zesFanGetState(void *cgl_frame)
 {
-    struct cg_fr_zesFanGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cg_sites[CG_zesFanGetState].real, memory_order_relaxed))(cg_f->hFan, cg_f->units, cg_f->pSpeed);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFanGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->units, cgl_f->pSpeed);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
-    __typeof__(zesFanGetState) *cg_fn = (__typeof__(zesFanGetState) *)atomic_load_explicit(&cg_sites[CG_zesFanGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFan, units, pSpeed);
-    struct cg_fr_zesFanGetState cg_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed};
-    if (cg_call(&cg_sites[CG_zesFanGetState], (const void *)hFan, cg_th_zesFanGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFanGetState) *cgl_fn = (__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, units, pSpeed);
+    struct cgl_fr_zesFanGetState cgl_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed};
+    if (cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumFirmwares: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumFirmwares {
+struct cgl_fr_zesDeviceEnumFirmwares {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_firmware_handle_t *phFirmware;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumFirmwares(void *cg_frame)
+static int cgl_th_zesDeviceEnumFirmwares(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumFirmwares *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFirmwares].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phFirmware);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumFirmwares *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFirmware);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
-    __typeof__(zesDeviceEnumFirmwares) *cg_fn = (__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFirmwares].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phFirmware);
-    struct cg_fr_zesDeviceEnumFirmwares cg_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumFirmwares], (const void *)hDevice, cg_th_zesDeviceEnumFirmwares, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumFirmwares) *cgl_fn = (__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFirmware);
+    struct cgl_fr_zesDeviceEnumFirmwares cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFirmwareGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFirmwareGetProperties {
+struct cgl_fr_zesFirmwareGetProperties {
     zes_firmware_handle_t hFirmware;
     zes_firmware_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFirmwareGetProperties(void *cg_frame)
+static int cgl_th_zesFirmwareGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesFirmwareGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFirmwareGetProperties].real, memory_order_relaxed))(cg_f->hFirmware, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFirmwareGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
-    __typeof__(zesFirmwareGetProperties) *cg_fn = (__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFirmwareGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFirmware, pProperties);
-    struct cg_fr_zesFirmwareGetProperties cg_fr = {.hFirmware = hFirmware, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesFirmwareGetProperties], (const void *)hFirmware, cg_th_zesFirmwareGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFirmwareGetProperties) *cgl_fn = (__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pProperties);
+    struct cgl_fr_zesFirmwareGetProperties cgl_fr = {.hFirmware = hFirmware, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFirmwareFlash: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFirmwareFlash {
+struct cgl_fr_zesFirmwareFlash {
     zes_firmware_handle_t hFirmware;
     void *pImage;
     uint32_t size;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFirmwareFlash(void *cg_frame)
+static int cgl_th_zesFirmwareFlash(void *cgl_frame)
 {
-    struct cg_fr_zesFirmwareFlash *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cg_sites[CG_zesFirmwareFlash].real, memory_order_relaxed))(cg_f->hFirmware, cg_f->pImage, cg_f->size);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFirmwareFlash *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pImage, cgl_f->size);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
-    __typeof__(zesFirmwareFlash) *cg_fn = (__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cg_sites[CG_zesFirmwareFlash].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFirmware, pImage, size);
-    struct cg_fr_zesFirmwareFlash cg_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size};
-    if (cg_call(&cg_sites[CG_zesFirmwareFlash], (const void *)hFirmware, cg_th_zesFirmwareFlash, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFirmwareFlash) *cgl_fn = (__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pImage, size);
+    struct cgl_fr_zesFirmwareFlash cgl_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size};
+    if (cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumFrequencyDomains: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumFrequencyDomains {
+struct cgl_fr_zesDeviceEnumFrequencyDomains {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_freq_handle_t *phFrequency;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumFrequencyDomains(void *cg_frame)
+static int cgl_th_zesDeviceEnumFrequencyDomains(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumFrequencyDomains *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phFrequency);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumFrequencyDomains *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFrequency);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
-    __typeof__(zesDeviceEnumFrequencyDomains) *cg_fn = (__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumFrequencyDomains].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phFrequency);
-    struct cg_fr_zesDeviceEnumFrequencyDomains cg_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cg_th_zesDeviceEnumFrequencyDomains, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumFrequencyDomains) *cgl_fn = (__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFrequency);
+    struct cgl_fr_zesDeviceEnumFrequencyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyGetProperties {
+struct cgl_fr_zesFrequencyGetProperties {
     zes_freq_handle_t hFrequency;
     zes_freq_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyGetProperties(void *cg_frame)
+static int cgl_th_zesFrequencyGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetProperties].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
-    __typeof__(zesFrequencyGetProperties) *cg_fn = (__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pProperties);
-    struct cg_fr_zesFrequencyGetProperties cg_fr = {.hFrequency = hFrequency, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesFrequencyGetProperties], (const void *)hFrequency, cg_th_zesFrequencyGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyGetProperties) *cgl_fn = (__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pProperties);
+    struct cgl_fr_zesFrequencyGetProperties cgl_fr = {.hFrequency = hFrequency, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyGetAvailableClocks: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyGetAvailableClocks {
+struct cgl_fr_zesFrequencyGetAvailableClocks {
     zes_freq_handle_t hFrequency;
     uint32_t *pCount;
     double *phFrequency;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyGetAvailableClocks(void *cg_frame)
+static int cgl_th_zesFrequencyGetAvailableClocks(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyGetAvailableClocks *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pCount, cg_f->phFrequency);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyGetAvailableClocks *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCount, cgl_f->phFrequency);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
-    __typeof__(zesFrequencyGetAvailableClocks) *cg_fn = (__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetAvailableClocks].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pCount, phFrequency);
-    struct cg_fr_zesFrequencyGetAvailableClocks cg_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency};
-    if (cg_call(&cg_sites[CG_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cg_th_zesFrequencyGetAvailableClocks, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyGetAvailableClocks) *cgl_fn = (__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCount, phFrequency);
+    struct cgl_fr_zesFrequencyGetAvailableClocks cgl_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyGetRange: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyGetRange {
+struct cgl_fr_zesFrequencyGetRange {
     zes_freq_handle_t hFrequency;
     zes_freq_range_t *pLimits;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyGetRange(void *cg_frame)
+static int cgl_th_zesFrequencyGetRange(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyGetRange *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetRange].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pLimits);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyGetRange *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
-    __typeof__(zesFrequencyGetRange) *cg_fn = (__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetRange].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pLimits);
-    struct cg_fr_zesFrequencyGetRange cg_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
-    if (cg_call(&cg_sites[CG_zesFrequencyGetRange], (const void *)hFrequency, cg_th_zesFrequencyGetRange, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyGetRange) *cgl_fn = (__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
+    struct cgl_fr_zesFrequencyGetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencySetRange: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencySetRange {
+struct cgl_fr_zesFrequencySetRange {
     zes_freq_handle_t hFrequency;
     const zes_freq_range_t *pLimits;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencySetRange(void *cg_frame)
+static int cgl_th_zesFrequencySetRange(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencySetRange *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cg_sites[CG_zesFrequencySetRange].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pLimits);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencySetRange *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
-    __typeof__(zesFrequencySetRange) *cg_fn = (__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cg_sites[CG_zesFrequencySetRange].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pLimits);
-    struct cg_fr_zesFrequencySetRange cg_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
-    if (cg_call(&cg_sites[CG_zesFrequencySetRange], (const void *)hFrequency, cg_th_zesFrequencySetRange, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencySetRange) *cgl_fn = (__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
+    struct cgl_fr_zesFrequencySetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
+    if (cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyGetState {
+struct cgl_fr_zesFrequencyGetState {
     zes_freq_handle_t hFrequency;
     zes_freq_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyGetState(void *cg_frame)
+static int cgl_th_zesFrequencyGetState(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetState].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
-    __typeof__(zesFrequencyGetState) *cg_fn = (__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pState);
-    struct cg_fr_zesFrequencyGetState cg_fr = {.hFrequency = hFrequency, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesFrequencyGetState], (const void *)hFrequency, cg_th_zesFrequencyGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyGetState) *cgl_fn = (__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pState);
+    struct cgl_fr_zesFrequencyGetState cgl_fr = {.hFrequency = hFrequency, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyGetThrottleTime: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyGetThrottleTime {
+struct cgl_fr_zesFrequencyGetThrottleTime {
     zes_freq_handle_t hFrequency;
     zes_freq_throttle_time_t *pThrottleTime;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyGetThrottleTime(void *cg_frame)
+static int cgl_th_zesFrequencyGetThrottleTime(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyGetThrottleTime *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pThrottleTime);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyGetThrottleTime *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pThrottleTime);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
-    __typeof__(zesFrequencyGetThrottleTime) *cg_fn = (__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyGetThrottleTime].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pThrottleTime);
-    struct cg_fr_zesFrequencyGetThrottleTime cg_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime};
-    if (cg_call(&cg_sites[CG_zesFrequencyGetThrottleTime], (const void *)hFrequency, cg_th_zesFrequencyGetThrottleTime, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyGetThrottleTime) *cgl_fn = (__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pThrottleTime);
+    struct cgl_fr_zesFrequencyGetThrottleTime cgl_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetCapabilities: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetCapabilities {
+struct cgl_fr_zesFrequencyOcGetCapabilities {
     zes_freq_handle_t hFrequency;
     zes_oc_capabilities_t *pOcCapabilities;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetCapabilities(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetCapabilities(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetCapabilities *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pOcCapabilities);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetCapabilities *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcCapabilities);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
-    __typeof__(zesFrequencyOcGetCapabilities) *cg_fn = (__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetCapabilities].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pOcCapabilities);
-    struct cg_fr_zesFrequencyOcGetCapabilities cg_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cg_th_zesFrequencyOcGetCapabilities, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetCapabilities) *cgl_fn = (__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcCapabilities);
+    struct cgl_fr_zesFrequencyOcGetCapabilities cgl_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetFrequencyTarget: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetFrequencyTarget {
+struct cgl_fr_zesFrequencyOcGetFrequencyTarget {
     zes_freq_handle_t hFrequency;
     double *pCurrentOcFrequency;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetFrequencyTarget(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetFrequencyTarget(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetFrequencyTarget *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pCurrentOcFrequency);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetFrequencyTarget *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcFrequency);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
-    __typeof__(zesFrequencyOcGetFrequencyTarget) *cg_fn = (__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetFrequencyTarget].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pCurrentOcFrequency);
-    struct cg_fr_zesFrequencyOcGetFrequencyTarget cg_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cg_th_zesFrequencyOcGetFrequencyTarget, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcFrequency);
+    struct cgl_fr_zesFrequencyOcGetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcSetFrequencyTarget: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcSetFrequencyTarget {
+struct cgl_fr_zesFrequencyOcSetFrequencyTarget {
     zes_freq_handle_t hFrequency;
     double CurrentOcFrequency;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcSetFrequencyTarget(void *cg_frame)
+static int cgl_th_zesFrequencyOcSetFrequencyTarget(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcSetFrequencyTarget *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->CurrentOcFrequency);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcSetFrequencyTarget *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcFrequency);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
-    __typeof__(zesFrequencyOcSetFrequencyTarget) *cg_fn = (__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetFrequencyTarget].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, CurrentOcFrequency);
-    struct cg_fr_zesFrequencyOcSetFrequencyTarget cg_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cg_th_zesFrequencyOcSetFrequencyTarget, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcSetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcFrequency);
+    struct cgl_fr_zesFrequencyOcSetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetVoltageTarget: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetVoltageTarget {
+struct cgl_fr_zesFrequencyOcGetVoltageTarget {
     zes_freq_handle_t hFrequency;
     double *pCurrentVoltageTarget;
     double *pCurrentVoltageOffset;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetVoltageTarget(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetVoltageTarget(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetVoltageTarget *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pCurrentVoltageTarget, cg_f->pCurrentVoltageOffset);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetVoltageTarget *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentVoltageTarget, cgl_f->pCurrentVoltageOffset);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
-    __typeof__(zesFrequencyOcGetVoltageTarget) *cg_fn = (__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetVoltageTarget].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-    struct cg_fr_zesFrequencyOcGetVoltageTarget cg_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cg_th_zesFrequencyOcGetVoltageTarget, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
+    struct cgl_fr_zesFrequencyOcGetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcSetVoltageTarget: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcSetVoltageTarget {
+struct cgl_fr_zesFrequencyOcSetVoltageTarget {
     zes_freq_handle_t hFrequency;
     double CurrentVoltageTarget;
     double CurrentVoltageOffset;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcSetVoltageTarget(void *cg_frame)
+static int cgl_th_zesFrequencyOcSetVoltageTarget(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcSetVoltageTarget *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->CurrentVoltageTarget, cg_f->CurrentVoltageOffset);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcSetVoltageTarget *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentVoltageTarget, cgl_f->CurrentVoltageOffset);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
-    __typeof__(zesFrequencyOcSetVoltageTarget) *cg_fn = (__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetVoltageTarget].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-    struct cg_fr_zesFrequencyOcSetVoltageTarget cg_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cg_th_zesFrequencyOcSetVoltageTarget, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcSetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
+    struct cgl_fr_zesFrequencyOcSetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcSetMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcSetMode {
+struct cgl_fr_zesFrequencyOcSetMode {
     zes_freq_handle_t hFrequency;
     zes_oc_mode_t CurrentOcMode;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcSetMode(void *cg_frame)
+static int cgl_th_zesFrequencyOcSetMode(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcSetMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetMode].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->CurrentOcMode);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcSetMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcMode);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
-    __typeof__(zesFrequencyOcSetMode) *cg_fn = (__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, CurrentOcMode);
-    struct cg_fr_zesFrequencyOcSetMode cg_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcSetMode], (const void *)hFrequency, cg_th_zesFrequencyOcSetMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcSetMode) *cgl_fn = (__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcMode);
+    struct cgl_fr_zesFrequencyOcSetMode cgl_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetMode {
+struct cgl_fr_zesFrequencyOcGetMode {
     zes_freq_handle_t hFrequency;
     zes_oc_mode_t *pCurrentOcMode;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetMode(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetMode(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetMode].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pCurrentOcMode);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcMode);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
-    __typeof__(zesFrequencyOcGetMode) *cg_fn = (__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pCurrentOcMode);
-    struct cg_fr_zesFrequencyOcGetMode cg_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetMode], (const void *)hFrequency, cg_th_zesFrequencyOcGetMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetMode) *cgl_fn = (__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcMode);
+    struct cgl_fr_zesFrequencyOcGetMode cgl_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetIccMax: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetIccMax {
+struct cgl_fr_zesFrequencyOcGetIccMax {
     zes_freq_handle_t hFrequency;
     double *pOcIccMax;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetIccMax(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetIccMax(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetIccMax *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pOcIccMax);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetIccMax *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcIccMax);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
-    __typeof__(zesFrequencyOcGetIccMax) *cg_fn = (__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetIccMax].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pOcIccMax);
-    struct cg_fr_zesFrequencyOcGetIccMax cg_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetIccMax], (const void *)hFrequency, cg_th_zesFrequencyOcGetIccMax, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcIccMax);
+    struct cgl_fr_zesFrequencyOcGetIccMax cgl_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcSetIccMax: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcSetIccMax {
+struct cgl_fr_zesFrequencyOcSetIccMax {
     zes_freq_handle_t hFrequency;
     double ocIccMax;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcSetIccMax(void *cg_frame)
+static int cgl_th_zesFrequencyOcSetIccMax(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcSetIccMax *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->ocIccMax);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcSetIccMax *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocIccMax);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
-    __typeof__(zesFrequencyOcSetIccMax) *cg_fn = (__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetIccMax].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, ocIccMax);
-    struct cg_fr_zesFrequencyOcSetIccMax cg_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcSetIccMax], (const void *)hFrequency, cg_th_zesFrequencyOcSetIccMax, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcSetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocIccMax);
+    struct cgl_fr_zesFrequencyOcSetIccMax cgl_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcGetTjMax: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcGetTjMax {
+struct cgl_fr_zesFrequencyOcGetTjMax {
     zes_freq_handle_t hFrequency;
     double *pOcTjMax;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcGetTjMax(void *cg_frame)
+static int cgl_th_zesFrequencyOcGetTjMax(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcGetTjMax *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->pOcTjMax);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcGetTjMax *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcTjMax);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
-    __typeof__(zesFrequencyOcGetTjMax) *cg_fn = (__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcGetTjMax].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, pOcTjMax);
-    struct cg_fr_zesFrequencyOcGetTjMax cg_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcGetTjMax], (const void *)hFrequency, cg_th_zesFrequencyOcGetTjMax, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcGetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcTjMax);
+    struct cgl_fr_zesFrequencyOcGetTjMax cgl_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesFrequencyOcSetTjMax: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesFrequencyOcSetTjMax {
+struct cgl_fr_zesFrequencyOcSetTjMax {
     zes_freq_handle_t hFrequency;
     double ocTjMax;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesFrequencyOcSetTjMax(void *cg_frame)
+static int cgl_th_zesFrequencyOcSetTjMax(void *cgl_frame)
 {
-    struct cg_fr_zesFrequencyOcSetTjMax *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(cg_f->hFrequency, cg_f->ocTjMax);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesFrequencyOcSetTjMax *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocTjMax);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
-    __typeof__(zesFrequencyOcSetTjMax) *cg_fn = (__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cg_sites[CG_zesFrequencyOcSetTjMax].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hFrequency, ocTjMax);
-    struct cg_fr_zesFrequencyOcSetTjMax cg_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax};
-    if (cg_call(&cg_sites[CG_zesFrequencyOcSetTjMax], (const void *)hFrequency, cg_th_zesFrequencyOcSetTjMax, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesFrequencyOcSetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocTjMax);
+    struct cgl_fr_zesFrequencyOcSetTjMax cgl_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax};
+    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumLeds: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumLeds {
+struct cgl_fr_zesDeviceEnumLeds {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_led_handle_t *phLed;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumLeds(void *cg_frame)
+static int cgl_th_zesDeviceEnumLeds(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumLeds *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumLeds].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phLed);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumLeds *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phLed);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
-    __typeof__(zesDeviceEnumLeds) *cg_fn = (__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumLeds].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phLed);
-    struct cg_fr_zesDeviceEnumLeds cg_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumLeds], (const void *)hDevice, cg_th_zesDeviceEnumLeds, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumLeds) *cgl_fn = (__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phLed);
+    struct cgl_fr_zesDeviceEnumLeds cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesLedGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesLedGetProperties {
+struct cgl_fr_zesLedGetProperties {
     zes_led_handle_t hLed;
     zes_led_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesLedGetProperties(void *cg_frame)
+static int cgl_th_zesLedGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesLedGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesLedGetProperties].real, memory_order_relaxed))(cg_f->hLed, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesLedGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
-    __typeof__(zesLedGetProperties) *cg_fn = (__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesLedGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hLed, pProperties);
-    struct cg_fr_zesLedGetProperties cg_fr = {.hLed = hLed, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesLedGetProperties], (const void *)hLed, cg_th_zesLedGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesLedGetProperties) *cgl_fn = (__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pProperties);
+    struct cgl_fr_zesLedGetProperties cgl_fr = {.hLed = hLed, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesLedGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesLedGetState {
+struct cgl_fr_zesLedGetState {
     zes_led_handle_t hLed;
     zes_led_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesLedGetState(void *cg_frame)
+static int cgl_th_zesLedGetState(void *cgl_frame)
 {
-    struct cg_fr_zesLedGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cg_sites[CG_zesLedGetState].real, memory_order_relaxed))(cg_f->hLed, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesLedGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
-    __typeof__(zesLedGetState) *cg_fn = (__typeof__(zesLedGetState) *)atomic_load_explicit(&cg_sites[CG_zesLedGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hLed, pState);
-    struct cg_fr_zesLedGetState cg_fr = {.hLed = hLed, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesLedGetState], (const void *)hLed, cg_th_zesLedGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesLedGetState) *cgl_fn = (__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pState);
+    struct cgl_fr_zesLedGetState cgl_fr = {.hLed = hLed, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesLedSetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesLedSetState {
+struct cgl_fr_zesLedSetState {
     zes_led_handle_t hLed;
     ze_bool_t enable;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesLedSetState(void *cg_frame)
+static int cgl_th_zesLedSetState(void *cgl_frame)
 {
-    struct cg_fr_zesLedSetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cg_sites[CG_zesLedSetState].real, memory_order_relaxed))(cg_f->hLed, cg_f->enable);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesLedSetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->enable);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
-    __typeof__(zesLedSetState) *cg_fn = (__typeof__(zesLedSetState) *)atomic_load_explicit(&cg_sites[CG_zesLedSetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hLed, enable);
-    struct cg_fr_zesLedSetState cg_fr = {.hLed = hLed, .enable = enable};
-    if (cg_call(&cg_sites[CG_zesLedSetState], (const void *)hLed, cg_th_zesLedSetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesLedSetState) *cgl_fn = (__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, enable);
+    struct cgl_fr_zesLedSetState cgl_fr = {.hLed = hLed, .enable = enable};
+    if (cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesLedSetColor: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesLedSetColor {
+struct cgl_fr_zesLedSetColor {
     zes_led_handle_t hLed;
     const zes_led_color_t *pColor;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesLedSetColor(void *cg_frame)
+static int cgl_th_zesLedSetColor(void *cgl_frame)
 {
-    struct cg_fr_zesLedSetColor *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cg_sites[CG_zesLedSetColor].real, memory_order_relaxed))(cg_f->hLed, cg_f->pColor);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesLedSetColor *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pColor);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
-    __typeof__(zesLedSetColor) *cg_fn = (__typeof__(zesLedSetColor) *)atomic_load_explicit(&cg_sites[CG_zesLedSetColor].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hLed, pColor);
-    struct cg_fr_zesLedSetColor cg_fr = {.hLed = hLed, .pColor = pColor};
-    if (cg_call(&cg_sites[CG_zesLedSetColor], (const void *)hLed, cg_th_zesLedSetColor, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesLedSetColor) *cgl_fn = (__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pColor);
+    struct cgl_fr_zesLedSetColor cgl_fr = {.hLed = hLed, .pColor = pColor};
+    if (cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumMemoryModules: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumMemoryModules {
+struct cgl_fr_zesDeviceEnumMemoryModules {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_mem_handle_t *phMemory;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumMemoryModules(void *cg_frame)
+static int cgl_th_zesDeviceEnumMemoryModules(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumMemoryModules *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phMemory);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumMemoryModules *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMemory);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
-    __typeof__(zesDeviceEnumMemoryModules) *cg_fn = (__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumMemoryModules].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phMemory);
-    struct cg_fr_zesDeviceEnumMemoryModules cg_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumMemoryModules], (const void *)hDevice, cg_th_zesDeviceEnumMemoryModules, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumMemoryModules) *cgl_fn = (__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMemory);
+    struct cgl_fr_zesDeviceEnumMemoryModules cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesMemoryGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesMemoryGetProperties {
+struct cgl_fr_zesMemoryGetProperties {
     zes_mem_handle_t hMemory;
     zes_mem_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesMemoryGetProperties(void *cg_frame)
+static int cgl_th_zesMemoryGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesMemoryGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetProperties].real, memory_order_relaxed))(cg_f->hMemory, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesMemoryGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
-    __typeof__(zesMemoryGetProperties) *cg_fn = (__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMemory, pProperties);
-    struct cg_fr_zesMemoryGetProperties cg_fr = {.hMemory = hMemory, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesMemoryGetProperties], (const void *)hMemory, cg_th_zesMemoryGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesMemoryGetProperties) *cgl_fn = (__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pProperties);
+    struct cgl_fr_zesMemoryGetProperties cgl_fr = {.hMemory = hMemory, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesMemoryGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesMemoryGetState {
+struct cgl_fr_zesMemoryGetState {
     zes_mem_handle_t hMemory;
     zes_mem_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesMemoryGetState(void *cg_frame)
+static int cgl_th_zesMemoryGetState(void *cgl_frame)
 {
-    struct cg_fr_zesMemoryGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetState].real, memory_order_relaxed))(cg_f->hMemory, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesMemoryGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
-    __typeof__(zesMemoryGetState) *cg_fn = (__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMemory, pState);
-    struct cg_fr_zesMemoryGetState cg_fr = {.hMemory = hMemory, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesMemoryGetState], (const void *)hMemory, cg_th_zesMemoryGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesMemoryGetState) *cgl_fn = (__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pState);
+    struct cgl_fr_zesMemoryGetState cgl_fr = {.hMemory = hMemory, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesMemoryGetBandwidth: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesMemoryGetBandwidth {
+struct cgl_fr_zesMemoryGetBandwidth {
     zes_mem_handle_t hMemory;
     zes_mem_bandwidth_t *pBandwidth;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesMemoryGetBandwidth(void *cg_frame)
+static int cgl_th_zesMemoryGetBandwidth(void *cgl_frame)
 {
-    struct cg_fr_zesMemoryGetBandwidth *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetBandwidth].real, memory_order_relaxed))(cg_f->hMemory, cg_f->pBandwidth);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesMemoryGetBandwidth *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pBandwidth);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
-    __typeof__(zesMemoryGetBandwidth) *cg_fn = (__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cg_sites[CG_zesMemoryGetBandwidth].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hMemory, pBandwidth);
-    struct cg_fr_zesMemoryGetBandwidth cg_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth};
-    if (cg_call(&cg_sites[CG_zesMemoryGetBandwidth], (const void *)hMemory, cg_th_zesMemoryGetBandwidth, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesMemoryGetBandwidth) *cgl_fn = (__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pBandwidth);
+    struct cgl_fr_zesMemoryGetBandwidth cgl_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth};
+    if (cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumPerformanceFactorDomains: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumPerformanceFactorDomains {
+struct cgl_fr_zesDeviceEnumPerformanceFactorDomains {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_perf_handle_t *phPerf;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumPerformanceFactorDomains(void *cg_frame)
+static int cgl_th_zesDeviceEnumPerformanceFactorDomains(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumPerformanceFactorDomains *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phPerf);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPerf);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
-    __typeof__(zesDeviceEnumPerformanceFactorDomains) *cg_fn = (__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPerformanceFactorDomains].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phPerf);
-    struct cg_fr_zesDeviceEnumPerformanceFactorDomains cg_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cg_th_zesDeviceEnumPerformanceFactorDomains, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumPerformanceFactorDomains) *cgl_fn = (__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPerf);
+    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPerformanceFactorGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPerformanceFactorGetProperties {
+struct cgl_fr_zesPerformanceFactorGetProperties {
     zes_perf_handle_t hPerf;
     zes_perf_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPerformanceFactorGetProperties(void *cg_frame)
+static int cgl_th_zesPerformanceFactorGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesPerformanceFactorGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(cg_f->hPerf, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPerformanceFactorGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
-    __typeof__(zesPerformanceFactorGetProperties) *cg_fn = (__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPerf, pProperties);
-    struct cg_fr_zesPerformanceFactorGetProperties cg_fr = {.hPerf = hPerf, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesPerformanceFactorGetProperties], (const void *)hPerf, cg_th_zesPerformanceFactorGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPerformanceFactorGetProperties) *cgl_fn = (__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pProperties);
+    struct cgl_fr_zesPerformanceFactorGetProperties cgl_fr = {.hPerf = hPerf, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPerformanceFactorGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPerformanceFactorGetConfig {
+struct cgl_fr_zesPerformanceFactorGetConfig {
     zes_perf_handle_t hPerf;
     double *pFactor;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPerformanceFactorGetConfig(void *cg_frame)
+static int cgl_th_zesPerformanceFactorGetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesPerformanceFactorGetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(cg_f->hPerf, cg_f->pFactor);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPerformanceFactorGetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pFactor);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
-    __typeof__(zesPerformanceFactorGetConfig) *cg_fn = (__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorGetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPerf, pFactor);
-    struct cg_fr_zesPerformanceFactorGetConfig cg_fr = {.hPerf = hPerf, .pFactor = pFactor};
-    if (cg_call(&cg_sites[CG_zesPerformanceFactorGetConfig], (const void *)hPerf, cg_th_zesPerformanceFactorGetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPerformanceFactorGetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pFactor);
+    struct cgl_fr_zesPerformanceFactorGetConfig cgl_fr = {.hPerf = hPerf, .pFactor = pFactor};
+    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPerformanceFactorSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPerformanceFactorSetConfig {
+struct cgl_fr_zesPerformanceFactorSetConfig {
     zes_perf_handle_t hPerf;
     double factor;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPerformanceFactorSetConfig(void *cg_frame)
+static int cgl_th_zesPerformanceFactorSetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesPerformanceFactorSetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(cg_f->hPerf, cg_f->factor);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPerformanceFactorSetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->factor);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
-    __typeof__(zesPerformanceFactorSetConfig) *cg_fn = (__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesPerformanceFactorSetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPerf, factor);
-    struct cg_fr_zesPerformanceFactorSetConfig cg_fr = {.hPerf = hPerf, .factor = factor};
-    if (cg_call(&cg_sites[CG_zesPerformanceFactorSetConfig], (const void *)hPerf, cg_th_zesPerformanceFactorSetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPerformanceFactorSetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, factor);
+    struct cgl_fr_zesPerformanceFactorSetConfig cgl_fr = {.hPerf = hPerf, .factor = factor};
+    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumPowerDomains: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumPowerDomains {
+struct cgl_fr_zesDeviceEnumPowerDomains {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_pwr_handle_t *phPower;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumPowerDomains(void *cg_frame)
+static int cgl_th_zesDeviceEnumPowerDomains(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumPowerDomains *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phPower);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumPowerDomains *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPower);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
-    __typeof__(zesDeviceEnumPowerDomains) *cg_fn = (__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPowerDomains].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phPower);
-    struct cg_fr_zesDeviceEnumPowerDomains cg_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumPowerDomains], (const void *)hDevice, cg_th_zesDeviceEnumPowerDomains, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumPowerDomains) *cgl_fn = (__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPower);
+    struct cgl_fr_zesDeviceEnumPowerDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceGetCardPowerDomain: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceGetCardPowerDomain {
+struct cgl_fr_zesDeviceGetCardPowerDomain {
     zes_device_handle_t hDevice;
     zes_pwr_handle_t *phPower;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceGetCardPowerDomain(void *cg_frame)
+static int cgl_th_zesDeviceGetCardPowerDomain(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceGetCardPowerDomain *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(cg_f->hDevice, cg_f->phPower);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceGetCardPowerDomain *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phPower);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
-    __typeof__(zesDeviceGetCardPowerDomain) *cg_fn = (__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cg_sites[CG_zesDeviceGetCardPowerDomain].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, phPower);
-    struct cg_fr_zesDeviceGetCardPowerDomain cg_fr = {.hDevice = hDevice, .phPower = phPower};
-    if (cg_call(&cg_sites[CG_zesDeviceGetCardPowerDomain], (const void *)hDevice, cg_th_zesDeviceGetCardPowerDomain, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceGetCardPowerDomain) *cgl_fn = (__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phPower);
+    struct cgl_fr_zesDeviceGetCardPowerDomain cgl_fr = {.hDevice = hDevice, .phPower = phPower};
+    if (cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerGetProperties {
+struct cgl_fr_zesPowerGetProperties {
     zes_pwr_handle_t hPower;
     zes_power_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerGetProperties(void *cg_frame)
+static int cgl_th_zesPowerGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesPowerGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetProperties].real, memory_order_relaxed))(cg_f->hPower, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
-    __typeof__(zesPowerGetProperties) *cg_fn = (__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pProperties);
-    struct cg_fr_zesPowerGetProperties cg_fr = {.hPower = hPower, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesPowerGetProperties], (const void *)hPower, cg_th_zesPowerGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerGetProperties) *cgl_fn = (__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pProperties);
+    struct cgl_fr_zesPowerGetProperties cgl_fr = {.hPower = hPower, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerGetEnergyCounter: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerGetEnergyCounter {
+struct cgl_fr_zesPowerGetEnergyCounter {
     zes_pwr_handle_t hPower;
     zes_power_energy_counter_t *pEnergy;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerGetEnergyCounter(void *cg_frame)
+static int cgl_th_zesPowerGetEnergyCounter(void *cgl_frame)
 {
-    struct cg_fr_zesPowerGetEnergyCounter *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetEnergyCounter].real, memory_order_relaxed))(cg_f->hPower, cg_f->pEnergy);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerGetEnergyCounter *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pEnergy);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
-    __typeof__(zesPowerGetEnergyCounter) *cg_fn = (__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetEnergyCounter].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pEnergy);
-    struct cg_fr_zesPowerGetEnergyCounter cg_fr = {.hPower = hPower, .pEnergy = pEnergy};
-    if (cg_call(&cg_sites[CG_zesPowerGetEnergyCounter], (const void *)hPower, cg_th_zesPowerGetEnergyCounter, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerGetEnergyCounter) *cgl_fn = (__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pEnergy);
+    struct cgl_fr_zesPowerGetEnergyCounter cgl_fr = {.hPower = hPower, .pEnergy = pEnergy};
+    if (cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerGetLimits: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerGetLimits {
+struct cgl_fr_zesPowerGetLimits {
     zes_pwr_handle_t hPower;
     zes_power_sustained_limit_t *pSustained;
     zes_power_burst_limit_t *pBurst;
     zes_power_peak_limit_t *pPeak;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerGetLimits(void *cg_frame)
+static int cgl_th_zesPowerGetLimits(void *cgl_frame)
 {
-    struct cg_fr_zesPowerGetLimits *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetLimits].real, memory_order_relaxed))(cg_f->hPower, cg_f->pSustained, cg_f->pBurst, cg_f->pPeak);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerGetLimits *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
-    __typeof__(zesPowerGetLimits) *cg_fn = (__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetLimits].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pSustained, pBurst, pPeak);
-    struct cg_fr_zesPowerGetLimits cg_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
-    if (cg_call(&cg_sites[CG_zesPowerGetLimits], (const void *)hPower, cg_th_zesPowerGetLimits, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerGetLimits) *cgl_fn = (__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
+    struct cgl_fr_zesPowerGetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
+    if (cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerSetLimits: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerSetLimits {
+struct cgl_fr_zesPowerSetLimits {
     zes_pwr_handle_t hPower;
     const zes_power_sustained_limit_t *pSustained;
     const zes_power_burst_limit_t *pBurst;
     const zes_power_peak_limit_t *pPeak;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerSetLimits(void *cg_frame)
+static int cgl_th_zesPowerSetLimits(void *cgl_frame)
 {
-    struct cg_fr_zesPowerSetLimits *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetLimits].real, memory_order_relaxed))(cg_f->hPower, cg_f->pSustained, cg_f->pBurst, cg_f->pPeak);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerSetLimits *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
-    __typeof__(zesPowerSetLimits) *cg_fn = (__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetLimits].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pSustained, pBurst, pPeak);
-    struct cg_fr_zesPowerSetLimits cg_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
-    if (cg_call(&cg_sites[CG_zesPowerSetLimits], (const void *)hPower, cg_th_zesPowerSetLimits, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerSetLimits) *cgl_fn = (__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
+    struct cgl_fr_zesPowerSetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
+    if (cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerGetEnergyThreshold: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerGetEnergyThreshold {
+struct cgl_fr_zesPowerGetEnergyThreshold {
     zes_pwr_handle_t hPower;
     zes_energy_threshold_t *pThreshold;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerGetEnergyThreshold(void *cg_frame)
+static int cgl_th_zesPowerGetEnergyThreshold(void *cgl_frame)
 {
-    struct cg_fr_zesPowerGetEnergyThreshold *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(cg_f->hPower, cg_f->pThreshold);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerGetEnergyThreshold *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pThreshold);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
-    __typeof__(zesPowerGetEnergyThreshold) *cg_fn = (__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetEnergyThreshold].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pThreshold);
-    struct cg_fr_zesPowerGetEnergyThreshold cg_fr = {.hPower = hPower, .pThreshold = pThreshold};
-    if (cg_call(&cg_sites[CG_zesPowerGetEnergyThreshold], (const void *)hPower, cg_th_zesPowerGetEnergyThreshold, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerGetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pThreshold);
+    struct cgl_fr_zesPowerGetEnergyThreshold cgl_fr = {.hPower = hPower, .pThreshold = pThreshold};
+    if (cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerSetEnergyThreshold: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerSetEnergyThreshold {
+struct cgl_fr_zesPowerSetEnergyThreshold {
     zes_pwr_handle_t hPower;
     double threshold;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerSetEnergyThreshold(void *cg_frame)
+static int cgl_th_zesPowerSetEnergyThreshold(void *cgl_frame)
 {
-    struct cg_fr_zesPowerSetEnergyThreshold *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(cg_f->hPower, cg_f->threshold);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerSetEnergyThreshold *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->threshold);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
-    __typeof__(zesPowerSetEnergyThreshold) *cg_fn = (__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetEnergyThreshold].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, threshold);
-    struct cg_fr_zesPowerSetEnergyThreshold cg_fr = {.hPower = hPower, .threshold = threshold};
-    if (cg_call(&cg_sites[CG_zesPowerSetEnergyThreshold], (const void *)hPower, cg_th_zesPowerSetEnergyThreshold, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerSetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, threshold);
+    struct cgl_fr_zesPowerSetEnergyThreshold cgl_fr = {.hPower = hPower, .threshold = threshold};
+    if (cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumPsus: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumPsus {
+struct cgl_fr_zesDeviceEnumPsus {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_psu_handle_t *phPsu;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumPsus(void *cg_frame)
+static int cgl_th_zesDeviceEnumPsus(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumPsus *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPsus].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phPsu);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumPsus *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPsu);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
-    __typeof__(zesDeviceEnumPsus) *cg_fn = (__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumPsus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phPsu);
-    struct cg_fr_zesDeviceEnumPsus cg_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumPsus], (const void *)hDevice, cg_th_zesDeviceEnumPsus, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumPsus) *cgl_fn = (__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPsu);
+    struct cgl_fr_zesDeviceEnumPsus cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPsuGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPsuGetProperties {
+struct cgl_fr_zesPsuGetProperties {
     zes_psu_handle_t hPsu;
     zes_psu_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPsuGetProperties(void *cg_frame)
+static int cgl_th_zesPsuGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesPsuGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPsuGetProperties].real, memory_order_relaxed))(cg_f->hPsu, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPsuGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
-    __typeof__(zesPsuGetProperties) *cg_fn = (__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesPsuGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPsu, pProperties);
-    struct cg_fr_zesPsuGetProperties cg_fr = {.hPsu = hPsu, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesPsuGetProperties], (const void *)hPsu, cg_th_zesPsuGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPsuGetProperties) *cgl_fn = (__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pProperties);
+    struct cgl_fr_zesPsuGetProperties cgl_fr = {.hPsu = hPsu, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPsuGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPsuGetState {
+struct cgl_fr_zesPsuGetState {
     zes_psu_handle_t hPsu;
     zes_psu_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPsuGetState(void *cg_frame)
+static int cgl_th_zesPsuGetState(void *cgl_frame)
 {
-    struct cg_fr_zesPsuGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cg_sites[CG_zesPsuGetState].real, memory_order_relaxed))(cg_f->hPsu, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPsuGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
-    __typeof__(zesPsuGetState) *cg_fn = (__typeof__(zesPsuGetState) *)atomic_load_explicit(&cg_sites[CG_zesPsuGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPsu, pState);
-    struct cg_fr_zesPsuGetState cg_fr = {.hPsu = hPsu, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesPsuGetState], (const void *)hPsu, cg_th_zesPsuGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPsuGetState) *cgl_fn = (__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pState);
+    struct cgl_fr_zesPsuGetState cgl_fr = {.hPsu = hPsu, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumRasErrorSets: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumRasErrorSets {
+struct cgl_fr_zesDeviceEnumRasErrorSets {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_ras_handle_t *phRas;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumRasErrorSets(void *cg_frame)
+static int cgl_th_zesDeviceEnumRasErrorSets(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumRasErrorSets *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phRas);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumRasErrorSets *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phRas);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
-    __typeof__(zesDeviceEnumRasErrorSets) *cg_fn = (__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumRasErrorSets].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phRas);
-    struct cg_fr_zesDeviceEnumRasErrorSets cg_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumRasErrorSets], (const void *)hDevice, cg_th_zesDeviceEnumRasErrorSets, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumRasErrorSets) *cgl_fn = (__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phRas);
+    struct cgl_fr_zesDeviceEnumRasErrorSets cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesRasGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesRasGetProperties {
+struct cgl_fr_zesRasGetProperties {
     zes_ras_handle_t hRas;
     zes_ras_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesRasGetProperties(void *cg_frame)
+static int cgl_th_zesRasGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesRasGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesRasGetProperties].real, memory_order_relaxed))(cg_f->hRas, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesRasGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
-    __typeof__(zesRasGetProperties) *cg_fn = (__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesRasGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hRas, pProperties);
-    struct cg_fr_zesRasGetProperties cg_fr = {.hRas = hRas, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesRasGetProperties], (const void *)hRas, cg_th_zesRasGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesRasGetProperties) *cgl_fn = (__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pProperties);
+    struct cgl_fr_zesRasGetProperties cgl_fr = {.hRas = hRas, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesRasGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesRasGetConfig {
+struct cgl_fr_zesRasGetConfig {
     zes_ras_handle_t hRas;
     zes_ras_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesRasGetConfig(void *cg_frame)
+static int cgl_th_zesRasGetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesRasGetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesRasGetConfig].real, memory_order_relaxed))(cg_f->hRas, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesRasGetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
-    __typeof__(zesRasGetConfig) *cg_fn = (__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesRasGetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hRas, pConfig);
-    struct cg_fr_zesRasGetConfig cg_fr = {.hRas = hRas, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesRasGetConfig], (const void *)hRas, cg_th_zesRasGetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesRasGetConfig) *cgl_fn = (__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
+    struct cgl_fr_zesRasGetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesRasSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesRasSetConfig {
+struct cgl_fr_zesRasSetConfig {
     zes_ras_handle_t hRas;
     const zes_ras_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesRasSetConfig(void *cg_frame)
+static int cgl_th_zesRasSetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesRasSetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesRasSetConfig].real, memory_order_relaxed))(cg_f->hRas, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesRasSetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
-    __typeof__(zesRasSetConfig) *cg_fn = (__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesRasSetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hRas, pConfig);
-    struct cg_fr_zesRasSetConfig cg_fr = {.hRas = hRas, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesRasSetConfig], (const void *)hRas, cg_th_zesRasSetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesRasSetConfig) *cgl_fn = (__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
+    struct cgl_fr_zesRasSetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesRasGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesRasGetState {
+struct cgl_fr_zesRasGetState {
     zes_ras_handle_t hRas;
     ze_bool_t clear;
     zes_ras_state_t *pState;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesRasGetState(void *cg_frame)
+static int cgl_th_zesRasGetState(void *cgl_frame)
 {
-    struct cg_fr_zesRasGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cg_sites[CG_zesRasGetState].real, memory_order_relaxed))(cg_f->hRas, cg_f->clear, cg_f->pState);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesRasGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->clear, cgl_f->pState);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
-    __typeof__(zesRasGetState) *cg_fn = (__typeof__(zesRasGetState) *)atomic_load_explicit(&cg_sites[CG_zesRasGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hRas, clear, pState);
-    struct cg_fr_zesRasGetState cg_fr = {.hRas = hRas, .clear = clear, .pState = pState};
-    if (cg_call(&cg_sites[CG_zesRasGetState], (const void *)hRas, cg_th_zesRasGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesRasGetState) *cgl_fn = (__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, clear, pState);
+    struct cgl_fr_zesRasGetState cgl_fr = {.hRas = hRas, .clear = clear, .pState = pState};
+    if (cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumSchedulers: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumSchedulers {
+struct cgl_fr_zesDeviceEnumSchedulers {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_sched_handle_t *phScheduler;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumSchedulers(void *cg_frame)
+static int cgl_th_zesDeviceEnumSchedulers(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumSchedulers *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumSchedulers].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phScheduler);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumSchedulers *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phScheduler);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
-    __typeof__(zesDeviceEnumSchedulers) *cg_fn = (__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumSchedulers].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phScheduler);
-    struct cg_fr_zesDeviceEnumSchedulers cg_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumSchedulers], (const void *)hDevice, cg_th_zesDeviceEnumSchedulers, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumSchedulers) *cgl_fn = (__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phScheduler);
+    struct cgl_fr_zesDeviceEnumSchedulers cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerGetProperties {
+struct cgl_fr_zesSchedulerGetProperties {
     zes_sched_handle_t hScheduler;
     zes_sched_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerGetProperties(void *cg_frame)
+static int cgl_th_zesSchedulerGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetProperties].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
-    __typeof__(zesSchedulerGetProperties) *cg_fn = (__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pProperties);
-    struct cg_fr_zesSchedulerGetProperties cg_fr = {.hScheduler = hScheduler, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesSchedulerGetProperties], (const void *)hScheduler, cg_th_zesSchedulerGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerGetProperties) *cgl_fn = (__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties);
+    struct cgl_fr_zesSchedulerGetProperties cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerGetCurrentMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerGetCurrentMode {
+struct cgl_fr_zesSchedulerGetCurrentMode {
     zes_sched_handle_t hScheduler;
     zes_sched_mode_t *pMode;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerGetCurrentMode(void *cg_frame)
+static int cgl_th_zesSchedulerGetCurrentMode(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerGetCurrentMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pMode);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerGetCurrentMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pMode);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
-    __typeof__(zesSchedulerGetCurrentMode) *cg_fn = (__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetCurrentMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pMode);
-    struct cg_fr_zesSchedulerGetCurrentMode cg_fr = {.hScheduler = hScheduler, .pMode = pMode};
-    if (cg_call(&cg_sites[CG_zesSchedulerGetCurrentMode], (const void *)hScheduler, cg_th_zesSchedulerGetCurrentMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerGetCurrentMode) *cgl_fn = (__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pMode);
+    struct cgl_fr_zesSchedulerGetCurrentMode cgl_fr = {.hScheduler = hScheduler, .pMode = pMode};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerGetTimeoutModeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerGetTimeoutModeProperties {
+struct cgl_fr_zesSchedulerGetTimeoutModeProperties {
     zes_sched_handle_t hScheduler;
     ze_bool_t getDefaults;
     zes_sched_timeout_properties_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerGetTimeoutModeProperties(void *cg_frame)
+static int cgl_th_zesSchedulerGetTimeoutModeProperties(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerGetTimeoutModeProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->getDefaults, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerGetTimeoutModeProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
-    __typeof__(zesSchedulerGetTimeoutModeProperties) *cg_fn = (__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetTimeoutModeProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, getDefaults, pConfig);
-    struct cg_fr_zesSchedulerGetTimeoutModeProperties cg_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cg_th_zesSchedulerGetTimeoutModeProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerGetTimeoutModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
+    struct cgl_fr_zesSchedulerGetTimeoutModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerGetTimesliceModeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerGetTimesliceModeProperties {
+struct cgl_fr_zesSchedulerGetTimesliceModeProperties {
     zes_sched_handle_t hScheduler;
     ze_bool_t getDefaults;
     zes_sched_timeslice_properties_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerGetTimesliceModeProperties(void *cg_frame)
+static int cgl_th_zesSchedulerGetTimesliceModeProperties(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerGetTimesliceModeProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->getDefaults, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerGetTimesliceModeProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
-    __typeof__(zesSchedulerGetTimesliceModeProperties) *cg_fn = (__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerGetTimesliceModeProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, getDefaults, pConfig);
-    struct cg_fr_zesSchedulerGetTimesliceModeProperties cg_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cg_th_zesSchedulerGetTimesliceModeProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerGetTimesliceModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
+    struct cgl_fr_zesSchedulerGetTimesliceModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerSetTimeoutMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerSetTimeoutMode {
+struct cgl_fr_zesSchedulerSetTimeoutMode {
     zes_sched_handle_t hScheduler;
     zes_sched_timeout_properties_t *pProperties;
     ze_bool_t *pNeedReload;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerSetTimeoutMode(void *cg_frame)
+static int cgl_th_zesSchedulerSetTimeoutMode(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerSetTimeoutMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pProperties, cg_f->pNeedReload);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerSetTimeoutMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
-    __typeof__(zesSchedulerSetTimeoutMode) *cg_fn = (__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetTimeoutMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pProperties, pNeedReload);
-    struct cg_fr_zesSchedulerSetTimeoutMode cg_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
-    if (cg_call(&cg_sites[CG_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cg_th_zesSchedulerSetTimeoutMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerSetTimeoutMode) *cgl_fn = (__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
+    struct cgl_fr_zesSchedulerSetTimeoutMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerSetTimesliceMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerSetTimesliceMode {
+struct cgl_fr_zesSchedulerSetTimesliceMode {
     zes_sched_handle_t hScheduler;
     zes_sched_timeslice_properties_t *pProperties;
     ze_bool_t *pNeedReload;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerSetTimesliceMode(void *cg_frame)
+static int cgl_th_zesSchedulerSetTimesliceMode(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerSetTimesliceMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pProperties, cg_f->pNeedReload);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerSetTimesliceMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
-    __typeof__(zesSchedulerSetTimesliceMode) *cg_fn = (__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetTimesliceMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pProperties, pNeedReload);
-    struct cg_fr_zesSchedulerSetTimesliceMode cg_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
-    if (cg_call(&cg_sites[CG_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cg_th_zesSchedulerSetTimesliceMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerSetTimesliceMode) *cgl_fn = (__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
+    struct cgl_fr_zesSchedulerSetTimesliceMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerSetExclusiveMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerSetExclusiveMode {
+struct cgl_fr_zesSchedulerSetExclusiveMode {
     zes_sched_handle_t hScheduler;
     ze_bool_t *pNeedReload;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerSetExclusiveMode(void *cg_frame)
+static int cgl_th_zesSchedulerSetExclusiveMode(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerSetExclusiveMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pNeedReload);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerSetExclusiveMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
-    __typeof__(zesSchedulerSetExclusiveMode) *cg_fn = (__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetExclusiveMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pNeedReload);
-    struct cg_fr_zesSchedulerSetExclusiveMode cg_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
-    if (cg_call(&cg_sites[CG_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cg_th_zesSchedulerSetExclusiveMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerSetExclusiveMode) *cgl_fn = (__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
+    struct cgl_fr_zesSchedulerSetExclusiveMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesSchedulerSetComputeUnitDebugMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesSchedulerSetComputeUnitDebugMode {
+struct cgl_fr_zesSchedulerSetComputeUnitDebugMode {
     zes_sched_handle_t hScheduler;
     ze_bool_t *pNeedReload;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesSchedulerSetComputeUnitDebugMode(void *cg_frame)
+static int cgl_th_zesSchedulerSetComputeUnitDebugMode(void *cgl_frame)
 {
-    struct cg_fr_zesSchedulerSetComputeUnitDebugMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(cg_f->hScheduler, cg_f->pNeedReload);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
-    __typeof__(zesSchedulerSetComputeUnitDebugMode) *cg_fn = (__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cg_sites[CG_zesSchedulerSetComputeUnitDebugMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hScheduler, pNeedReload);
-    struct cg_fr_zesSchedulerSetComputeUnitDebugMode cg_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
-    if (cg_call(&cg_sites[CG_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cg_th_zesSchedulerSetComputeUnitDebugMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesSchedulerSetComputeUnitDebugMode) *cgl_fn = (__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
+    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
+    if (cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumStandbyDomains: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumStandbyDomains {
+struct cgl_fr_zesDeviceEnumStandbyDomains {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_standby_handle_t *phStandby;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumStandbyDomains(void *cg_frame)
+static int cgl_th_zesDeviceEnumStandbyDomains(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumStandbyDomains *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phStandby);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumStandbyDomains *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phStandby);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
-    __typeof__(zesDeviceEnumStandbyDomains) *cg_fn = (__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumStandbyDomains].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phStandby);
-    struct cg_fr_zesDeviceEnumStandbyDomains cg_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumStandbyDomains], (const void *)hDevice, cg_th_zesDeviceEnumStandbyDomains, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumStandbyDomains) *cgl_fn = (__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phStandby);
+    struct cgl_fr_zesDeviceEnumStandbyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesStandbyGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesStandbyGetProperties {
+struct cgl_fr_zesStandbyGetProperties {
     zes_standby_handle_t hStandby;
     zes_standby_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesStandbyGetProperties(void *cg_frame)
+static int cgl_th_zesStandbyGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesStandbyGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesStandbyGetProperties].real, memory_order_relaxed))(cg_f->hStandby, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesStandbyGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
-    __typeof__(zesStandbyGetProperties) *cg_fn = (__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesStandbyGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hStandby, pProperties);
-    struct cg_fr_zesStandbyGetProperties cg_fr = {.hStandby = hStandby, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesStandbyGetProperties], (const void *)hStandby, cg_th_zesStandbyGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesStandbyGetProperties) *cgl_fn = (__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pProperties);
+    struct cgl_fr_zesStandbyGetProperties cgl_fr = {.hStandby = hStandby, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesStandbyGetMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesStandbyGetMode {
+struct cgl_fr_zesStandbyGetMode {
     zes_standby_handle_t hStandby;
     zes_standby_promo_mode_t *pMode;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesStandbyGetMode(void *cg_frame)
+static int cgl_th_zesStandbyGetMode(void *cgl_frame)
 {
-    struct cg_fr_zesStandbyGetMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cg_sites[CG_zesStandbyGetMode].real, memory_order_relaxed))(cg_f->hStandby, cg_f->pMode);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesStandbyGetMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pMode);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
-    __typeof__(zesStandbyGetMode) *cg_fn = (__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cg_sites[CG_zesStandbyGetMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hStandby, pMode);
-    struct cg_fr_zesStandbyGetMode cg_fr = {.hStandby = hStandby, .pMode = pMode};
-    if (cg_call(&cg_sites[CG_zesStandbyGetMode], (const void *)hStandby, cg_th_zesStandbyGetMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesStandbyGetMode) *cgl_fn = (__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pMode);
+    struct cgl_fr_zesStandbyGetMode cgl_fr = {.hStandby = hStandby, .pMode = pMode};
+    if (cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesStandbySetMode: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesStandbySetMode {
+struct cgl_fr_zesStandbySetMode {
     zes_standby_handle_t hStandby;
     zes_standby_promo_mode_t mode;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesStandbySetMode(void *cg_frame)
+static int cgl_th_zesStandbySetMode(void *cgl_frame)
 {
-    struct cg_fr_zesStandbySetMode *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cg_sites[CG_zesStandbySetMode].real, memory_order_relaxed))(cg_f->hStandby, cg_f->mode);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesStandbySetMode *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->mode);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
-    __typeof__(zesStandbySetMode) *cg_fn = (__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cg_sites[CG_zesStandbySetMode].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hStandby, mode);
-    struct cg_fr_zesStandbySetMode cg_fr = {.hStandby = hStandby, .mode = mode};
-    if (cg_call(&cg_sites[CG_zesStandbySetMode], (const void *)hStandby, cg_th_zesStandbySetMode, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesStandbySetMode) *cgl_fn = (__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, mode);
+    struct cgl_fr_zesStandbySetMode cgl_fr = {.hStandby = hStandby, .mode = mode};
+    if (cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesDeviceEnumTemperatureSensors: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesDeviceEnumTemperatureSensors {
+struct cgl_fr_zesDeviceEnumTemperatureSensors {
     zes_device_handle_t hDevice;
     uint32_t *pCount;
     zes_temp_handle_t *phTemperature;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesDeviceEnumTemperatureSensors(void *cg_frame)
+static int cgl_th_zesDeviceEnumTemperatureSensors(void *cgl_frame)
 {
-    struct cg_fr_zesDeviceEnumTemperatureSensors *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(cg_f->hDevice, cg_f->pCount, cg_f->phTemperature);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesDeviceEnumTemperatureSensors *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phTemperature);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
-    __typeof__(zesDeviceEnumTemperatureSensors) *cg_fn = (__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cg_sites[CG_zesDeviceEnumTemperatureSensors].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hDevice, pCount, phTemperature);
-    struct cg_fr_zesDeviceEnumTemperatureSensors cg_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature};
-    if (cg_call(&cg_sites[CG_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cg_th_zesDeviceEnumTemperatureSensors, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesDeviceEnumTemperatureSensors) *cgl_fn = (__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phTemperature);
+    struct cgl_fr_zesDeviceEnumTemperatureSensors cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature};
+    if (cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesTemperatureGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesTemperatureGetProperties {
+struct cgl_fr_zesTemperatureGetProperties {
     zes_temp_handle_t hTemperature;
     zes_temp_properties_t *pProperties;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesTemperatureGetProperties(void *cg_frame)
+static int cgl_th_zesTemperatureGetProperties(void *cgl_frame)
 {
-    struct cg_fr_zesTemperatureGetProperties *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetProperties].real, memory_order_relaxed))(cg_f->hTemperature, cg_f->pProperties);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesTemperatureGetProperties *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pProperties);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
-    __typeof__(zesTemperatureGetProperties) *cg_fn = (__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTemperature, pProperties);
-    struct cg_fr_zesTemperatureGetProperties cg_fr = {.hTemperature = hTemperature, .pProperties = pProperties};
-    if (cg_call(&cg_sites[CG_zesTemperatureGetProperties], (const void *)hTemperature, cg_th_zesTemperatureGetProperties, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesTemperatureGetProperties) *cgl_fn = (__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pProperties);
+    struct cgl_fr_zesTemperatureGetProperties cgl_fr = {.hTemperature = hTemperature, .pProperties = pProperties};
+    if (cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesTemperatureGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesTemperatureGetConfig {
+struct cgl_fr_zesTemperatureGetConfig {
     zes_temp_handle_t hTemperature;
     zes_temp_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesTemperatureGetConfig(void *cg_frame)
+static int cgl_th_zesTemperatureGetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesTemperatureGetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetConfig].real, memory_order_relaxed))(cg_f->hTemperature, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesTemperatureGetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
-    __typeof__(zesTemperatureGetConfig) *cg_fn = (__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTemperature, pConfig);
-    struct cg_fr_zesTemperatureGetConfig cg_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesTemperatureGetConfig], (const void *)hTemperature, cg_th_zesTemperatureGetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesTemperatureGetConfig) *cgl_fn = (__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
+    struct cgl_fr_zesTemperatureGetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesTemperatureSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesTemperatureSetConfig {
+struct cgl_fr_zesTemperatureSetConfig {
     zes_temp_handle_t hTemperature;
     const zes_temp_config_t *pConfig;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesTemperatureSetConfig(void *cg_frame)
+static int cgl_th_zesTemperatureSetConfig(void *cgl_frame)
 {
-    struct cg_fr_zesTemperatureSetConfig *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureSetConfig].real, memory_order_relaxed))(cg_f->hTemperature, cg_f->pConfig);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesTemperatureSetConfig *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
-    __typeof__(zesTemperatureSetConfig) *cg_fn = (__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureSetConfig].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTemperature, pConfig);
-    struct cg_fr_zesTemperatureSetConfig cg_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
-    if (cg_call(&cg_sites[CG_zesTemperatureSetConfig], (const void *)hTemperature, cg_th_zesTemperatureSetConfig, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesTemperatureSetConfig) *cgl_fn = (__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
+    struct cgl_fr_zesTemperatureSetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
+    if (cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesTemperatureGetState: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesTemperatureGetState {
+struct cgl_fr_zesTemperatureGetState {
     zes_temp_handle_t hTemperature;
     double *pTemperature;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesTemperatureGetState(void *cg_frame)
+static int cgl_th_zesTemperatureGetState(void *cgl_frame)
 {
-    struct cg_fr_zesTemperatureGetState *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetState].real, memory_order_relaxed))(cg_f->hTemperature, cg_f->pTemperature);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesTemperatureGetState *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pTemperature);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
-    __typeof__(zesTemperatureGetState) *cg_fn = (__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cg_sites[CG_zesTemperatureGetState].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hTemperature, pTemperature);
-    struct cg_fr_zesTemperatureGetState cg_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature};
-    if (cg_call(&cg_sites[CG_zesTemperatureGetState], (const void *)hTemperature, cg_th_zesTemperatureGetState, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesTemperatureGetState) *cgl_fn = (__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pTemperature);
+    struct cgl_fr_zesTemperatureGetState cgl_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature};
+    if (cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerGetLimitsExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerGetLimitsExt {
+struct cgl_fr_zesPowerGetLimitsExt {
     zes_pwr_handle_t hPower;
     uint32_t *pCount;
     zes_power_limit_ext_desc_t *pSustained;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerGetLimitsExt(void *cg_frame)
+static int cgl_th_zesPowerGetLimitsExt(void *cgl_frame)
 {
-    struct cg_fr_zesPowerGetLimitsExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetLimitsExt].real, memory_order_relaxed))(cg_f->hPower, cg_f->pCount, cg_f->pSustained);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerGetLimitsExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    __typeof__(zesPowerGetLimitsExt) *cg_fn = (__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cg_sites[CG_zesPowerGetLimitsExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pCount, pSustained);
-    struct cg_fr_zesPowerGetLimitsExt cg_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
-    if (cg_call(&cg_sites[CG_zesPowerGetLimitsExt], (const void *)hPower, cg_th_zesPowerGetLimitsExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerGetLimitsExt) *cgl_fn = (__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
+    struct cgl_fr_zesPowerGetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
+    if (cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }
 
 /* zesPowerSetLimitsExt: returns the result type: checked; keyed by its first parameter (a handle) */
-struct cg_fr_zesPowerSetLimitsExt {
+struct cgl_fr_zesPowerSetLimitsExt {
     zes_pwr_handle_t hPower;
     uint32_t *pCount;
     zes_power_limit_ext_desc_t *pSustained;
-    ze_result_t cg_ret;
+    ze_result_t cgl_ret;
 };
-static int cg_th_zesPowerSetLimitsExt(void *cg_frame)
+static int cgl_th_zesPowerSetLimitsExt(void *cgl_frame)
 {
-    struct cg_fr_zesPowerSetLimitsExt *cg_f = cg_frame;
-    cg_f->cg_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetLimitsExt].real, memory_order_relaxed))(cg_f->hPower, cg_f->pCount, cg_f->pSustained);
-    return cg_f->cg_ret != ZE_RESULT_SUCCESS;
+    struct cgl_fr_zesPowerSetLimitsExt *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
+    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
 CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    __typeof__(zesPowerSetLimitsExt) *cg_fn = (__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cg_sites[CG_zesPowerSetLimitsExt].direct, memory_order_relaxed);
-    if (CG_LIKELY(cg_fn != NULL)) return cg_fn(hPower, pCount, pSustained);
-    struct cg_fr_zesPowerSetLimitsExt cg_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
-    if (cg_call(&cg_sites[CG_zesPowerSetLimitsExt], (const void *)hPower, cg_th_zesPowerSetLimitsExt, &cg_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
-    return cg_fr.cg_ret;
+    __typeof__(zesPowerSetLimitsExt) *cgl_fn = (__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
+    struct cgl_fr_zesPowerSetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
+    if (cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    return cgl_fr.cgl_ret;
 }

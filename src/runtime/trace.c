@@ -1,0 +1,282 @@
+/* Recording the timeline: one ring per thread (layout and bounds in
+ * trace.h), and the one-line-per-call text trace.
+ *
+ * The call path: one thread-local pointer, five relaxed stores and a
+ * release store into the thread's own ring; no lock, no system call. A
+ * thread's first event claims a slot and makes its ring (under a lock,
+ * with a few system calls); so does the first event after a fork. */
+#define _GNU_SOURCE
+#include "trace.h"
+
+#include "errors.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(cgi_trace_header) == 4096, "trace header is one page");
+_Static_assert(sizeof(cgi_trace_thread) == 64, "trace thread entry layout is fixed");
+_Static_assert(sizeof(cgi_trace_event) == 32, "trace event layout is fixed");
+_Static_assert((CGI_TRACE_EVENTS & (CGI_TRACE_EVENTS - 1)) == 0, "ring size is a power of two");
+_Static_assert(CGI_TRACE_TABLE_BYTES % 4096 == 0 && CGI_TRACE_RING_BYTES % 4096 == 0, "rings are page aligned");
+
+/* One thread's place: its table entry and its ring. */
+typedef struct cgi_trace_slot {
+    cgi_trace_thread *t;
+    cgi_trace_event *ring;
+    off_t off; /* of the ring in the file */
+    int dead;  /* the file could not grow: later events are lost */
+} cgi_trace_slot;
+
+/* A ring in a file is allocated a step at a time as it fills, so a
+ * thread's disk use follows its events (at most CGI_TRACE_RING_BYTES). */
+#define CGI_TRACE_STEP 2048u
+
+static pthread_mutex_t cgi_trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static cgi_trace_header *cgi_trace_h; /* header + thread table, one mapping */
+static cgi_trace_slot cgi_trace_slots[CGI_TRACE_MAX_THREADS];
+static int cgi_trace_fd = -1;   /* the process's file under callguard run; -1: private memory */
+static int cgi_trace_failed;    /* no file could be made: every event is lost (and counted nowhere) */
+static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
+static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
+static FILE *cgi_trace_lines;
+
+/* The calling thread's slot. Initial-exec and one pointer (TRAPS.md: TLS
+ * of dlopen'd libraries comes from a small static pool). */
+static __thread cgi_trace_slot *cgi_trace_me __attribute__((tls_model("initial-exec")));
+
+/* The header and table: a file of this process in the directory, or private memory. */
+static int cgi_trace_open_locked(void)
+{
+    size_t head = sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES;
+    void *p = MAP_FAILED;
+    if (cgi_trace_dir[0]) {
+        char path[700];
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(path, sizeof path, "%s/cg-%d-%ld%09ld.trace", cgi_trace_dir, (int)getpid(), (long)ts.tv_sec,
+                 ts.tv_nsec);
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) return -1;
+        /* Allocated, not only extended: a full file system then fails
+         * here instead of raising SIGBUS in the program (TRAPS.md). */
+        if (posix_fallocate(fd, 0, (off_t)head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+        cgi_trace_fd = fd;
+    } else {
+        p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return -1;
+    }
+    cgi_trace_header *h = p;
+    h->version = CGI_TRACE_VERSION;
+    h->events_per_thread = CGI_TRACE_EVENTS;
+    h->max_threads = CGI_TRACE_MAX_THREADS;
+    h->pid = (int32_t)getpid();
+    h->stats_start_unix_ns = cgi_stats ? cgi_stats->h.start_unix_ns : 0;
+    memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC); /* last: a reader skips a half-made file */
+    cgi_trace_h = h;
+    return 0;
+}
+
+static void cgi_trace_name(cgi_trace_thread *t)
+{
+    char name[17] = "";
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    memcpy(t->name, name, sizeof t->name);
+}
+
+/* The calling thread's first event: a slot and a ring. NULL when there is
+ * none to be had (the event is then counted as lost). */
+static cgi_trace_slot *cgi_trace_claim(void)
+{
+    pthread_mutex_lock(&cgi_trace_lock);
+    cgi_trace_slot *slot = NULL;
+    if (!cgi_trace_h && !cgi_trace_failed && cgi_trace_open_locked() != 0) cgi_trace_failed = 1;
+    cgi_trace_header *h = cgi_trace_h;
+    uint32_t i = h ? atomic_load_explicit(&h->nthreads, memory_order_relaxed) : CGI_TRACE_MAX_THREADS;
+    if (i < CGI_TRACE_MAX_THREADS) {
+        void *p = MAP_FAILED;
+        off_t off = (off_t)CGI_TRACE_RING_OFFSET(i);
+        if (cgi_trace_fd >= 0) {
+            /* Sized at once (sparse), allocated a step at a time. */
+            if (ftruncate(cgi_trace_fd, off + (off_t)CGI_TRACE_RING_BYTES) == 0 &&
+                posix_fallocate(cgi_trace_fd, off, (off_t)(CGI_TRACE_STEP * sizeof(cgi_trace_event))) == 0)
+                p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, cgi_trace_fd, off);
+        } else {
+            p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        }
+        if (p != MAP_FAILED) {
+            cgi_trace_thread *t = (cgi_trace_thread *)(h + 1) + i;
+            t->tid = (int32_t)gettid();
+            cgi_trace_name(t);
+            slot = &cgi_trace_slots[i];
+            slot->t = t;
+            slot->ring = p;
+            slot->off = off;
+            atomic_store_explicit(&t->ready, 1, memory_order_release);
+            atomic_store_explicit(&h->nthreads, i + 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&cgi_trace_lock);
+    return slot;
+}
+
+/* Every CGI_TRACE_STEP events: the next step of a ring in a file, while
+ * the ring is not yet full; once a ring, the thread's name again (it may
+ * have been named since its first event). Nonzero: the thread's ring can
+ * grow no more (the file system is full) and the event is lost. */
+static int cgi_trace_step(cgi_trace_slot *me, uint64_t w)
+{
+    uint64_t at = w & (CGI_TRACE_EVENTS - 1);
+    if (at == 0) cgi_trace_name(me->t);
+    if (w >= CGI_TRACE_EVENTS || cgi_trace_fd < 0) return 0;
+    off_t off = me->off + (off_t)(at * sizeof(cgi_trace_event));
+    if (posix_fallocate(cgi_trace_fd, off, (off_t)(CGI_TRACE_STEP * sizeof(cgi_trace_event))) == 0) return 0;
+    me->dead = 1;
+    return -1;
+}
+
+static void cgi_trace_line(const cg_site *s, uint64_t call_ns, uint64_t wait_ns, int err)
+{
+    FILE *f = cgi_trace_lines;
+    if (f)
+        fprintf(f, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)call_ns, (unsigned long)wait_ns, err);
+}
+
+void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
+{
+    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
+    if (on & CGI_TRACE_LINES) cgi_trace_line(s, call_ns, wait_ns, err);
+    if (!(on & CGI_TRACE_TIMELINE)) return;
+    cgi_trace_slot *me = cgi_trace_me;
+    if (__builtin_expect(!me, 0)) {
+        me = cgi_trace_me = cgi_trace_claim();
+        if (!me) {
+            if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+            return;
+        }
+    }
+    if (__builtin_expect(me->dead, 0)) {
+        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+        return;
+    }
+    uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
+    uint32_t flags = (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0) |
+                     (held && call_ns >= limit ? CGI_EV_CALL_STALL : 0) |
+                     (held && wait_ns >= limit ? CGI_EV_WAIT_STALL : 0);
+    size_t r = (size_t)((const char *)s->ctr - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
+    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
+    if (__builtin_expect((w & (CGI_TRACE_STEP - 1)) == 0, 0) && w && cgi_trace_step(me, w) != 0) {
+        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+        return;
+    }
+    cgi_trace_event *e = &me->ring[w & (CGI_TRACE_EVENTS - 1)];
+    atomic_store_explicit(&e->t0, t0, memory_order_relaxed);
+    atomic_store_explicit(&e->call_ns, call_ns, memory_order_relaxed);
+    atomic_store_explicit(&e->wait_ns, wait_ns, memory_order_relaxed);
+    atomic_store_explicit(&e->rec, r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD, memory_order_relaxed);
+    atomic_store_explicit(&e->flags, flags, memory_order_relaxed);
+    atomic_store_explicit(&me->t->written, w + 1, memory_order_release);
+}
+
+/* Whether the timeline goes to this process's file in the statistics
+ * directory (callguard run writes FILE) or is written to FILE at exit. */
+static void cgi_trace_write_at_exit(void);
+
+int cgi_trace_set_file(const char *path)
+{
+    if (!*path || strcmp(path, "-") == 0)
+        return cgi_fail(CG_EINVAL,
+                        "'%s': expected a file name for the JSON timeline (one line per call on stderr: "
+                        "CALLGUARD_TRACE_LINES=-)",
+                        path);
+    const char *dir = secure_getenv("CALLGUARD_STATS_DIR");
+    if (dir && *dir) {
+        if (strlen(dir) >= sizeof cgi_trace_dir)
+            return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR=%s: path too long", dir);
+    } else {
+        /* Checked now (created, not truncated), written at exit. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, strerror(errno));
+        close(fd);
+    }
+    char *copy = strdup(path);
+    if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
+    pthread_mutex_lock(&cgi_trace_lock);
+    int first = !cgi_trace_path && !cgi_trace_dir[0];
+    if (dir && *dir) snprintf(cgi_trace_dir, sizeof cgi_trace_dir, "%s", dir);
+    free(cgi_trace_path);
+    cgi_trace_path = copy;
+    pthread_mutex_unlock(&cgi_trace_lock);
+    if (first && !cgi_trace_dir[0]) atexit(cgi_trace_write_at_exit);
+    atomic_fetch_or(&cgi_cfg.trace_on, CGI_TRACE_TIMELINE);
+    atomic_store(&cgi_cfg.stats_on, 1);
+    cgi_refresh_all();
+    return CG_OK;
+}
+
+int cgi_trace_set_lines(const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "a") : NULL);
+    if (!f)
+        return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, *path ? strerror(errno) : "empty name");
+    setvbuf(f, NULL, _IOLBF, 0);
+    cgi_trace_lines = f;
+    atomic_fetch_or(&cgi_cfg.trace_on, CGI_TRACE_LINES);
+    atomic_store(&cgi_cfg.stats_on, 1);
+    cgi_refresh_all();
+    return CG_OK;
+}
+
+void cgi_trace_self_view(cgi_trace_view *v)
+{
+    memset(v, 0, sizeof *v);
+    pthread_mutex_lock(&cgi_trace_lock);
+    v->h = cgi_trace_h;
+    if (v->h) {
+        v->threads = (const cgi_trace_thread *)(v->h + 1);
+        uint32_t n = atomic_load(&v->h->nthreads);
+        for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++)
+            v->ring[i] = cgi_trace_slots[i].ring;
+    }
+    pthread_mutex_unlock(&cgi_trace_lock);
+}
+
+static void cgi_trace_write_at_exit(void)
+{
+    /* Not under callguard run, and not a forked child (which stops tracing). */
+    if (cgi_trace_dir[0] || !cgi_trace_path || !(atomic_load(&cgi_cfg.trace_on) & CGI_TRACE_TIMELINE)) return;
+    if (cgi_trace_write_self(cgi_trace_path) != CG_OK) fprintf(stderr, "callguard: %s\n", cg_last_error());
+}
+
+/* In the child after fork (only the forking thread exists; only system
+ * calls). The parent's rings are the parent's: under callguard run the
+ * child records into a file of its own, made at its first event; a
+ * process tracing on its own stops, since its trace file is its
+ * parent's (callguard run traces a whole tree). */
+void cgi_trace_after_fork_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    cgi_trace_lock = fresh;
+    cgi_trace_me = NULL;
+    if (!cgi_trace_dir[0]) atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
+    if (!cgi_trace_h) return;
+    uint32_t n = atomic_load(&cgi_trace_h->nthreads);
+    for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++)
+        if (cgi_trace_slots[i].ring) munmap(cgi_trace_slots[i].ring, CGI_TRACE_RING_BYTES);
+    memset(cgi_trace_slots, 0, sizeof cgi_trace_slots);
+    munmap(cgi_trace_h, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES);
+    cgi_trace_h = NULL;
+    if (cgi_trace_fd >= 0) close(cgi_trace_fd);
+    cgi_trace_fd = -1;
+    cgi_trace_failed = 0;
+}

@@ -1,0 +1,72 @@
+/* The trace file: the layout of one process's rings (trace_file.c reads
+ * it; trace.c records into it; how and when: trace.h). */
+#ifndef CGI_TRACE_FILE_H
+#define CGI_TRACE_FILE_H
+
+#include "internal.h"
+
+#define CGI_TRACE_MAGIC "CGTRACE"
+#define CGI_TRACE_VERSION 1
+#define CGI_TRACE_EVENTS 65536u    /* per thread, a power of two */
+#define CGI_TRACE_MAX_THREADS 512u /* per process; later threads' events are dropped and counted */
+
+/* What cgi_cfg.trace_on holds. */
+enum { CGI_TRACE_LINES = 1, CGI_TRACE_TIMELINE = 2 };
+
+/* Event flags. */
+enum { CGI_EV_ERROR = 1, CGI_EV_HELD = 2, CGI_EV_CALL_STALL = 4, CGI_EV_WAIT_STALL = 8 };
+#define CGI_EV_NO_RECORD 0xffffffffu
+
+/* One guarded call. Fields are relaxed atomics only because an exit()
+ * writer may read a ring while its thread still records. */
+typedef struct cgi_trace_event {
+    _Atomic uint64_t t0;      /* CLOCK_MONOTONIC ns when the call entered the driver */
+    _Atomic uint64_t call_ns; /* time in the driver */
+    _Atomic uint64_t wait_ns; /* lock wait, which ended at t0 */
+    _Atomic uint32_t rec;     /* statistics record of the site (names, domain) */
+    _Atomic uint32_t flags;   /* CGI_EV_* */
+} cgi_trace_event;
+
+/* One traced thread. The ring's valid events are the last
+ * min(written, CGI_TRACE_EVENTS - 1) before `written` (the slot after them
+ * may be half overwritten by a thread that died writing it). */
+typedef struct cgi_trace_thread {
+    _Atomic uint64_t written; /* events ever recorded (release-stored after each event) */
+    int32_t tid;
+    _Atomic uint32_t ready; /* 1 once the ring is in place */
+    char name[16];          /* as prctl(PR_GET_NAME) said at the thread's first event and at each wrap */
+    char pad[32];
+} cgi_trace_thread;
+
+typedef struct cgi_trace_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t events_per_thread;
+    uint32_t max_threads;
+    _Atomic uint32_t nthreads;
+    int32_t pid;
+    int32_t reserved;
+    uint64_t stats_start_unix_ns; /* the statistics header's start_unix_ns: pairs this file with its process */
+    _Atomic uint64_t lost;        /* events of threads past max_threads, or whose ring could not be made */
+    char pad[4096 - 8 - 4 * 6 - 16];
+} cgi_trace_header;
+
+/* The file: header, thread table, then each thread's ring. */
+#define CGI_TRACE_TABLE_BYTES ((size_t)CGI_TRACE_MAX_THREADS * sizeof(cgi_trace_thread))
+#define CGI_TRACE_RING_BYTES ((size_t)CGI_TRACE_EVENTS * sizeof(cgi_trace_event))
+#define CGI_TRACE_RING_OFFSET(i) (sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES + (size_t)(i)*CGI_TRACE_RING_BYTES)
+
+/* A process's rings, its own or read from a file. NULL header: none. */
+typedef struct cgi_trace_view {
+    const cgi_trace_header *h;
+    const cgi_trace_thread *threads;
+    const cgi_trace_event *ring[CGI_TRACE_MAX_THREADS]; /* NULL where a thread has none */
+} cgi_trace_view;
+/* Events kept and dropped in a view. */
+CGI_HIDDEN void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_t *dropped);
+
+/* The view of a trace file mapped read-only (a statistics directory's
+ * cg-*.trace): 0, or -1 when it is not a trace file of this version. */
+CGI_HIDDEN int cgi_trace_view_of_file(const void *map, size_t size, cgi_trace_view *v);
+
+#endif

@@ -1,0 +1,240 @@
+"""Tests of the CUDA layer (libcallguard_cuda.so) on the stand-in libcuda.so.1.
+
+Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
+CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_RACE (compile race linked to the stand-in),
+CG_RACE_LINKED (linked to the layer), CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress),
+CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe
+must print for the layer),
+CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter
+for the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
+Each test is a function named for the behaviour it checks.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+E = os.environ
+TMP = tempfile.mkdtemp(prefix="cgcuda-")
+RACE_ENV = {"CGCUDA_COMPILER_RACE": "abort", "CGCUDA_COMPILE_MS": "50"}
+
+
+def run(args, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=60)
+
+
+def preload(lib):
+    return ":".join(p for p in (E.get("CG_SANITIZER_PRELOAD", ""), lib) if p)
+
+
+def check(cond, what, r=None):
+    if not cond:
+        if r is not None:
+            what += "\n-- exit %s\n-- stdout:\n%s-- stderr:\n%s" % (r.returncode, r.stdout, r.stderr)
+        raise AssertionError(what)
+
+
+def report(path):
+    with open(path) as f:
+        rep = json.load(f)
+    rows = {}
+    for proc in rep["processes"]:
+        for s in proc["sites"]:
+            rows[s["name"]] = rows.get(s["name"], 0) + s["calls"]
+    return rows
+
+
+def linked_env(**extra):
+    """A program linked to the layer in libcuda's place finds the stand-in by CALLGUARD_CUDA_LIBRARY."""
+    env = {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]}
+    env.update(extra)
+    return env
+
+
+def cuda_layer_compile_race_aborts_unserialized():
+    r = run([E["CG_RACE_LINKED"]], linked_env(**RACE_ENV))
+    check(r.returncode == -signal.SIGABRT, "expected SIGABRT", r)
+    check("cuModuleLoadData" in r.stderr, "the stand-in's abort message", r)
+
+
+def cuda_layer_compile_race_serialized_loads_every_module():
+    path = os.path.join(TMP, "race.json")
+    env = linked_env(CALLGUARD_SERIALIZE="cuModuleLoadData", CALLGUARD_REPORT=path, **RACE_ENV)
+    r = run([E["CG_RACE_LINKED"], E["CG_STANDIN"]], env)
+    check(r.returncode == 0, "exit 0", r)
+    check("loaded 16 modules, at most 1 threads inside" in r.stdout, "one thread at a time", r)
+    rows = report(path)
+    check(rows.get("cuModuleLoadData") == 16, "16 cuModuleLoadData calls in the report: %s" % rows)
+    check(rows.get("cuCtxCreate") == 1, "cuCtxCreate_v2 counted as cuCtxCreate: %s" % rows)
+    check("cuCtxCreate_v2" not in rows, "no row of a variant's own: %s" % rows)
+
+
+def cuda_layer_serializes_as_seen_from_below():
+    """A forwarding probe set as CALLGUARD_CUDA_LIBRARY counts the threads inside the driver's
+    cuModuleLoadData: several at once without serialization, one with it (what tests/gpu checks on the
+    H200, here on the stand-in without its abort mode)."""
+    env = {"CALLGUARD_CUDA_LIBRARY": E["CG_INSIDE"], "CGCUDA_COMPILE_MS": "50"}
+    r = run([E["CG_RACE_LINKED"], E["CG_INSIDE"]], env)
+    check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "every module loads", r)
+    inside = int(r.stdout.split("at most ")[1].split()[0])
+    check(inside > 1, "unserialized, several threads inside at once", r)
+    r = run([E["CG_RACE_LINKED"], E["CG_INSIDE"]], dict(env, CALLGUARD_SERIALIZE="cuModuleLoadData"))
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout, "serialized", r)
+
+
+def cuda_layer_preloaded_serializes_a_program_linked_to_the_driver():
+    r = run([E["CG_RACE"]], dict(RACE_ENV))
+    check(r.returncode == -signal.SIGABRT, "without the layer the race aborts", r)
+    path = os.path.join(TMP, "preload.json")
+    env = dict(RACE_ENV, LD_PRELOAD=preload(E["CG_LAYER"]), CALLGUARD_SERIALIZE="cuModuleLoadData",
+               CALLGUARD_REPORT=path)
+    r = run([E["CG_RACE"], E["CG_STANDIN"]], env)
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout, "serialized", r)
+    check(report(path).get("cuModuleLoadData") == 16, "counted")
+
+
+def cuda_layer_procaddress_returns_its_own_wrappers():
+    """Every pointer the layer's cuGetProcAddress/_v2 returns for a guarded name is the layer's wrapper of the
+    export the real resolver chose (same name, in the layer), for every version and flag asked; asked for
+    itself it returns its own resolver; cuGetExportTable (forwarded, no site) comes back as the driver's own
+    pointer, and what the driver does not know passes through."""
+    r = run([E["CG_PROBE"], E["CG_LAYER"]], linked_env())
+    check(r.returncode == 0, "probe ran", r)
+    with open(E["CG_EXPECTED_LAYER"]) as f:
+        expected = f.read()
+    check(r.stdout == expected, "probe output differs from %s:\n%s" % (E["CG_EXPECTED_LAYER"], r.stdout))
+
+
+def runtime_style(prog, env):
+    path = os.path.join(TMP, "calls%d.json" % len(os.listdir(TMP)))
+    r = run([prog, "default", E["CG_STANDIN"]], dict(env, CALLGUARD_REPORT=path))
+    check(r.returncode == 0 and r.stdout.startswith("ok\n"), "the calls succeed", r)
+    counts = dict(kv.split("=") for kv in r.stdout.splitlines()[1].split())
+    check(counts["cuLaunchKernel_ptsz"] == "1" and counts["cuLaunchKernel"] == "0", "the _ptsz form ran", r)
+    check(counts["cuCtxCreate_v4"] == "1" and counts["cuMemcpyHtoD_v2_ptds"] == "1", "the versioned forms ran", r)
+    return report(path)
+
+
+def cuda_layer_counts_calls_made_through_procaddress_pointers():
+    """The CUDA runtime's way: every call through a pointer the resolver returned is guarded and counted in the
+    report under the header's name (cuLaunchKernel, not cuLaunchKernel_ptsz)."""
+    for prog, env in ((E["CG_CALLS_LINKED"], linked_env()), (E["CG_CALLS"], {"LD_PRELOAD": preload(E["CG_LAYER"])})):
+        rows = runtime_style(prog, env)
+        for name in ("cuInit", "cuDeviceGet", "cuCtxCreate", "cuModuleLoadData", "cuModuleGetFunction",
+                     "cuLaunchKernel", "cuStreamSynchronize", "cuMemAlloc", "cuMemcpyHtoD", "cuMemcpyDtoH",
+                     "cuMemFree", "cuModuleUnload", "cuCtxDestroy", "cuDriverGetVersion"):
+            check(rows.get(name) == 1, "%s: one call in the report of %s: %s" % (name, prog, rows))
+        check(not any(n.endswith(("_v2", "_v4", "_ptsz", "_ptds")) for n in rows), "header names only: %s" % rows)
+        # the program's first question, then one per entry point, the 4-argument resolver's included
+        check(rows.get("cuGetProcAddress", 0) == 16, "cuGetProcAddress calls: %s" % rows)
+
+
+def cuda_layer_missing_driver_gives_no_device():
+    """No libcuda.so.1 found (none loaded, no CALLGUARD_CUDA_LIBRARY, and no path baked in at build time): a
+    program linked to the layer gets CUDA_ERROR_NO_DEVICE from its first call, one line on stderr from
+    callguard, and no crash."""
+    r = run([E["CG_RACE_LINKED"]])
+    check(r.returncode == 1 and "set-up failed: 100" in r.stderr, "CUDA_ERROR_NO_DEVICE (100) from cuInit", r)
+    ours = [l for l in r.stderr.splitlines() if "callguard" in l]
+    check(len(ours) == 1 and "cuInit" in ours[0], "one line from callguard naming the call", r)
+
+
+# A Python thread waits about a second in cuStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
+# the whole call) on a kernel the stand-in runs for CGCUDA_KERNEL_MS, while the main thread ticks every
+# millisecond; the child prints the longest pause the main thread saw, in milliseconds. The layer is loaded
+# by path in libcuda's place, as a program linked to it would be.
+PAUSE_CHILD = r"""
+import ctypes, sys, threading, time
+cu = ctypes.PyDLL(sys.argv[1])
+ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry spin()\n{\n ret;\n}\n"
+def ok(r, what):
+    if r != 0:
+        raise SystemExit("%s: CUresult %d" % (what, r))
+def worker():
+    time.sleep(0.2)  # let the main thread start ticking first
+    dev, ctx, mod, fn = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    ok(cu.cuInit(0), "cuInit")
+    ok(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    ok(cu.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev), "cuCtxCreate_v2")
+    ok(cu.cuModuleLoadData(ctypes.byref(mod), ptx), "cuModuleLoadData")
+    ok(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"spin"), "cuModuleGetFunction")
+    u = ctypes.c_uint
+    ok(cu.cuLaunchKernel(fn, u(1), u(1), u(1), u(1), u(1), u(1), u(0), None, None, None), "cuLaunchKernel")
+    t0 = time.monotonic()
+    ok(cu.cuStreamSynchronize(None), "cuStreamSynchronize")
+    global waited
+    waited = time.monotonic() - t0
+waited = 0.0
+t = threading.Thread(target=worker)
+t.start()
+longest, last = 0.0, time.monotonic()
+while t.is_alive():
+    time.sleep(0.001)
+    now = time.monotonic()
+    longest, last = max(longest, now - last), now
+t.join()
+print("%.1f %.1f" % (longest * 1000, waited * 1000))
+"""
+
+
+def pause(runtime):
+    path = os.path.join(TMP, "pause-%s.json" % runtime)
+    env = linked_env(CGCUDA_KERNEL_MS="1000", CALLGUARD_RUNTIME=runtime, CALLGUARD_REPORT=path,
+                     ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
+    if E.get("CG_SANITIZER_PRELOAD"):
+        env["LD_PRELOAD"] = E["CG_SANITIZER_PRELOAD"]
+    r = run([E["CG_PYTHON"], "-c", PAUSE_CHILD, E["CG_LAYER"]], env)
+    check(r.returncode == 0, "the Python child ran", r)
+    longest, waited = (float(x) for x in r.stdout.split())
+    check(waited >= 1000, "cuStreamSynchronize waited for the kernel (%.1f ms)" % waited, r)
+    with open(path) as f:
+        sync = [s for p in json.load(f)["processes"] for s in p["sites"] if s["name"] == "cuStreamSynchronize"]
+    return longest, sync[0]
+
+
+def cuda_pause_without_adapter_is_the_whole_wait():
+    longest, sync = pause("none")
+    check(longest >= 900, "the main thread waited the whole second: %.1f ms" % longest)
+
+
+def cuda_pause_detect_only_reports_the_stall():
+    longest, sync = pause("auto")
+    check(longest >= 900, "detect only: the GIL stays held: %.1f ms" % longest)
+    check(sync["stalls"] == 1, "cuStreamSynchronize reported as a stall: %s" % sync)
+
+
+def cuda_pause_with_adapter_at_most_50ms():
+    longest, sync = pause("cpython")
+    check(longest <= 50, "the main thread paused %.1f ms (at most 50)" % longest)
+    check(sync["stalls"] == 0 and sync["calls"] == 1, "no stall: %s" % sync)
+
+
+def cuda_python_runs_unchanged_through_the_layer():
+    """cuda-python binds only cuGetProcAddress_v2 of the libcuda.so.1 it dlopens by soname; with the layer
+    answering that dlopen (a folder where libcuda.so.1 is the layer), its output is the same as on the
+    stand-in alone, and its calls are counted under their header names."""
+    job = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_python_job.py")
+    plain = run([E["CG_CUDA_PYTHON"], job], {"LD_LIBRARY_PATH": os.path.dirname(E["CG_STANDIN"])})
+    check(plain.returncode == 0 and "sync <CUresult.CUDA_SUCCESS: 0>" in plain.stdout, "on the stand-in", plain)
+    folder = os.path.join(TMP, "as-libcuda")
+    os.makedirs(folder, exist_ok=True)
+    os.symlink(E["CG_LAYER"], os.path.join(folder, "libcuda.so.1"))
+    path = os.path.join(TMP, "cuda-python.json")
+    env = linked_env(LD_LIBRARY_PATH=folder, CALLGUARD_REPORT=path)
+    if E.get("CG_SANITIZER_PRELOAD"):
+        env.update(LD_PRELOAD=E["CG_SANITIZER_PRELOAD"], ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
+    r = run([E["CG_CUDA_PYTHON"], job], env)
+    check(r.returncode == 0 and r.stdout == plain.stdout, "the same output through the layer", r)
+    rows = report(path)
+    for name in ("cuInit", "cuModuleLoadData", "cuLaunchKernel", "cuStreamSynchronize", "cuCtxCreate"):
+        check(rows.get(name) == 1, "%s: one call: %s" % (name, rows))
+    check(rows.get("cuGetProcAddress", 0) > 100, "cuda-python's lookups counted: %s" % rows.get("cuGetProcAddress"))
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
+    print("PASS: " + sys.argv[1])
