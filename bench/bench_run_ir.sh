@@ -28,7 +28,7 @@ one() { # name env...
   env POCL_MAX_PTHREAD_COUNT=1 POCL_CACHE_DIR="$dir/pocl" "$@" \
     valgrind --tool=callgrind --callgrind-out-file="$dir/$name.out" /usr/bin/python3 "$here/pyopencl_enqueues.py" "$n" \
     >"$dir/$name.log" 2>&1 || { cat "$dir/$name.log" >&2; exit 1; }
-  awk '/^(totals|summary): / { print $2 }' "$dir/$name.out"
+  awk '/^(totals|summary): / { print $2; exit }' "$dir/$name.out"
 }
 calls() { # guarded calls per run, from a report
   env POCL_MAX_PTHREAD_COUNT=1 POCL_CACHE_DIR="$dir/pocl" LD_PRELOAD="$layer" CALLGUARD_REPORT="$dir/r.json" \

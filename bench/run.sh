@@ -38,6 +38,8 @@ run() { # program [args]: counted, then timed with the counts
   fi
 }
 if [ -x "$build/bin/bench_call" ]; then run "$build/bin/bench_call"; else echo "($build/bin/bench_call not built)"; fi
+# Row 4 embedded in the CPython found at build time (when its development files were there).
+if [ -x "$build/bin/bench_call_py_embed" ]; then echo; echo "embedded CPython:"; run "$build/bin/bench_call_py_embed"; fi
 if [ -f "$build/bench/libcgbench_call_py.so" ]; then
   for py in ${PYTHON:-python3}; do
     # The interpreter itself, not a wrapper script (pyenv's shims are shell

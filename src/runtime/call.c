@@ -134,6 +134,29 @@ static inline int cgi_wants_leave(const cg_site *s)
            (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
 }
 
+/* The lean path's second half, its own function: the policy checks in
+ * cg_call need no stack frame (the full path stays a tail jump), and here
+ * thunk and args live in callee-saved registers across the calls into
+ * CPython instead of being spilled around each. */
+__attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
+{
+    cgi_depth = 1;
+    if (__builtin_expect(cgi_py_holds(), 1)) {
+        void *ts = cgi_py.save();
+        thunk(args);
+        /* Before re-entering: at exit a daemon thread may never return from it. */
+        cgi_depth = 0;
+        cgi_py.restore(ts);
+    } else {
+        /* Not this thread's GIL (a thread CPython does not know, or the
+         * interpreter is not running): nothing to leave, and the site has
+         * nothing else to do. */
+        thunk(args);
+        cgi_depth = 0;
+    }
+    return 0;
+}
+
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     /* The lean path: the site only has to leave CPython (the built-in
@@ -147,22 +170,7 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE &&
         !atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed) &&
         !atomic_load_explicit(&s->domain, memory_order_acquire) && cgi_wants_leave(s) &&
-        atomic_load_explicit(&s->real, memory_order_acquire) && cgi_depth == 0) {
-        cgi_depth = 1;
-        if (__builtin_expect(cgi_py_holds(), 1)) {
-            void *ts = cgi_py.save();
-            thunk(args);
-            /* Before re-entering: at exit a daemon thread may never return from it. */
-            cgi_depth = 0;
-            cgi_py.restore(ts);
-        } else {
-            /* Not this thread's GIL (a thread CPython does not know, or the
-             * interpreter is not running): nothing to leave, and the site has
-             * nothing else to do. */
-            thunk(args);
-            cgi_depth = 0;
-        }
-        return 0;
-    }
+        atomic_load_explicit(&s->real, memory_order_acquire) && cgi_depth == 0)
+        return cgi_call_lean(thunk, args);
     return cgi_call_full(s, key, thunk, args);
 }
