@@ -135,8 +135,9 @@ static row rows[] = {
 #ifndef CG_BENCH_PYTHON
     {.key = "nopolicy", .label = "1 no policy (fast path)", .base_label = "direct", .base = loop_direct,
      .cand = loop_guarded, .on = nothing, .off = nothing, .max_added_ns = 1.0, .max_added_ir = 12},
+    /* Issue 10: the clock, the counters and the thread's in-flight slot. */
     {.key = "stats", .label = "2 statistics on", .base_label = "direct", .base = loop_direct, .cand = loop_guarded,
-     .on = stats_on, .off = stats_off},
+     .on = stats_on, .off = stats_off, .max_added_ns = 25.0, .max_added_ir = 60},
     {.key = "serialized", .label = "3 serialized, uncontended", .base_label = "direct", .base = loop_direct,
      .cand = loop_guarded, .on = serialize_on, .off = serialize_off},
 #else
@@ -304,7 +305,9 @@ static void print_table(int have_ir)
         if (have_ir) printf(" %8.1f %8.1f %7.1f", w->ir_base, w->ir_cand, added_ir);
         if (w->max_added_ns > 0) {
             int met = w->ns_added <= w->max_added_ns && (!have_ir || added_ir <= w->max_added_ir);
-            printf("  <= %.0f ns%s: %s", w->max_added_ns, have_ir ? ", <= 12 Ir" : "", met ? "met" : "MISSED");
+            printf("  <= %.0f ns", w->max_added_ns);
+            if (have_ir) printf(", <= %.0f Ir", w->max_added_ir);
+            printf(": %s", met ? "met" : "MISSED");
         } else if (w->max_ratio > 0) {
             printf("  <= %.1fx: %s", w->max_ratio, ratio <= w->max_ratio ? "met" : "MISSED");
         } else {

@@ -693,6 +693,142 @@ static int test_stall_is_a_long_call_with_the_runtime_held(int argc, char **argv
     return 0;
 }
 
+
+/* ---- calls in flight and the list of stalls ------------------------------------ */
+
+static char *slurp(const char *path)
+{
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = '\0';
+    return text;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+    return n;
+}
+
+/* The toy compiler aborts when two threads are inside it: the statistics
+ * file of the dead process still says which threads were inside which call,
+ * and the report says it in words. */
+static int test_abort_in_the_driver_leaves_its_calls_in_flight(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[512], var[600];
+    snprintf(dir, sizeof dir, "%s/stats-race", cgtest_tmpdir());
+    CHECK(mkdir(dir, 0700) == 0);
+    snprintf(var, sizeof var, "CALLGUARD_STATS_DIR=%s", dir);
+    const char *env[] = {var, NULL}, *plain[] = {"plain", NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_compile_race", plain) == 0);
+    CHECKF(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x", r.status);
+
+    /* The file itself: slots of threads inside toyCompile. */
+    DIR *d = opendir(dir);
+    CHECK(d);
+    struct dirent *e;
+    int inside = 0, pid = 0;
+    while ((e = readdir(d))) {
+        if (!strstr(e->d_name, ".stats")) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY);
+        CHECK(fd >= 0);
+        cgi_stats_region *reg = mmap(NULL, sizeof *reg, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        CHECK(reg != MAP_FAILED);
+        CHECK(reg->h.version == CGI_STATS_VERSION);
+        pid = reg->h.pid;
+        for (int i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+            const cgi_slot *sl = &reg->slot[i];
+            if (atomic_load(&sl->tid) <= 0 || !atomic_load(&sl->counters) || atomic_load(&sl->waiting)) continue;
+            uint64_t off = (uint64_t)(uintptr_t)atomic_load(&sl->counters) - reg->h.base -
+                           offsetof(cgi_stats_region, r) - offsetof(cgi_stats_record, c);
+            if (strcmp(reg->r[off / sizeof(cgi_stats_record)].name, "toyCompile") == 0) inside++;
+        }
+        munmap(reg, sizeof *reg);
+    }
+    closedir(d);
+    CHECKF(inside >= 2, "%d threads inside toyCompile in the file", inside);
+
+    /* The report, told how the process died (as callguard run tells it). */
+    cg_proc_exit ex = {pid, 1, SIGABRT};
+    char text[600], json[600];
+    snprintf(text, sizeof text, "%s/race.txt", cgtest_tmpdir());
+    snprintf(json, sizeof json, "%s/race.json", cgtest_tmpdir());
+    CHECKF(cg_report_merge(dir, &ex, 1, text, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
+    CHECKF(cg_report_merge(dir, &ex, 1, json, CG_REPORT_JSON) == CG_OK, "%s", cg_last_error());
+    char *t = slurp(text);
+    CHECK(t);
+    int n = 0;
+    const char *line = strstr(t, "died of SIGABRT with ");
+    CHECKF(line && sscanf(line, "died of SIGABRT with %d threads inside toyCompile", &n) == 1 && n == inside,
+           "%d inside, report says: %s", inside, t);
+    /* Calls that never returned are counted: the row is there. */
+    CHECKF(strstr(t, "entry point") && strstr(strstr(t, "entry point"), "toyCompile"), "a toyCompile row: %s", t);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", line);
+    *strchr(first, '\n') = '\0';
+    char *j = slurp(json); /* the same buffer as t */
+    CHECK(j && strstr(j, "\"in_flight\": ["));
+    CHECKF(count_of(strstr(j, "\"in_flight\""), "\"name\": \"toyCompile\"") == inside, "%s", j);
+    /* Read back from the saved report, the table says the same. */
+    char again[600];
+    snprintf(again, sizeof again, "%s/race-again.txt", cgtest_tmpdir());
+    CHECKF(cg_report_convert(json, again, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
+    t = slurp(again);
+    CHECKF(t && strstr(t, first), "saved report says %s too: %s", first, t);
+    return 0;
+}
+
+/* Forty stalls of 1 to 40 ms: the worst 32 are kept, worst first, with the
+ * thread and the runtime held; the other 8 are counted. */
+static int test_stall_list_keeps_the_worst_and_counts_the_rest(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d = dev(0);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_set_stall_ms(1) == CG_OK);
+    CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_DETECT) == CG_OK);
+    for (uint32_t ms = 1; ms <= 40; ms++) toyWait(d, (ms * 17) % 40 + 1); /* every duration once, shuffled */
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    char json[600], text[600];
+    snprintf(json, sizeof json, "%s/stalls.json", cgtest_tmpdir());
+    snprintf(text, sizeof text, "%s/stalls.txt", cgtest_tmpdir());
+    CHECKF(cg_report_write(json, CG_REPORT_JSON) == CG_OK, "%s", cg_last_error());
+    CHECKF(cg_report_write(text, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
+    char *j = slurp(json);
+    CHECK(j);
+    CHECKF(count_of(j, "\"runtime\": \"counting\"") == CGI_STATS_MAX_STALLS && strstr(j, "\"stalls_dropped\": 8"),
+           "%s", j);
+    /* Worst first: the first is the 40 ms one, each at least as long as the next. */
+    const char *p = strstr(j, "\"stalls\": [");
+    unsigned long prev = ~0ul, ns, shortest = 0;
+    int n = 0;
+    while ((p = strstr(p, "\"ns\": ")) && sscanf(p, "\"ns\": %lu", &ns) == 1 && n < CGI_STATS_MAX_STALLS) {
+        CHECKF(ns <= prev, "stall %d: %lu ns after %lu ns", n, ns, prev);
+        prev = shortest = ns, n++, p++;
+    }
+    CHECKF(n == CGI_STATS_MAX_STALLS && shortest >= 9000000ul, "%d stalls, shortest kept %lu ns", n, shortest);
+    char tid[32];
+    snprintf(tid, sizeof tid, "\"tid\": %d", (int)gettid());
+    CHECKF(strstr(j, tid), "the thread that stalled: %s", tid);
+    /* The table lists them before the sites, and says what to do. */
+    char *t = slurp(text);
+    CHECK(t);
+    const char *stalls = strstr(t, "40 stalls"), *todo = strstr(t, "what to do: release the runtime"),
+               *table = strstr(t, "entry point");
+    CHECKF(stalls && todo && table && stalls < todo && todo < table, "%s", t);
+    CHECKF(strstr(t, "the worst 32 kept, 8 more not listed"), "%s", t);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_compile_race", child_compile_race},
     {"child_count_then_die", child_count_then_die},
@@ -716,5 +852,7 @@ const cgtest_case cgtest_cases[] = {
     {"report_keeps_long_api_names", test_report_keeps_long_api_names},
     {"transition_policy_picks_calls_to_leave", test_transition_policy_picks_calls_to_leave},
     {"stall_is_a_long_call_with_the_runtime_held", test_stall_is_a_long_call_with_the_runtime_held},
+    {"abort_in_the_driver_leaves_its_calls_in_flight", test_abort_in_the_driver_leaves_its_calls_in_flight},
+    {"stall_list_keeps_the_worst_and_counts_the_rest", test_stall_list_keeps_the_worst_and_counts_the_rest},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -126,6 +126,11 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
 /* Reads a saved JSON report (refusing anything else: another schema or
  * version, a truncated file) and writes it again as `format` to path. */
 int cg_report_convert(const char *json_path, const char *path, cg_report_format format);
+/* Reads several saved JSON reports (the ranks of a job, one per node...)
+ * and writes them as one report: every process section of every file, in
+ * order, and for a table one more table summing each entry point over all
+ * of them. A bad file stops it, the message naming the file. */
+int cg_report_merge_files(const char *const *json_paths, size_t npaths, const char *path, cg_report_format format);
 
 /* Writes the timeline of a whole process tree (Chrome trace-event JSON)
  * from the trace files a `callguard run --trace` collected in dir (one per

@@ -1,7 +1,7 @@
 /* callguard: the command line.
  *
  *   callguard run [options] -- PROGRAM [ARGS...]   guard an unmodified program (run.c)
- *   callguard report FILE.json                     the table again, from a saved report
+ *   callguard report FILE.json...                  the table again, from saved reports (merged)
  *   callguard list [NAME | PATH.so]                a layer's entry points and policies (list.c)
  *
  * The CLI knows no API by name: layers describe themselves (layers.c). */
@@ -39,7 +39,7 @@ void cli_exit(int status)
 
 const char cli_usage[] =
     "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-    "       callguard report FILE.json\n"
+    "       callguard report FILE.json...\n"
     "       callguard list [NAME | PATH.so]\n"
     "\n"
     "run: guard every driver call PROGRAM and its children make, and report them.\n"
@@ -67,7 +67,8 @@ const char cli_usage[] =
     "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
     "configuration error; 126 if PROGRAM is not executable; 127 if it is not found.\n"
     "\n"
-    "report: print the table of a report saved with --report FILE.\n"
+    "report: print the table of reports saved with --report FILE; several (the ranks of\n"
+    "  a job, one per node) are merged: every process's section, then one table over all.\n"
     "list: what a layer is (an installed one by NAME, or a file) and its entry points with\n"
     "  their policies and blocking reasons; with no argument, the installed layers.\n";
 
@@ -95,9 +96,10 @@ static void find_libdir(void)
 static int cmd_report(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
-    if (argc != 2) return cli_usage_error("report: expected one report file (saved with callguard run --report FILE)");
+    if (argc < 2)
+        return cli_usage_error("report: expected one or more report files (saved with callguard run --report FILE)");
     fflush(stdout);
-    int rc = cg_report_convert(argv[1], "/dev/stdout", CG_REPORT_TEXT);
+    int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, "/dev/stdout", CG_REPORT_TEXT);
     if (rc != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());
         return 2;

@@ -112,7 +112,9 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
 /* Each guarded name's wrapper, for a hand-written resolver (cg_wrapper_by_address). */
 static void emit_wrappers(FILE *out, const gen_api *api)
 {
-    fputs("/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */\n"
+    fputs("/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand),\n"
+          " * as the process's symbol lookup finds that name: an interposer earlier in the lookup order\n"
+          " * wins, as it does for a direct call. */\n"
           "static void *const cgl_wrappers[CGL_NSITES] = {\n",
           out);
     for (size_t i = 0; i < api->nfuncs; i++)

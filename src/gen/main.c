@@ -149,9 +149,22 @@ static int write_layer(const char *dir, const gen_output *o, int check)
     char *c = xasprintf("cg_%s.c", o->p->name);
     char *list = xasprintf("cg_%s_passthrough.h", o->p->name);
     int rc = 0;
-    /* The list first: a C file never names a list that is not there. */
-    if (o->api->passthrough.n)
+    /* The list first: a C file never names a list that is not there. A
+     * list left from an earlier policy with pass-through names would make
+     * the build assemble trampolines the layer no longer has. */
+    char *list_path = xasprintf("%s/%s", dir, list);
+    if (o->api->passthrough.n) {
         rc |= act(dir, list, emit_list, o);
+    } else if (access(list_path, F_OK) == 0) {
+        if (check) {
+            fprintf(stderr, "callguard-gen: %s is no longer generated: remove it\n", list_path);
+            rc = 1;
+        } else if (unlink(list_path) != 0) {
+            fprintf(stderr, "callguard-gen: cannot remove %s: %s\n", list_path, strerror(errno));
+            rc = 1;
+        }
+    }
+    free(list_path);
     if (!rc || check)
         rc |= act(dir, c, emit_c, o);
     free(c);

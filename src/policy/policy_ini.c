@@ -384,6 +384,10 @@ static int on_value(void *user, const char *section, const char *name, const cha
         return 0;
     }
     pini_section *s = &f->secs[f->cur];
+    if (!*name) {
+        pini_error(f, f->lineno, "= %s without a key: expected key = value", value);
+        return 0;
+    }
     int k = 0;
     while (k < PINI_NKEYS && !(strcmp(pini_keys[k].name, name) == 0 && ((pini_keys[k].sections >> s->kind) & 1)))
         k++;

@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 #include "call.h"
 
+#include "clock.h"
 #include "domain.h"
 #include "python.h"
 #include "resolve.h"
 #include "site.h"
+#include "stall.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -31,18 +33,78 @@ typedef struct cgi_frame {
     int timed;
     int err;
     int saved_errno;
-    uint64_t t0, wait_ns, call_ns;
+    cgi_slot *slot;        /* this thread's slot when timed */
+    uint64_t t0, t1, wait; /* ticks: entered (or got the lock), left, waited for the lock */
+    uint64_t wait_ns, call_ns;
 } cgi_frame;
+
+/* ---- statistics: the site's record and this thread's slot --------------------
+ * A call is counted when it enters, and its slot points at the site's
+ * counters until it leaves: a process that dies in the driver leaves both
+ * behind in its file. */
+
+static inline void cgi_stats_enter(cgi_frame *f)
+{
+    cg_counters *c = f->site->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    f->t0 = cgi_ticks();
+    atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
+    if (f->domain) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
+    atomic_store_explicit(&f->slot->counters, c, memory_order_release);
+}
+
+static inline void cgi_stats_locked(cgi_frame *f, int waited)
+{
+    if (waited) {
+        uint64_t t = cgi_ticks();
+        f->wait = t - f->t0, f->t0 = t;
+    }
+    atomic_store_explicit(&f->slot->waiting, 0, memory_order_relaxed);
+}
+
+static inline void cgi_stats_leave(cgi_frame *f)
+{
+    f->t1 = cgi_ticks();
+    atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
+}
+
+static void cgi_max(_Atomic uint64_t *m, uint64_t v);
+
+/* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
+ * to read): the common case of `callguard run` on a program that is not
+ * Python, in the few instructions docs/benchmarks.md measures. It touches
+ * no errno. */
+static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, const void *key, cg_thunk thunk, void *args,
+                                                  cgi_slot *slot)
+{
+    (void)key;
+    cg_counters *c = s->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    atomic_store_explicit(&slot->counters, c, memory_order_release);
+    cgi_depth++;
+    int err = thunk(args);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    cgi_depth--;
+    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
+    return 0;
+}
 
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
-    if (f->domain) cgi_domain_lock(f->domain, f->scope, f->key, f->timed ? &f->wait_ns : NULL);
-    f->t0 = f->timed ? cgi_now_ns() : 0;
+    if (f->slot) cgi_stats_enter(f);
+    if (f->domain) {
+        int waited = cgi_domain_lock(f->domain, f->scope, f->key);
+        if (f->slot) cgi_stats_locked(f, waited);
+    }
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
-    if (f->timed) f->call_ns = cgi_now_ns() - f->t0;
+    if (f->slot) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
 }
 
@@ -53,9 +115,26 @@ static void cgi_max(_Atomic uint64_t *m, uint64_t v)
     }
 }
 
-/* Everything but the lean path below. Not inlined into cg_call, so the lean
- * path does not pay for this one's frame. */
-__attribute__((noinline)) static int cgi_call_full(cg_site *s, const void *key, cg_thunk thunk, void *args)
+/* Counts a call that returned; held: the runtime it held throughout, if any. */
+static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
+{
+    cg_counters *c = f->site->ctr;
+    f->call_ns = cgi_ticks_ns(f->t1 - f->t0);
+    f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
+    if (f->err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
+    cgi_max(&c->max_ns, f->call_ns);
+    if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
+    uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
+    if (held && (f->call_ns >= limit || f->wait_ns >= limit)) {
+        atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->stall_ns, f->call_ns + f->wait_ns, memory_order_relaxed);
+        cgi_stall_record(f->site, held, f->t0 - f->wait, f->call_ns, f->wait_ns);
+    }
+}
+
+/* Everything but the counted-only path. */
+__attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
         void *real = cgi_resolve(s->layer, s->name);
@@ -73,18 +152,27 @@ __attribute__((noinline)) static int cgi_call_full(cg_site *s, const void *key, 
     if (cgi_depth > 0) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. */
-        int saved = 0, err = thunk(args);
         if (stats) {
-            saved = errno;
             atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
-            if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+        }
+        int err = thunk(args);
+        if (stats && err) {
+            int saved = errno;
+            atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
             errno = saved;
         }
         return 0;
     }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
+    cgi_slot *slot = stats ? cgi_my_slot : NULL;
+    if (stats && !slot) {
+        f.slot = cgi_slot_claim();
+        cgi_lean_refresh(); /* the claim calibrated the clock: is there a TSC? */
+    } else if (stats) {
+        f.slot = slot;
+    }
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
@@ -108,19 +196,10 @@ __attribute__((noinline)) static int cgi_call_full(cg_site *s, const void *key, 
     cgi_depth--;
 
     if (stats) {
-        atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-        if (f.err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c->total_ns, f.call_ns, memory_order_relaxed);
-        cgi_max(&c->max_ns, f.call_ns);
-        if (f.wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f.wait_ns, memory_order_relaxed);
-        uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
-        if (held && (f.call_ns >= limit || f.wait_ns >= limit)) {
-            atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&c->stall_ns, f.call_ns + f.wait_ns, memory_order_relaxed);
-        }
+        cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */
         if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-            cgi_trace_call(s, f.t0, f.call_ns, f.wait_ns, f.err, held);
+            cgi_trace_call(s, cgi_clk.mono0 + cgi_ticks_ns(f.t0 - cgi_clk.tick0), f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;
@@ -135,7 +214,7 @@ static inline int cgi_wants_leave(const cg_site *s)
 }
 
 /* The lean path's second half, its own function: the policy checks in
- * cg_call need no stack frame (the full path stays a tail jump), and here
+ * cg_call need no stack frame (the guarded path stays a tail jump), and here
  * thunk and args live in callee-saved registers across the calls into
  * CPython instead of being spilled around each. */
 __attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
@@ -159,18 +238,24 @@ __attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
 
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
-    /* The lean path: the site only has to leave CPython (the built-in
-     * adapter active, no lock, no statistics, resolved, not nested). The hot
-     * case of a binding that releases the GIL around every call, so it is
-     * tested first and does only what a hand-written Py_BEGIN_ALLOW_THREADS
-     * does, plus holds() and the nesting count: no frame, no callback hops,
-     * no errno save (CPython's PyEval_RestoreThread keeps errno, see
-     * adapter_cpython.c). Each load is one the full path makes too. */
+    if (atomic_load_explicit(&cgi_cfg.stats_lean, memory_order_relaxed)) {
+        cgi_slot *slot = cgi_my_slot;
+        if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
+            !atomic_load_explicit(&s->domain, memory_order_relaxed))
+            return cgi_call_counted(s, key, thunk, args, slot);
+    }
+    /* The lean CPython path: the site only has to leave CPython (the
+     * built-in adapter active, no lock, no statistics, resolved, not
+     * nested). The hot case of a binding that releases the GIL around every
+     * call: it does only what a hand-written Py_BEGIN_ALLOW_THREADS does,
+     * plus holds() and the nesting count: no frame, no callback hops, no
+     * errno save (CPython's PyEval_RestoreThread keeps errno, see
+     * adapter_cpython.c). Each load is one the guarded path makes too. */
     if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire) == &cgi_cpython_adapter &&
         atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE &&
         !atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed) &&
         !atomic_load_explicit(&s->domain, memory_order_acquire) && cgi_wants_leave(s) &&
         atomic_load_explicit(&s->real, memory_order_acquire) && cgi_depth == 0)
         return cgi_call_lean(thunk, args);
-    return cgi_call_full(s, key, thunk, args);
+    return cgi_call_guarded(s, key, thunk, args);
 }

@@ -11,14 +11,15 @@
  *
  * One header per concern (the .c file of the same name defines it). A file
  * includes only headers of the concerns below its own, so calls go one way:
- *   errors  names  values            messages; the spelling and reading of values
+ *   errors  names  values  clock     messages; the spelling and reading of values;
+ *                                    the clock of timed calls
  *   trace_file                       the layout of a timeline file
  *   domain  stats  report  python    lock domains, counters, reports, CPython
  *   site  resolve                    sites and their policy slots; the real
  *                                    library and callguard's own objects
  *   trace  trace_write.c             the timeline: per-thread rings, Chrome JSON
- *   settings  call                   per-site settings kept for later layers;
- *                                    the guarded call
+ *   settings  stall  call            per-site settings kept for later layers;
+ *                                    recording a stall; the guarded call
  *   policy_file  layer_register.c    policy files; a layer joining the process
  *   environment                      one CALLGUARD_* variable
  *   api.c  query.c  startup.c        the C API; start-up and fork

@@ -9,6 +9,8 @@
 #include "trace_file.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void cgi_json_str(FILE *out, const char *s)
@@ -85,6 +87,104 @@ static void cgi_exit_of(const cgi_proc_view *p, int *state, int *status)
     }
 }
 
+/* ---- stalls and calls in flight ---------------------------------------------- */
+
+static int cgi_by_worst(const void *a, const void *b)
+{
+    const cgi_stall *x = *(const cgi_stall *const *)a, *y = *(const cgi_stall *const *)b;
+    return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->at_ns > y->at_ns) - (x->at_ns < y->at_ns);
+}
+
+/* The kept stalls, worst first, into v (CGI_STATS_MAX_STALLS long). */
+static size_t cgi_stalls_worst_first(const cgi_stats_region *r, const cgi_stall **v)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
+        if (atomic_load(&r->stall[i].valid)) v[n++] = &r->stall[i];
+    qsort(v, n, sizeof *v, cgi_by_worst);
+    return n;
+}
+
+static int cgi_in_flight(const cgi_slot *slot)
+{
+    return atomic_load(&slot->tid) > 0 && atomic_load(&slot->counters) != NULL;
+}
+
+static int cgi_waiting(const cgi_slot *slot) { return atomic_load(&slot->waiting) != 0; }
+
+/* The record a slot's call counts into; NULL when it is not one of them.
+ * The slot holds an address in the process that wrote it (h.base). */
+static const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot)
+{
+    uint64_t off = (uint64_t)(uintptr_t)atomic_load(&slot->counters) - r->h.base;
+    uint64_t first = offsetof(cgi_stats_region, r) + offsetof(cgi_stats_record, c);
+    if (off < first || (off - first) % sizeof(cgi_stats_record)) return NULL;
+    uint64_t k = (off - first) / sizeof(cgi_stats_record);
+    return k < cgi_nrec(r) ? &r->r[k] : NULL;
+}
+
+static uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot)
+{
+    uint64_t t = atomic_load(&slot->entered);
+    return t < r->h.tick0 ? 0 : (uint64_t)(((unsigned __int128)(t - r->h.tick0) * atomic_load(&r->h.tick_mult)) >> 32);
+}
+
+static const char *cgi_slot_state_name(const cgi_slot *slot)
+{
+    return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
+}
+
+static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
+{
+    const cgi_stall *v[CGI_STATS_MAX_STALLS];
+    size_t n = cgi_stalls_worst_first(r, v);
+    fprintf(out, ",\n     \"stalls\": [");
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stall *st = v[i];
+        fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
+        cgi_json_str(out, st->api);
+        fprintf(out, ", \"name\": ");
+        cgi_json_str(out, st->name);
+        fprintf(out, ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d, \"thread\": ",
+                (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns,
+                (unsigned long)st->at_ns, st->tid);
+        cgi_json_str(out, st->thread);
+        fprintf(out, ", \"runtime\": ");
+        cgi_json_str(out, st->runtime);
+        fprintf(out, ",\n        \"python\": ");
+        if (st->py_file[0] || st->py_func[0]) {
+            fprintf(out, "{\"file\": ");
+            cgi_json_str(out, st->py_file);
+            fprintf(out, ", \"line\": %d, \"function\": ", st->py_line);
+            cgi_json_str(out, st->py_func);
+            fputc('}', out);
+        } else {
+            fputs("null", out);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"stalls_dropped\": %lu,\n     \"in_flight\": [", n ? "\n     " : "",
+            (unsigned long)atomic_load(&r->h.stalls_dropped));
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        const cgi_slot *slot = &r->slot[i];
+        if (!cgi_in_flight(slot)) continue;
+        const cgi_stats_record *rec = cgi_slot_record(r, slot);
+        fprintf(out, "%s\n       {\"api\": ", k++ ? "," : "");
+        cgi_json_str(out, rec ? rec->api : "?");
+        fprintf(out, ", \"name\": ");
+        cgi_json_str(out, rec ? rec->name : "?");
+        fprintf(out, ", \"tid\": %d, \"thread\": ", atomic_load(&slot->tid));
+        char name[sizeof slot->thread + 1];
+        snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
+        cgi_json_str(out, name);
+        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu}", cgi_slot_state_name(slot),
+                (unsigned long)cgi_entered_ns(r, slot));
+    }
+    fprintf(out, "%s],\n     \"in_flight_unknown_threads\": %u", k ? "\n     " : "",
+            (unsigned)atomic_load(&r->h.threads_unslotted));
+}
+
 static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
 {
     cgi_totals all = {0};
@@ -96,7 +196,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
         if (t.calls == 0) continue;
         int state, status;
         cgi_exit_of(&procs[i], &state, &status);
-        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"command\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
+        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
+        cgi_json_str(out, r->h.host);
+        fputs(", \"command\": ", out);
         cgi_json_str(out, r->h.command);
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
@@ -128,7 +230,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
             else fputs("null", out);
             fprintf(out, ", \"scope\": \"%s\"}}", cgi_scope_name(rec->scope));
         }
-        fprintf(out, "\n     ],\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
+        fprintf(out, "\n     ]");
+        cgi_json_stalls_and_in_flight(out, r);
+        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
                      "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
                 (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.total_ns,
                 (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
@@ -145,6 +249,147 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
 
 static double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
 
+/* "SIGABRT" (or "signal 77" for one without a name). */
+static void cgi_signal_name(int sig, char *out, size_t cap)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev) snprintf(out, cap, "SIG%s", abbrev);
+    else snprintf(out, cap, "signal %d", sig);
+}
+
+/* One line saying how the process ended and which calls it ended inside,
+ * then one line per thread. */
+static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, int status)
+{
+    const cgi_stats_record *recs[CGI_STATS_MAX_SLOTS];
+    int waiting[CGI_STATS_MAX_SLOTS], count[CGI_STATS_MAX_SLOTS];
+    size_t ngroups = 0, nthreads = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        const cgi_slot *slot = &r->slot[i];
+        if (!cgi_in_flight(slot)) continue;
+        const cgi_stats_record *rec = cgi_slot_record(r, slot);
+        int w = cgi_waiting(slot);
+        size_t g = 0;
+        while (g < ngroups && !(recs[g] == rec && waiting[g] == w)) g++;
+        if (g == ngroups) recs[g] = rec, waiting[g] = w, count[g] = 0, ngroups++;
+        count[g]++, nthreads++;
+    }
+    unsigned unknown = atomic_load(&r->h.threads_unslotted);
+    if (!nthreads && !unknown) return;
+    char how[96], sig[32];
+    if (state == CGI_PROC_SIGNALED) cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
+    else if (state == CGI_PROC_EXITED) snprintf(how, sizeof how, "exited with status %d", status);
+    else if (state == CGI_PROC_EXECED) snprintf(how, sizeof how, "was replaced by exec");
+    else snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it)");
+    if (nthreads) {
+        fprintf(out, "  %s with", how);
+        for (size_t g = 0; g < ngroups; g++)
+            fprintf(out, "%s %d thread%s %s %s", g ? (g + 1 == ngroups ? " and" : ",") : "", count[g],
+                    count[g] == 1 ? "" : "s", waiting[g] ? "waiting for the lock of" : "inside",
+                    recs[g] ? recs[g]->name : "an unknown entry point");
+        fputc('\n', out);
+        for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+            const cgi_slot *slot = &r->slot[i];
+            if (!cgi_in_flight(slot)) continue;
+            const cgi_stats_record *rec = cgi_slot_record(r, slot);
+            fprintf(out, "    thread %d \"%.16s\" %s %s %s since %.3f ms after start\n", atomic_load(&slot->tid),
+                    slot->thread, cgi_waiting(slot) ? "waiting for the lock of" : "inside",
+                    rec ? rec->api : "?", rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
+        }
+    }
+    if (unknown)
+        fprintf(out, "  %u thread%s found no free slot (%d at most): whether %s inside a call at the end is not known\n",
+                unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
+}
+
+/* The stalls, worst first, and what to do about them. */
+static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls)
+{
+    const cgi_stall *v[CGI_STATS_MAX_STALLS];
+    size_t n = cgi_stalls_worst_first(r, v);
+    if (!stalls && !n) return;
+    uint64_t dropped = atomic_load(&r->h.stalls_dropped);
+    fprintf(out, "  %lu stall%s: calls that held the runtime while they waited (worst first", (unsigned long)stalls,
+            stalls == 1 ? "" : "s");
+    if (dropped) fprintf(out, "; the worst %d kept, %lu more not listed", CGI_STATS_MAX_STALLS, (unsigned long)dropped);
+    fprintf(out, "):\n");
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stall *st = v[i];
+        fprintf(out, "    %10.3f ms  %s %s  thread %d \"%.16s\"  holding %s", cgi_ms(st->ns), st->api, st->name, st->tid,
+                st->thread, st->runtime);
+        if (st->wait_ns) fprintf(out, " (%.3f ms of it waiting for the lock)", cgi_ms(st->wait_ns));
+        if (st->py_file[0]) fprintf(out, "  at %s:%d in %s()", st->py_file, st->py_line, st->py_func);
+        fputc('\n', out);
+    }
+    fprintf(out, "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
+                 "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+}
+
+/* Several processes (a tree, or reports merged from several files): one
+ * more table, each entry point's counts over all of them. */
+static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, size_t nproc)
+{
+    size_t cap = 0, nrow = 0, nhosts = 0;
+    for (size_t i = 0; i < n; i++) cap += cgi_nrec(procs[i].region);
+    typedef struct {
+        const cgi_stats_record *first;
+        cgi_totals t;
+        uint64_t max_ns;
+        int mixed; /* the processes ran it with different policies */
+    } row;
+    row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    const char **hosts = calloc(n ? n : 1, sizeof *hosts);
+    if (!rows || !hosts) {
+        free(rows), free(hosts);
+        return;
+    }
+    int apiw = 4;
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stats_region *r = procs[i].region;
+        if (cgi_proc_totals(r).calls == 0) continue;
+        size_t h = 0;
+        while (h < nhosts && strcmp(hosts[h], r->h.host) != 0) h++;
+        if (h == nhosts) hosts[nhosts++] = r->h.host;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            const cgi_stats_record *rec = &r->r[k];
+            if (cgi_ld(&rec->c.calls) == 0) continue;
+            size_t x = 0;
+            while (x < nrow && (strcmp(rows[x].first->api, rec->api) != 0 || strcmp(rows[x].first->name, rec->name) != 0))
+                x++;
+            if (x == nrow) {
+                rows[nrow++].first = rec;
+                int len = (int)strnlen(rec->api, sizeof rec->api);
+                if (len > apiw) apiw = len;
+            } else if (strcmp(rows[x].first->domain, rec->domain) != 0 || rows[x].first->transition != rec->transition ||
+                       rows[x].first->scope != rec->scope || rows[x].first->blocking != rec->blocking) {
+                rows[x].mixed = 1;
+            }
+            cgi_add(&rows[x].t, &rec->c);
+            uint64_t m = cgi_ld(&rec->c.max_ns);
+            if (m > rows[x].max_ns) rows[x].max_ns = m;
+        }
+    }
+    fprintf(out, "callguard: all %zu processes", nproc);
+    if (nhosts > 1 || (nhosts == 1 && hosts[0][0])) fprintf(out, " on %zu host%s", nhosts, nhosts == 1 ? "" : "s");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
+            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    for (size_t x = 0; x < nrow; x++) {
+        const cgi_stats_record *rec = rows[x].first;
+        char policy[128];
+        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
+        if (rec->domain[0])
+            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
+                            rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+        if (rec->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
+        if (rows[x].mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
+                (unsigned long)rows[x].t.calls, (unsigned long)rows[x].t.nested, (unsigned long)rows[x].t.errors,
+                cgi_ms(rows[x].t.total_ns), cgi_ms(rows[x].max_ns), cgi_ms(rows[x].t.lock_wait_ns),
+                (unsigned long)rows[x].t.stalls, policy);
+    }
+    free(rows), free(hosts);
+}
+
 static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
 {
     cgi_totals all = {0};
@@ -157,10 +402,17 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
         cgi_exit_of(&procs[i], &state, &status);
         char ex[48];
         if (state == CGI_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
-        else if (state == CGI_PROC_SIGNALED) snprintf(ex, sizeof ex, "killed by signal %d", status);
+        else if (state == CGI_PROC_SIGNALED) {
+            char sig[32];
+            cgi_signal_name(status, sig, sizeof sig);
+            snprintf(ex, sizeof ex, "killed by %s", sig);
+        }
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
-        fprintf(out, "callguard: pid %d (%s): %.200s\n", r->h.pid, ex, r->h.command);
+        fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
+                r->h.command);
+        cgi_text_in_flight(out, r, state, status);
+        cgi_text_stalls(out, r, t.stalls);
         /* The api column is as wide as the longest API name of this process. */
         int apiw = 4;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
@@ -194,6 +446,7 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
         cgi_sum(&all, &t);
         nproc++;
     }
+    if (nproc > 1) cgi_emit_combined(out, procs, n, nproc);
     fprintf(out,
             "callguard: %zu process%s, %lu calls (%lu nested, %lu errors), %.3f ms in the driver, %.3f ms waiting "
             "for locks, %lu stalls\n",

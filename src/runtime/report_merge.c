@@ -316,13 +316,106 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
     atomic_store(&r->h.nrecords, n + 1);
 }
 
-static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
+/* The Python place of a stall: {"file": ..., "line": ..., "function": ...} or null. */
+static void cgi_read_python(cgi_json *j, cgi_stall *st)
 {
-    cgi_stats_region *r = calloc(1, sizeof *r);
-    if (!r) return cgi_json_fail(j, "out of memory");
-    v->region = r;
-    v->have_exit = 1;
+    if (cgi_word(j, "null") || !cgi_expect(j, '{')) return;
+    do {
+        char pk[16];
+        int64_t v = 0;
+        if (!cgi_str(j, pk, sizeof pk) || !cgi_expect(j, ':')) return;
+        if (strcmp(pk, "file") == 0) cgi_str(j, st->py_file, sizeof st->py_file);
+        else if (strcmp(pk, "function") == 0) cgi_str(j, st->py_func, sizeof st->py_func);
+        else if (strcmp(pk, "line") == 0) {
+            if (cgi_num(j, &v)) st->py_line = (int32_t)v;
+        } else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+}
+
+/* One stall of a saved report, into the next free entry of the list. */
+static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_stall tmp, *st = *n < CGI_STATS_MAX_STALLS ? &r->stall[*n] : &tmp;
+    memset(st, 0, sizeof *st);
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        uint64_t *u = NULL;
+        if (strcmp(key, "api") == 0) cgi_str(j, st->api, sizeof st->api);
+        else if (strcmp(key, "name") == 0) cgi_str(j, st->name, sizeof st->name);
+        else if (strcmp(key, "thread") == 0) cgi_str(j, st->thread, sizeof st->thread);
+        else if (strcmp(key, "runtime") == 0) cgi_str(j, st->runtime, sizeof st->runtime);
+        else if (strcmp(key, "python") == 0) cgi_read_python(j, st);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_num(j, &v)) st->tid = (int32_t)v;
+        } else if ((u = strcmp(key, "ns") == 0             ? &st->ns
+                        : strcmp(key, "call_ns") == 0      ? &st->call_ns
+                        : strcmp(key, "lock_wait_ns") == 0 ? &st->wait_ns
+                        : strcmp(key, "entered_ns") == 0   ? &st->at_ns
+                                                           : NULL)) {
+            if (cgi_num(j, &v)) *u = cgi_u(v);
+        } else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
+}
+
+/* A call in flight of a saved report; its site is found once all sites are read. */
+typedef struct cgi_read_flight {
+    char api[CGI_API_NAME_MAX], name[CGI_NAME_MAX];
+} cgi_read_flight;
+
+static void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight *names, unsigned *n)
+{
+    cgi_slot tmp, *slot = *n < CGI_STATS_MAX_SLOTS ? &r->slot[*n] : &tmp;
+    cgi_read_flight tmpn, *fn = *n < CGI_STATS_MAX_SLOTS ? &names[*n] : &tmpn;
+    memset(slot, 0, sizeof *slot);
+    memset(fn, 0, sizeof *fn);
+    char state[24] = "";
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0) cgi_str(j, fn->api, sizeof fn->api);
+        else if (strcmp(key, "name") == 0) cgi_str(j, fn->name, sizeof fn->name);
+        else if (strcmp(key, "thread") == 0) cgi_str(j, slot->thread, sizeof slot->thread);
+        else if (strcmp(key, "state") == 0) cgi_str(j, state, sizeof state);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_num(j, &v)) atomic_store(&slot->tid, (int32_t)v);
+        } else if (strcmp(key, "entered_ns") == 0) {
+            if (cgi_num(j, &v)) atomic_store(&slot->entered, cgi_u(v));
+        } else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    atomic_store(&slot->waiting, strcmp(state, "waiting_for_lock") == 0);
+    if (atomic_load(&slot->tid) <= 0) atomic_store(&slot->tid, 1); /* a slot in use has a thread */
+    if (!j->err && *n < CGI_STATS_MAX_SLOTS) (*n)++;
+}
+
+/* Points each call in flight at the record of its site (one is made for a
+ * site the report does not list). */
+static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t nrec = atomic_load(&r->h.nrecords), k = 0;
+        while (k < nrec && !(strcmp(r->r[k].api, names[i].api) == 0 && strcmp(r->r[k].name, names[i].name) == 0)) k++;
+        if (k == nrec && nrec < CGI_STATS_MAX_RECORDS) {
+            snprintf(r->r[k].api, sizeof r->r[k].api, "%s", names[i].api);
+            snprintf(r->r[k].name, sizeof r->r[k].name, "%s", names[i].name);
+            atomic_store(&r->h.nrecords, nrec + 1);
+        }
+        if (k < CGI_STATS_MAX_RECORDS) atomic_store(&r->slot[i].counters, &r->r[k].c);
+    }
+}
+
+static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_region *r, cgi_read_flight *flight)
+{
     int have_pid = 0, have_sites = 0;
+    unsigned nstalls = 0, nflight = 0;
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
@@ -331,6 +424,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
         if (strcmp(key, "pid") == 0 && cgi_num(j, &num)) r->h.pid = (int32_t)num, have_pid = 1;
         else if (strcmp(key, "ppid") == 0 && cgi_num(j, &num)) r->h.ppid = (int32_t)num;
         else if (strcmp(key, "command") == 0) cgi_str(j, r->h.command, sizeof r->h.command);
+        else if (strcmp(key, "host") == 0) cgi_str(j, r->h.host, sizeof r->h.host);
         else if (strcmp(key, "exit") == 0) {
             if (!cgi_expect(j, '{')) return;
             do {
@@ -366,13 +460,46 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
+        } else if (strcmp(key, "stalls") == 0 || strcmp(key, "in_flight") == 0) {
+            int stalls = key[0] == 's';
+            if (!cgi_expect(j, '[')) break;
+            if (!cgi_lit(j, ']')) {
+                do {
+                    if (stalls) cgi_read_stall(j, r, &nstalls);
+                    else cgi_read_in_flight(j, r, flight, &nflight);
+                } while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        } else if (strcmp(key, "stalls_dropped") == 0) {
+            if (cgi_num(j, &num)) atomic_store(&r->h.stalls_dropped, cgi_u(num));
+        } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
+            if (cgi_num(j, &num)) atomic_store(&r->h.threads_unslotted, (uint32_t)cgi_u(num));
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
+    if (!j->err) cgi_link_in_flight(r, flight, nflight);
     if (!j->err && (!have_pid || !have_sites)) cgi_json_fail(j, "a process without \"pid\" or \"sites\"");
 }
 
-int cg_report_convert(const char *json_path, const char *path, cg_report_format format)
+static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
+{
+    cgi_stats_region *r = calloc(1, sizeof *r);
+    cgi_read_flight *flight = calloc(CGI_STATS_MAX_SLOTS, sizeof *flight);
+    if (r && flight) {
+        v->region = r;
+        v->have_exit = 1;
+        atomic_store(&r->h.tick_mult, 1ull << 32); /* entered_ns is in ns already */
+        r->h.base = (uint64_t)(uintptr_t)r;
+        cgi_read_process_into(j, v, r, flight);
+    } else {
+        free(r);
+        cgi_json_fail(j, "out of memory");
+    }
+    free(flight);
+}
+
+/* Reads one saved report, appending its processes to *pv (n of cap). */
+static int cgi_report_read(const char *json_path, cgi_proc_view **pv, size_t *pn, size_t *pcap)
 {
     if (!json_path) return cgi_fail(CG_EINVAL, "report file name is NULL");
     int fd = open(json_path, O_RDONLY | O_CLOEXEC);
@@ -394,12 +521,11 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
         return cgi_fail(CG_EIO, "cannot read %s", json_path);
     }
     cgi_json j = {.s = text, .end = text + got};
-    size_t n = 0, cap = 8;
-    cgi_proc_view *v = calloc(cap, sizeof *v);
+    size_t n = *pn, cap = *pcap;
+    cgi_proc_view *v = *pv;
     char schema[64] = "";
     int64_t version = -1;
     int have_processes = 0;
-    if (!v) cgi_json_fail(&j, "out of memory");
     if (!j.err && !cgi_lit(&j, '{')) cgi_json_fail(&j, "does not start with '{'");
     while (!j.err) {
         char key[32];
@@ -442,9 +568,26 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
                      (long)(j.s - text), j.msg);
     else if (!have_processes)
         rc = cgi_fail(CG_EFORMAT, "%s: report without \"processes\"", json_path);
+    *pv = v, *pn = n, *pcap = cap;
+    free(text);
+    return rc;
+}
+
+int cg_report_merge_files(const char *const *json_paths, size_t npaths, const char *path, cg_report_format format)
+{
+    if (!json_paths || !npaths) return cgi_fail(CG_EINVAL, "no report file given");
+    size_t n = 0, cap = 8;
+    cgi_proc_view *v = calloc(cap, sizeof *v);
+    if (!v) return cgi_fail(CG_ENOMEM, "out of memory");
+    int rc = CG_OK;
+    for (size_t i = 0; i < npaths && rc == CG_OK; i++) rc = cgi_report_read(json_paths[i], &v, &n, &cap);
     if (rc == CG_OK) rc = cgi_report_to(path, v, n, format);
     for (size_t i = 0; i < n; i++) free((void *)v[i].region);
     free(v);
-    free(text);
     return rc;
+}
+
+int cg_report_convert(const char *json_path, const char *path, cg_report_format format)
+{
+    return cg_report_merge_files(&json_path, 1, path, format);
 }

@@ -7,6 +7,7 @@
 
 typedef struct cgi_config {
     _Atomic int stats_on;
+    _Atomic int stats_lean; /* statistics on, no adapter, no trace: cg_call's counted-only path */
     _Atomic uint64_t stall_ns;
     const cg_adapter *_Atomic adapter;
     _Atomic int adapter_mode;
@@ -22,6 +23,8 @@ CGI_HIDDEN extern cg_layer *cgi_layers;
 /* Recomputes site->direct from its policy and the global configuration. */
 CGI_HIDDEN void cgi_site_refresh(cg_site *s);
 CGI_HIDDEN void cgi_refresh_all(void);
+/* Recomputes cgi_cfg.stats_lean. */
+CGI_HIDDEN void cgi_lean_refresh(void);
 /* Finds a site (the base of its variants) by name; NULL if none. */
 CGI_HIDDEN cg_site *cgi_site_find(const char *name);
 /* A site whose name differs from this one only in case; NULL if none. */

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "stats.h"
 
+#include "clock.h"
 #include "domain.h"
 #include "errors.h"
 
@@ -14,13 +15,21 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
 _Static_assert(sizeof(cgi_stats_record) == 256, "stats record layout is fixed");
+_Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
+_Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
 
 cgi_stats_region *cgi_stats;
+static void cgi_slot_fill(cgi_slot *slot);
+__thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
+/* The slot of threads that found none free: written, never read. */
+static cgi_slot cgi_spare_slot;
+static pthread_mutex_t cgi_stall_lock = PTHREAD_MUTEX_INITIALIZER;
 static char cgi_stats_dir[512];
 static char cgi_stats_path[600];
 
@@ -36,6 +45,12 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    h->base = (uint64_t)(uintptr_t)cgi_stats;
+    h->tick0 = cgi_clk.tick0;
+    atomic_store(&h->tick_mult, cgi_clk.mult);
+    atomic_store(&h->stalls_dropped, 0);
+    atomic_store(&h->threads_unslotted, 0);
+    if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';
@@ -88,6 +103,7 @@ int cgi_stats_init(const char *dir)
     }
     if (p == MAP_FAILED) return cgi_fail(CG_ENOMEM, "cannot map the statistics region: %s", strerror(errno));
     cgi_stats = p;
+    cgi_clock_init();
     cgi_stats_fill_header(&cgi_stats->h);
     return CG_OK;
 }
@@ -122,6 +138,13 @@ void cgi_stats_after_fork_child(void)
     for (uint32_t i = 0; i < n; i++) cgi_stats->r[i].used = 1;
     cgi_stats_fill_header(&cgi_stats->h);
     atomic_store(&cgi_stats->h.nrecords, n);
+    /* The parent's stalls and threads are not the child's; the forking
+     * thread keeps its slot under its new thread id. */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    cgi_stall_lock = fresh;
+    memset(cgi_stats->stall, 0, sizeof cgi_stats->stall);
+    memset(cgi_stats->slot, 0, sizeof cgi_stats->slot);
+    if (cgi_my_slot && cgi_my_slot != &cgi_spare_slot) cgi_slot_fill(cgi_my_slot);
 }
 
 /* Caller holds cgi_cfg_lock. */
@@ -151,4 +174,77 @@ void cgi_stats_note_policy(cg_site *s)
     r->transition = (uint8_t)atomic_load(&s->transition);
     r->scope = (uint8_t)atomic_load(&s->scope);
     r->blocking = (uint8_t)atomic_load(&s->blocking);
+}
+
+/* ---- thread slots ---------------------------------------------------------------
+ * A slot is claimed with one compare-and-swap of its tid, once per thread,
+ * and given back by a thread-specific destructor when the thread exits. */
+
+static pthread_key_t cgi_slot_key;
+static pthread_once_t cgi_slot_once = PTHREAD_ONCE_INIT;
+
+static void cgi_slot_give_back(void *p)
+{
+    cgi_slot *slot = p;
+    if (cgi_my_slot == slot) cgi_my_slot = NULL;
+    atomic_store(&slot->counters, NULL);
+    atomic_store(&slot->tid, 0);
+}
+
+static void cgi_slot_key_create(void) { pthread_key_create(&cgi_slot_key, cgi_slot_give_back); }
+
+static void cgi_slot_fill(cgi_slot *slot)
+{
+    atomic_store(&slot->counters, NULL);
+    atomic_store(&slot->waiting, 0);
+    atomic_store(&slot->tid, (int32_t)gettid());
+    memset(slot->thread, 0, sizeof slot->thread);
+    prctl(PR_GET_NAME, slot->thread);
+}
+
+cgi_slot *cgi_slot_claim(void)
+{
+    cgi_clock_calibrate();
+    atomic_store(&cgi_stats->h.tick_mult, cgi_clk.mult);
+    pthread_once(&cgi_slot_once, cgi_slot_key_create);
+    cgi_my_slot = &cgi_spare_slot;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        int32_t free_tid = 0;
+        cgi_slot *slot = &cgi_stats->slot[i];
+        if (atomic_load_explicit(&slot->tid, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&slot->tid, &free_tid, -1)) {
+            cgi_slot_fill(slot);
+            cgi_my_slot = slot;
+            pthread_setspecific(cgi_slot_key, slot);
+            return slot;
+        }
+    }
+    atomic_fetch_add(&cgi_stats->h.threads_unslotted, 1);
+    return cgi_my_slot;
+}
+
+/* ---- stalls -------------------------------------------------------------------- */
+
+void cgi_stats_keep_stall(const cgi_stall *s)
+{
+    pthread_mutex_lock(&cgi_stall_lock);
+    cgi_stall *v = cgi_stats->stall, *least = NULL;
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
+        if (!atomic_load(&v[i].valid)) {
+            least = &v[i];
+            break;
+        }
+        if (!least || v[i].ns < least->ns) least = &v[i];
+    }
+    if (atomic_load(&least->valid)) {
+        /* Full: the least of the kept and the new one, one is dropped. */
+        atomic_fetch_add(&cgi_stats->h.stalls_dropped, 1);
+        if (least->ns >= s->ns) least = NULL;
+    }
+    if (least) {
+        atomic_store(&least->valid, 0);
+        memcpy((char *)least + sizeof least->valid, (const char *)s + sizeof s->valid, sizeof *s - sizeof s->valid);
+        atomic_store(&least->valid, 1);
+    }
+    pthread_mutex_unlock(&cgi_stall_lock);
 }

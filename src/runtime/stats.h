@@ -1,19 +1,26 @@
 /* The statistics region (stats.c).
  * One region per process, laid out so another process (the CLI) can read it:
- * a header page, then fixed-size records. When CALLGUARD_STATS_DIR names a
- * directory the region is a shared mapping of a file there, so counts
- * survive abort(), _exit() and exec(). */
+ * a header page, fixed-size site records, the worst stalls, and one slot per
+ * thread saying which guarded call it is in. When CALLGUARD_STATS_DIR names
+ * a directory the region is a shared mapping of a file there, so counts and
+ * calls in flight survive abort(), _exit() and exec(). */
 #ifndef CGI_STATS_H
 #define CGI_STATS_H
 
 #include "internal.h"
 
 #define CGI_STATS_MAGIC "CGSTATS"
-/* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1). */
-#define CGI_STATS_VERSION 2
+/* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
+ * 3: the host and the clock in the header; stalls and thread slots after the records;
+ *    `calls` counts a call when it enters, not when it returns. */
+#define CGI_STATS_VERSION 3
 #define CGI_STATS_MAX_RECORDS 4096
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
+/* The worst stalls of a process are kept; the others are counted. */
+#define CGI_STATS_MAX_STALLS 32
+/* Threads that can be seen in flight at once; more are counted. */
+#define CGI_STATS_MAX_SLOTS 1024
 
 /* Named in layer.h (a site points at its counters), defined here. */
 typedef struct cg_counters {
@@ -44,12 +51,55 @@ typedef struct cgi_stats_header {
     uint32_t reserved;
     uint64_t start_unix_ns;
     char command[2048];     /* argv joined by spaces */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048];
+    char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
+    /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
+     * since start-up; tick_mult is 0 until the first timed call. */
+    uint64_t tick0;
+    _Atomic uint64_t tick_mult;
+    _Atomic uint64_t stalls_dropped;    /* stalls not kept: the list held worse ones */
+    _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
+    uint32_t reserved2;
+    uint64_t base;                      /* the region's address in the process: slots point into it */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40];
 } cgi_stats_header;
+
+/* One stall: a call or lock wait of at least the stall limit made while
+ * holding the host runtime. `valid` is set last: a process that dies while
+ * writing one leaves it out, not half of it. */
+typedef struct cgi_stall {
+    _Atomic uint32_t valid;
+    int32_t tid;
+    uint64_t ns;        /* call_ns + wait_ns: how long the runtime was held */
+    uint64_t call_ns, wait_ns;
+    uint64_t at_ns;     /* when the call entered, since start-up */
+    char api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX];
+    char thread[16];    /* the thread's name */
+    char runtime[16];   /* the adapter's name: "cpython" */
+    char py_file[256];  /* where the call was made; "" when not known */
+    char py_func[64];
+    int32_t py_line;
+    char pad[512 - 40 - CGI_API_NAME_MAX - CGI_NAME_MAX - 32 - 256 - 64 - 4];
+} cgi_stall;
+
+/* A thread's slot: claimed once per thread on its first timed call, given
+ * back when the thread exits. `counters` is set while the thread is inside
+ * a guarded call: a slot still inside one when the process is gone is a
+ * call that never returned. */
+typedef struct cgi_slot {
+    _Atomic int32_t tid;       /* 0: free */
+    _Atomic uint32_t waiting;  /* 1: waiting for the site's domain lock */
+    cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
+    _Atomic uint64_t entered;  /* ticks (see the header's clock) */
+    char thread[16];
+    char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
+} cgi_slot;
 
 typedef struct cgi_stats_region {
     cgi_stats_header h;
     cgi_stats_record r[CGI_STATS_MAX_RECORDS];
+    cgi_stall stall[CGI_STATS_MAX_STALLS];
+    cgi_slot slot[CGI_STATS_MAX_SLOTS];
 } cgi_stats_region;
 
 CGI_HIDDEN extern cgi_stats_region *cgi_stats;
@@ -59,5 +109,14 @@ CGI_HIDDEN void cgi_stats_after_fork_child(void);
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
+
+/* This thread's slot; NULL until its first timed call claims one. */
+CGI_HIDDEN extern __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
+/* Claims a slot for this thread (a spare one when none is free). */
+CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
+
+/* Keeps a stall in the list when it is among the worst; s->valid is ignored.
+ * The caller fills everything else. */
+CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
 
 #endif

@@ -91,7 +91,10 @@ static void cgi_trace_name(cgi_trace_thread *t)
 {
     char name[17] = "";
     prctl(PR_GET_NAME, name, 0, 0, 0);
-    memcpy(t->name, name, sizeof t->name);
+    uint64_t w[2];
+    memcpy(w, name, sizeof w);
+    atomic_store_explicit(&t->name[0], w[0], memory_order_relaxed);
+    atomic_store_explicit(&t->name[1], w[1], memory_order_relaxed);
 }
 
 /* The calling thread's first event: a slot and a ring. NULL when there is

@@ -21,6 +21,14 @@ int cgi_trace_view_of_file(const void *map, size_t size, cgi_trace_view *v)
     return 0;
 }
 
+void cgi_trace_thread_name(const cgi_trace_thread *t, char out[17])
+{
+    uint64_t w[2] = {atomic_load_explicit(&t->name[0], memory_order_relaxed),
+                     atomic_load_explicit(&t->name[1], memory_order_relaxed)};
+    memcpy(out, w, 16);
+    out[16] = '\0';
+}
+
 void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_t *dropped)
 {
     *kept = *dropped = 0;

@@ -34,7 +34,10 @@ typedef struct cgi_trace_thread {
     _Atomic uint64_t written; /* events ever recorded (release-stored after each event) */
     int32_t tid;
     _Atomic uint32_t ready; /* 1 once the ring is in place */
-    char name[16];          /* as prctl(PR_GET_NAME) said at the thread's first event and at each wrap */
+    /* The thread's name (16 bytes, NUL-padded) as prctl(PR_GET_NAME) said
+     * at its first event and at each wrap: words, so an exit() writer may
+     * read it while the thread renames (cgi_trace_thread_name). */
+    _Atomic uint64_t name[2];
     char pad[32];
 } cgi_trace_thread;
 
@@ -64,6 +67,9 @@ typedef struct cgi_trace_view {
 } cgi_trace_view;
 /* Events kept and dropped in a view. */
 CGI_HIDDEN void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_t *dropped);
+
+/* A thread's name, NUL-terminated, into out[17]. */
+CGI_HIDDEN void cgi_trace_thread_name(const cgi_trace_thread *t, char out[17]);
 
 /* The view of a trace file mapped read-only (a statistics directory's
  * cg-*.trace): 0, or -1 when it is not a trace file of this version. */

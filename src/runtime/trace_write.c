@@ -80,7 +80,9 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
         cgi_tj_sep(j);
         fprintf(out, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ", pid,
                 t->tid);
-        cgi_tj_str(out, t->name[0] ? t->name : "?", sizeof t->name);
+        char tname[17];
+        cgi_trace_thread_name(t, tname);
+        cgi_tj_str(out, tname[0] ? tname : "?", sizeof tname);
         fputs("}}", out);
         for (uint64_t n = w - k; n < w; n++) {
             const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];

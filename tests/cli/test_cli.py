@@ -280,6 +280,11 @@ def run_rejects_bad_options_before_starting():
         (["--serialize", "toyCompile=bad name"], "bad name"),
         (["--transition", "sometimes"], "expected always, blocking or never"),
         (["--stall-ms", "-5"], "-5"),
+        (["--stall-ms", "-1"], "'-1': expected a whole number of milliseconds from 1 to 3600000"),
+        (["--stall-ms", "abc"], "'abc': expected a whole number of milliseconds from 1 to 3600000"),
+        (["--stall-ms", "0"], "'0': expected a whole number"),
+        (["--stall-ms", ""], "expected a whole number"),
+        (["--stall-ms", "12ms"], "'12ms'"),
         (["--api", "opengl"], "opengl"),
         (["--report", "/nonexistent/dir/r.json"], "/nonexistent/dir/r.json"),
         (["--trace", "/nonexistent/dir/t.json"], "/nonexistent/dir/t.json"),
@@ -293,6 +298,11 @@ def run_rejects_bad_options_before_starting():
         check(r.returncode == 2, "%s: exit %d" % (opts, r.returncode))
         check(says in r.stderr and r.stderr.count("\n") == 1, "%s: one line naming it: %r" % (opts, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    # The same value from the environment stops the run as early.
+    for bad in ("-1", "abc"):
+        r = run([CG, "run", "--layer", TOYLAYER, "--", PROG, "touch", marker], env={"CALLGUARD_STALL_MS": bad})
+        check(r.returncode == 2 and "CALLGUARD_STALL_MS=%s" % bad in r.stderr, "env %s: %r" % (bad, r.stderr))
+        check(not os.path.exists(marker), "env %s: the program must not start" % bad)
     r = run([CG, "run"])
     check(r.returncode == 2 and "no program" in r.stderr, "no program: %r" % r.stderr)
     r = run([CG, "frobnicate"])
@@ -330,6 +340,39 @@ def report_refuses_what_is_not_a_report():
         check(r.returncode == 2 and says in r.stderr and name in r.stderr, "%s: %d %r" % (name, r.returncode, r.stderr))
     r = run([CG, "report", os.path.join(TMP, "missing.json")])
     check(r.returncode == 2 and "missing.json" in r.stderr, "missing file")
+
+
+def report_merges_reports_of_several_nodes():
+    """One report per node (pids repeat across nodes): every process keeps
+    its section, named by host, and one table sums them all."""
+    import socket
+    a = os.path.join(TMP, "node-a.json")
+    r = guarded([PROG, "fork"], "--report", a, "--serialize", "toyAdd=adds")
+    check(r.returncode == 0, r.stderr)
+    rep = json.load(open(a))
+    host = socket.gethostname()
+    check(all(p["host"] == host for p in rep["processes"]), "each process names its host: %s" % rep["processes"])
+    b = os.path.join(TMP, "node-b.json")
+    rep_b = dict(rep, processes=[dict(p, host="node-b") for p in rep["processes"]])
+    json.dump(rep_b, open(b, "w"))
+    r = run([CG, "report", a, b])
+    check(r.returncode == 0, r.stderr)
+    out = r.stdout.splitlines()
+    heads = [l for l in out if l.startswith("callguard: pid ")]
+    check(len(heads) == 4 and sum(" on node-b " in l for l in heads) == 2 and sum((" on %s " % host) in l
+          for l in heads) == 2, "four sections, by host: %s" % heads)
+    i = [k for k, l in enumerate(out) if l.startswith("callguard: all 4 processes on 2 hosts")]
+    check(i, "one table over all: %s" % r.stdout)
+    row = [l.split() for l in out[i[0]:] if l.split()[1:2] == ["toyAdd"]]
+    check(row and row[0][2] == "18" and "serialize=adds" in out[i[0] + 2], "toyAdd: 2 x (5 + 4) calls: %s" % row)
+    check(out[-1].startswith("callguard: 4 processes, 18 calls"), out[-1])
+    bad = os.path.join(TMP, "node-c.json")
+    open(bad, "w").write(open(a).read()[:100])
+    r = run([CG, "report", a, bad, b])
+    check(r.returncode == 2 and "node-c.json" in r.stderr and "truncated" in r.stderr and not r.stdout,
+          "a bad file among good ones: %d %r" % (r.returncode, r.stderr))
+    r = run([CG, "report"])
+    check(r.returncode == 2 and "report file" in r.stderr, r.stderr)
 
 
 def list_prints_policies_and_reasons():
@@ -464,6 +507,30 @@ def run_release_gil_ends_the_stall():
     check(r.returncode == 0, "--release-gil: pauses of at most 50 ms: %s %s" % (r.stdout, r.stderr))
 
 
+def run_reports_the_stall_with_its_python_line():
+    """The stall of the embedded CPython, as a user reads it: which call,
+    how long, which thread, holding which runtime, and the Python line that
+    made the call (toyext.wait(1000) on line 4 of the script, in worker())."""
+    pause = os.environ["CG_PAUSE"]
+    out = os.path.join(TMP, "pause.txt")
+    path = os.path.join(TMP, "where.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", pause, "stall", "1", out])
+    check(r.returncode == 0, "%s %s" % (r.stdout, r.stderr))
+    rep = json.load(open(path))
+    p = rep["processes"][0]
+    check(len(p["stalls"]) == 1 and p["stalls_dropped"] == 0, "one stall: %s" % p["stalls"])
+    st = p["stalls"][0]
+    check(st["api"] == "toy" and st["name"] == "toyWait" and st["ns"] >= 900e6, st)
+    check(st["runtime"] == "cpython" and st["tid"] > 0 and st["tid"] != p["pid"], "a thread of its own: %s" % st)
+    check(st["python"] == {"file": "<string>", "line": 4, "function": "worker"}, "the Python line: %s" % st)
+    check(p["in_flight"] == [], "nothing in flight at a clean exit: %s" % p["in_flight"])
+    # The table, from the saved report: the stall first, then what to do.
+    r = run([CG, "report", path])
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and "1 stall:" in lines[1], r.stdout)
+    check("toy toyWait" in lines[2] and "holding cpython" in lines[2] and "at <string>:4 in worker()" in lines[2],
+          r.stdout)
+    check("--release-gil" in lines[3] and "entry point" in lines[4], r.stdout)
 def run_trace_marks_a_stall():
     """A 1 s driver wait made holding the GIL is a stall on the timeline."""
     pause = os.environ["CG_PAUSE"]

@@ -1,12 +1,12 @@
 """Tests of the CUDA layer (libcallguard_cuda.so) on the stand-in libcuda.so.1.
 
 Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
-CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_RACE (compile race linked to the stand-in),
-CG_RACE_LINKED (linked to the layer), CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress),
-CG_PROBE (the resolver probe), CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe
-must print for the layer),
-CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter
-for the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
+CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_CLI (callguard),
+CG_RACE (compile race linked to the stand-in), CG_RACE_LINKED (linked to the layer),
+CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress), CG_PROBE (the resolver probe),
+CG_INSIDE (the probe below the layer), CG_EXPECTED_LAYER (what the probe must print for the layer),
+CG_SANITIZER_PRELOAD (a sanitizer runtime to preload first, or empty), CG_PYTHON (the interpreter for
+the pause tests), CG_CUDA_PYTHON (a Python with PyPI's cuda-bindings, for the cuda-python test).
 Each test is a function named for the behaviour it checks.
 """
 import json
@@ -213,22 +213,59 @@ def cuda_pause_with_adapter_at_most_50ms():
     check(sync["stalls"] == 0 and sync["calls"] == 1, "no stall: %s" % sync)
 
 
-def cuda_python_runs_unchanged_through_the_layer():
-    """cuda-python binds only cuGetProcAddress_v2 of the libcuda.so.1 it dlopens by soname; with the layer
-    answering that dlopen (a folder where libcuda.so.1 is the layer), its output is the same as on the
-    stand-in alone, and its calls are counted under their header names."""
+def cuda_callguard_run_serializes_a_program_linked_to_the_driver():
+    """`callguard run --api cuda`: the program linked to libcuda.so.1 aborts in the compile race as it is,
+    and loads every module with --serialize cuModuleLoadData; the report counts each call once."""
+    # The driver is named: where the build has a libcuda.so.1 shim, callguard run links it to that driver.
+    env = dict(RACE_ENV, CALLGUARD_CUDA_LIBRARY=E["CG_STANDIN"])
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--", E["CG_RACE"]], env)
+    check(r.returncode == -signal.SIGABRT, "unserialized: the race aborts, and callguard dies of it too", r)
+    path = os.path.join(TMP, "run.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--serialize", "cuModuleLoadData", "--report", path, "--",
+             E["CG_RACE"], E["CG_STANDIN"]], env)
+    check(r.returncode == 0 and "loaded 16 modules, at most 1 threads inside" in r.stdout, "serialized", r)
+    rows = report(path)
+    check(rows.get("cuModuleLoadData") == 16 and rows.get("cuCtxCreate") == 1, "counted: %s" % rows)
+
+
+# ---- through the libcuda.so.1 shim (callguard run), when the build has one ----
+
+def cuda_callguard_run_guards_a_program_that_dlopens_libcuda():
+    """A program that dlopens libcuda.so.1 and calls only through cuGetProcAddress (the CUDA runtime's way)
+    reaches the shim under `callguard run`: its calls are counted once each under their header names, and the
+    forms the driver chose (_v4, _ptsz, _v2_ptds) ran."""
+    path = os.path.join(TMP, "shim.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_CALLS"], "dlopen", E["CG_STANDIN"]],
+            {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]})
+    check(r.returncode == 0 and r.stdout.startswith("ok\n"), "the calls succeed", r)
+    counts = dict(kv.split("=") for kv in r.stdout.splitlines()[1].split())
+    check(counts["cuLaunchKernel_ptsz"] == "1" and counts["cuCtxCreate_v4"] == "1", "the driver's forms ran", r)
+    rows = report(path)
+    for name in ("cuInit", "cuCtxCreate", "cuModuleLoadData", "cuLaunchKernel", "cuStreamSynchronize", "cuMemcpyHtoD"):
+        check(rows.get(name) == 1, "%s: one call: %s" % (name, rows))
+    check(rows.get("cuGetProcAddress") == 16, "each lookup counted once: %s" % rows)
+
+
+def cuda_callguard_run_without_a_driver_fails_as_without():
+    """No libcuda.so.1 anywhere: a program that dlopens it fails to load it under `callguard run` too."""
+    probe = "import ctypes\ntry:\n    ctypes.CDLL('libcuda.so.1')\n    print('loaded')\n" \
+            "except OSError:\n    print('no driver')\n"
+    plain = run([E["CG_PYTHON"], "-c", probe])
+    guarded = run([E["CG_CLI"], "run", "--api", "cuda", "--", E["CG_PYTHON"], "-c", probe])
+    check(plain.stdout == "no driver\n" and guarded.stdout == plain.stdout and guarded.returncode == 0,
+          "the same failure: %r then %r" % (plain.stdout, guarded.stdout), guarded)
+
+
+def cuda_python_under_callguard_run_same_output_and_counted():
+    """cuda-python (PyPI cuda-bindings) under `callguard run --report` against the stand-in: the same output as
+    without callguard, and its calls counted (its ~500 lookups through cuGetProcAddress_v2 included)."""
     job = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_python_job.py")
     plain = run([E["CG_CUDA_PYTHON"], job], {"LD_LIBRARY_PATH": os.path.dirname(E["CG_STANDIN"])})
     check(plain.returncode == 0 and "sync <CUresult.CUDA_SUCCESS: 0>" in plain.stdout, "on the stand-in", plain)
-    folder = os.path.join(TMP, "as-libcuda")
-    os.makedirs(folder, exist_ok=True)
-    os.symlink(E["CG_LAYER"], os.path.join(folder, "libcuda.so.1"))
-    path = os.path.join(TMP, "cuda-python.json")
-    env = linked_env(LD_LIBRARY_PATH=folder, CALLGUARD_REPORT=path)
-    if E.get("CG_SANITIZER_PRELOAD"):
-        env.update(LD_PRELOAD=E["CG_SANITIZER_PRELOAD"], ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
-    r = run([E["CG_CUDA_PYTHON"], job], env)
-    check(r.returncode == 0 and r.stdout == plain.stdout, "the same output through the layer", r)
+    path = os.path.join(TMP, "cuda-python-run.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_CUDA_PYTHON"], job],
+            {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]})
+    check(r.returncode == 0 and r.stdout == plain.stdout, "the same output under callguard run", r)
     rows = report(path)
     for name in ("cuInit", "cuModuleLoadData", "cuLaunchKernel", "cuStreamSynchronize", "cuCtxCreate"):
         check(rows.get(name) == 1, "%s: one call: %s" % (name, rows))

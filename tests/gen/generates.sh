@@ -102,6 +102,11 @@ gen_forwards_passthrough_names() {
         "$WORK/cg_toy.c" "$PASSTHROUGH_S" -DCGL_PASSTHROUGH_LIST="\"$WORK/cg_toy_passthrough.h\"" \
         -o "$WORK/libforward.so" || fail "the layer with a forwarded name does not build"
     nm -D --defined-only "$WORK/libforward.so" | grep -q " T toyNop$" || fail "toyNop not exported"
+    # A policy without pass-through names removes a list left from before.
+    gen ../../../apis/toy.ini -o "$WORK" -I ../../toy --check
+    [ "$rc" -eq 1 ] && grep -q "cg_toy_passthrough.h is no longer generated" "$WORK/stderr" || fail "--check missed a stale list"
+    gen ../../../apis/toy.ini -o "$WORK" -I ../../toy
+    [ "$rc" -eq 0 ] && [ ! -e "$WORK/cg_toy_passthrough.h" ] || fail "a stale list of pass-through names was left"
     expect_reject "passthrough = @no-such.exports: cannot read" passthrough_missing_file.ini -I .
 }
 

@@ -195,6 +195,28 @@ static int ze_compile_race_callguard_run_unserialized_aborts(int argc, char **ar
     return died_of_sigabrt(&r);
 }
 
+/* argv: CALLGUARD PROG: the report of the run that died says which calls
+ * it died inside: the simulator's compiler aborts with two threads in
+ * zeModuleCreate, and those calls are counted though they never returned. */
+static int ze_compile_race_callguard_run_report_names_calls_in_flight(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--report", "-", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    if (died_of_sigabrt(&r)) return 1;
+    const char *line = strstr(r.err, "died of SIGABRT with ");
+    int n = 0;
+    CHECKF(line && sscanf(line, "died of SIGABRT with %d threads inside zeModuleCreate", &n) == 1 && n >= 2,
+           "the report names the calls in flight");
+    CHECKF(strstr(r.err, "(killed by SIGABRT)"), "how it died, as callguard reaped it");
+    const char *table = strstr(r.err, "entry point"), *row = table ? strstr(table, " zeModuleCreate ") : NULL;
+    unsigned long calls = 0;
+    CHECKF(row && sscanf(row, " zeModuleCreate %lu", &calls) == 1 && calls >= (unsigned long)n,
+           "the calls that never returned are counted: %lu", calls);
+    return 0;
+}
+
 /* argv: PROG_DLOPEN: a program that dlopens libze_loader.so.1 by soname
  * and calls through dlsym's pointers aborts on its own... */
 static int ze_compile_race_dlopen_aborts_without_callguard(int argc, char **argv)
@@ -237,6 +259,8 @@ static int ze_cl_compiles_callguard_run_one_domain_never_overlap(int argc, char 
 const cgtest_case cgtest_cases[] = {
     {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},
     {"ze_compile_race_callguard_run_unserialized_aborts", ze_compile_race_callguard_run_unserialized_aborts},
+    {"ze_compile_race_callguard_run_report_names_calls_in_flight",
+     ze_compile_race_callguard_run_report_names_calls_in_flight},
     {"ze_compile_race_dlopen_aborts_without_callguard", ze_compile_race_dlopen_aborts_without_callguard},
     {"ze_compile_race_dlopen_callguard_run_shim_creates_all", ze_compile_race_dlopen_callguard_run_shim_creates_all},
     {"ze_cl_compiles_callguard_run_one_domain_never_overlap", ze_cl_compiles_callguard_run_one_domain_never_overlap},

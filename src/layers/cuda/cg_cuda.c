@@ -1425,7 +1425,9 @@ static const char *const cgl_passthrough[] = {
  * so all it can do is return the API's missing result. */
 static long cgl_missing(void) { return (long)(CUDA_ERROR_NO_DEVICE); }
 
-/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */
+/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand),
+ * as the process's symbol lookup finds that name: an interposer earlier in the lookup order
+ * wins, as it does for a direct call. */
 static void *const cgl_wrappers[CGL_NSITES] = {
     [CGL_cuGetErrorString] = (void *)cuGetErrorString,
     [CGL_cuGetErrorName] = (void *)cuGetErrorName,

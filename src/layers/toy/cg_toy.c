@@ -76,7 +76,9 @@ static void *cgl_dlsym_next(const char *name)
     return p;
 }
 
-/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand). */
+/* The wrapper of each site, exported under the site's name (hand-written where wrapper = hand),
+ * as the process's symbol lookup finds that name: an interposer earlier in the lookup order
+ * wins, as it does for a direct call. */
 static void *const cgl_wrappers[CGL_NSITES] = {
     [CGL_toyGetDevice] = (void *)toyGetDevice,
     [CGL_toyCompile] = (void *)toyCompile,

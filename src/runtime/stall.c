@@ -1,0 +1,98 @@
+/* Recording a stall. Runs only when a call has held the runtime for at
+ * least the stall limit, so everything here may cost microseconds: the
+ * thread's name, and for CPython the file, line and function that made the
+ * call, read from the interpreter's current frame.
+ *
+ * The interpreter is read only where that is safe: this thread holds the
+ * GIL (it never let go of it during the call), and the interpreter is
+ * initialized and not finalizing (cgi_py_holds() checks both again). The
+ * frame functions are looked up like the adapter's, with dlsym: no link
+ * dependency on libpython, and nothing read when one is missing. A pending
+ * exception of the program is set aside and put back. */
+#define _GNU_SOURCE
+#include "stall.h"
+
+#include "clock.h"
+#include "python.h"
+#include "stats.h"
+
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static struct {
+    void *(*get_frame)(void);            /* PyEval_GetFrame: borrowed */
+    void *(*frame_code)(void *);         /* PyFrame_GetCode: new reference */
+    int (*frame_line)(void *);           /* PyFrame_GetLineNumber */
+    void *(*get_attr)(void *, const char *); /* PyObject_GetAttrString: new reference */
+    const char *(*utf8)(void *);         /* PyUnicode_AsUTF8 */
+    void (*decref)(void *);              /* Py_DecRef */
+    void (*err_fetch)(void **, void **, void **);
+    void (*err_restore)(void *, void *, void *);
+    void (*err_clear)(void);
+    int ok;
+} cgi_pyf;
+static pthread_once_t cgi_pyf_once = PTHREAD_ONCE_INIT;
+
+static void cgi_pyf_lookup(void)
+{
+    *(void **)&cgi_pyf.get_frame = dlsym(RTLD_DEFAULT, "PyEval_GetFrame");
+    *(void **)&cgi_pyf.frame_code = dlsym(RTLD_DEFAULT, "PyFrame_GetCode");
+    *(void **)&cgi_pyf.frame_line = dlsym(RTLD_DEFAULT, "PyFrame_GetLineNumber");
+    *(void **)&cgi_pyf.get_attr = dlsym(RTLD_DEFAULT, "PyObject_GetAttrString");
+    *(void **)&cgi_pyf.utf8 = dlsym(RTLD_DEFAULT, "PyUnicode_AsUTF8");
+    *(void **)&cgi_pyf.decref = dlsym(RTLD_DEFAULT, "Py_DecRef");
+    *(void **)&cgi_pyf.err_fetch = dlsym(RTLD_DEFAULT, "PyErr_Fetch");
+    *(void **)&cgi_pyf.err_restore = dlsym(RTLD_DEFAULT, "PyErr_Restore");
+    *(void **)&cgi_pyf.err_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
+    cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr &&
+                 cgi_pyf.utf8 && cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
+}
+
+static void cgi_py_str_attr(void *obj, const char *attr, char *out, size_t cap)
+{
+    void *v = cgi_pyf.get_attr(obj, attr);
+    const char *s = v ? cgi_pyf.utf8(v) : NULL;
+    if (s) snprintf(out, cap, "%s", s);
+    if (v) cgi_pyf.decref(v);
+    cgi_pyf.err_clear();
+}
+
+/* The Python line this thread is at; leaves st's fields empty when not known. */
+static void cgi_python_where(cgi_stall *st)
+{
+    pthread_once(&cgi_pyf_once, cgi_pyf_lookup);
+    if (!cgi_pyf.ok || !cgi_py_holds()) return;
+    void *type, *value, *tb;
+    cgi_pyf.err_fetch(&type, &value, &tb);
+    void *frame = cgi_pyf.get_frame();
+    if (frame) {
+        st->py_line = cgi_pyf.frame_line(frame);
+        void *code = cgi_pyf.frame_code(frame);
+        if (code) {
+            cgi_py_str_attr(code, "co_filename", st->py_file, sizeof st->py_file);
+            cgi_py_str_attr(code, "co_name", st->py_func, sizeof st->py_func);
+            cgi_pyf.decref(code);
+        }
+    }
+    cgi_pyf.err_clear();
+    cgi_pyf.err_restore(type, value, tb);
+}
+
+void cgi_stall_record(const cg_site *s, const cg_adapter *held, uint64_t entered, uint64_t call_ns, uint64_t wait_ns)
+{
+    cgi_stall st;
+    memset(&st, 0, sizeof st);
+    st.tid = (int32_t)gettid();
+    st.ns = call_ns + wait_ns;
+    st.call_ns = call_ns;
+    st.wait_ns = wait_ns;
+    st.at_ns = cgi_ticks_ns(entered - cgi_clk.tick0);
+    snprintf(st.api, sizeof st.api, "%s", s->layer->api);
+    snprintf(st.name, sizeof st.name, "%s", s->name);
+    prctl(PR_GET_NAME, st.thread);
+    snprintf(st.runtime, sizeof st.runtime, "%s", held->name ? held->name : "?");
+    if (held == &cgi_cpython_adapter) cgi_python_where(&st);
+    cgi_stats_keep_stall(&st);
+}

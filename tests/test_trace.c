@@ -1,0 +1,138 @@
+/* Behaviour tests of the timeline (CALLGUARD_TRACE) in the runtime itself,
+ * with threads recording at once: run under ThreadSanitizer too (label
+ * core). The command-line side (callguard run --trace, the JSON read back
+ * by Python's json module) is tests/cli/test_cli.py. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+
+#include <callguard/callguard.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <toy.h>
+#include <unistd.h>
+
+#define THREADS 8
+#define CALLS 5000
+
+static pthread_barrier_t start;
+
+static void *caller(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < CALLS; i++) toyAdd(i, 1, &sum);
+    return NULL;
+}
+
+static atomic_int spinning;
+
+/* Keeps calling until the process exits: the exit() writer reads its ring
+ * while it records. */
+static void *spinner(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    for (;;) {
+        toyAdd(1, 1, &sum);
+        atomic_store(&spinning, 1);
+    }
+    return NULL;
+}
+
+static int child_trace_threads(int argc, char **argv)
+{
+    int keep_running = argc > 0 && strcmp(argv[0], "running") == 0;
+    pthread_t t[THREADS], s;
+    pthread_barrier_init(&start, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, caller, NULL);
+    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+    if (keep_running) {
+        pthread_create(&s, NULL, spinner, NULL);
+        while (!atomic_load(&spinning)) cgtest_sleep_ms(1);
+    }
+    return 0; /* exit() with the spinner still calling */
+}
+
+/* A plain loop: ThreadSanitizer's strstr measures the whole text each time. */
+static long count_in(const char *text, const char *what)
+{
+    long n = 0;
+    size_t len = strlen(what);
+    for (const char *p = text; *p; p++)
+        if (*p == *what && memcmp(p, what, len) == 0) n++, p += len - 1;
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (buf) buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Under callguard run: each thread's ring in the process's file, merged
+ * afterwards into every event of every thread. */
+static int test_trace_records_every_thread_into_the_stats_dir(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[512], var[600], out[600];
+    snprintf(dir, sizeof dir, "%s/trace-dir", cgtest_tmpdir());
+    CHECK(mkdir(dir, 0700) == 0);
+    snprintf(var, sizeof var, "CALLGUARD_STATS_DIR=%s", dir);
+    snprintf(out, sizeof out, "%s/merged.json", cgtest_tmpdir());
+    const char *env[] = {var, "CALLGUARD_TRACE=/nonexistent/only-the-cli-writes-this.json", NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_trace_threads", NULL) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    cg_trace_totals t;
+    CHECKF(cg_trace_merge(dir, out, &t) == CG_OK, "%s", cg_last_error());
+    CHECKF(t.processes == 1 && t.threads == THREADS && t.events == (uint64_t)THREADS * CALLS && t.dropped == 0,
+           "%zu processes, %zu threads, %lu events, %lu dropped", t.processes, t.threads, (unsigned long)t.events,
+           (unsigned long)t.dropped);
+    char *json = slurp(out);
+    CHECK(json);
+    CHECKF(count_in(json, "\"ph\": \"X\"") == THREADS * CALLS && count_in(json, "\"thread_name\"") == THREADS,
+           "%ld complete events", count_in(json, "\"ph\": \"X\""));
+    free(json);
+    return 0;
+}
+
+/* CALLGUARD_TRACE alone: written by exit(), even while a thread still records. */
+static int test_trace_written_at_exit_while_threads_call(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[512], var[600];
+    snprintf(path, sizeof path, "%s/inproc.json", cgtest_tmpdir());
+    snprintf(var, sizeof var, "CALLGUARD_TRACE=%s", path);
+    const char *env[] = {var, "CALLGUARD_STATS_DIR", NULL};
+    const char *args[] = {"running", NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_trace_threads", args) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
+    char *json = slurp(path);
+    CHECK(json);
+    long x = count_in(json, "\"ph\": \"X\"");
+    CHECKF(x >= THREADS * CALLS && count_in(json, "\"thread_name\"") == THREADS + 1, "%ld complete events", x);
+    CHECKF(strstr(json, "\"otherData\"") && json[strlen(json) - 2] == '}', "a whole document: ...%s",
+           json + strlen(json) - 40);
+    free(json);
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"child_trace_threads", child_trace_threads},
+    {"trace_records_every_thread_into_the_stats_dir", test_trace_records_every_thread_into_the_stats_dir},
+    {"trace_written_at_exit_while_threads_call", test_trace_written_at_exit_while_threads_call},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
