@@ -243,6 +243,9 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
             !atomic_load_explicit(&s->domain, memory_order_relaxed))
             return cgi_call_counted(s, key, thunk, args, slot);
+        /* Statistics are on: the lean CPython path below cannot apply. Not
+         * falling through also keeps this block's registers out of it. */
+        return cgi_call_guarded(s, key, thunk, args);
     }
     /* The lean CPython path: the site only has to leave CPython (the
      * built-in adapter active, no lock, no statistics, resolved, not
