@@ -12,6 +12,7 @@ external adapter : int -> unit = "cg_ml_adapter"
 external wait : int -> unit = "cg_ml_wait"
 external wait_signal_pending : int -> int = "cg_ml_wait_signal_pending"
 external holds : unit -> bool = "cg_ml_holds"
+external holds_on_c_thread : unit -> bool = "cg_ml_holds_on_c_thread"
 external stats : string -> int * int = "cg_ml_stats"
 
 exception Signalled
@@ -62,5 +63,6 @@ let () =
   let t = Thread.create (fun () -> off_thread := holds ()) () in
   Thread.join t;
   if mode <> "none" && not !off_thread then fail "holds() is false on a Thread.create thread";
+  if holds_on_c_thread () then fail "holds() is true on a thread OCaml does not know";
   let want_stalls = if Array.length Sys.argv > 3 then int_of_string Sys.argv.(3) else 0 in
   if expect = "signal" then signal_test () else pause_test expect want_stalls

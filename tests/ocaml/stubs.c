@@ -6,6 +6,7 @@
 #include <caml/alloc.h>
 #include <caml/memory.h>
 #include <caml/mlvalues.h>
+#include <pthread.h>
 #include <signal.h>
 #include <toy.h>
 
@@ -16,13 +17,19 @@ static toy_device_t dev(void)
     return d;
 }
 
+static const cg_adapter *adapter;
+
 /* mode: 0 none, 1 detect only, 2 active */
 value cg_ml_adapter(value mode)
 {
     cg_stats_enable(1);
     int m = Int_val(mode);
-    if (m == 0) cg_set_adapter(NULL, CG_ADAPTER_DETECT);
-    else cg_set_adapter(cg_adapter_ocaml(), m == 2 ? CG_ADAPTER_ACTIVE : CG_ADAPTER_DETECT);
+    if (m == 0) {
+        cg_set_adapter(NULL, CG_ADAPTER_DETECT);
+    } else {
+        adapter = cg_adapter_ocaml();
+        cg_set_adapter(adapter, m == 2 ? CG_ADAPTER_ACTIVE : CG_ADAPTER_DETECT);
+    }
     return Val_unit;
 }
 
@@ -42,11 +49,12 @@ value cg_ml_wait_signal_pending(value ms)
     return Val_int(toyWait(d, (uint32_t)Int_val(ms)));
 }
 
+/* The adapter's holds() on the calling thread (not cg_adapter_ocaml()
+ * again: that marks its caller as holding the lock). */
 value cg_ml_holds(value unit)
 {
     (void)unit;
-    const cg_adapter *a = cg_adapter_ocaml();
-    return Val_bool(a->holds());
+    return Val_bool(adapter && adapter->holds());
 }
 
 value cg_ml_stats(value name)
@@ -59,4 +67,20 @@ value cg_ml_stats(value name)
     Store_field(r, 0, Val_int(st.calls));
     Store_field(r, 1, Val_int(st.stalls));
     CAMLreturn(r);
+}
+
+static void *holds_here(void *out)
+{
+    *(int *)out = adapter && adapter->holds();
+    return NULL;
+}
+
+/* holds() on a thread OCaml does not know (a driver's own thread, say). */
+value cg_ml_holds_on_c_thread(value unit)
+{
+    (void)unit;
+    int held = -1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, holds_here, &held) == 0) pthread_join(t, NULL);
+    return Val_bool(held != 0);
 }

@@ -4,6 +4,7 @@
  * adapter on is one call. Linked with libcallguard_ruby.a. */
 #include <callguard/adapters.h>
 #include <ruby.h>
+#include <pthread.h>
 #include <signal.h>
 #include <toy.h>
 
@@ -60,6 +61,22 @@ static VALUE cgr_holds(VALUE self)
     return cg_adapter_ruby()->holds() ? Qtrue : Qfalse;
 }
 
+static void *holds_here(void *out)
+{
+    *(int *)out = cg_adapter_ruby()->holds();
+    return NULL;
+}
+
+/* holds() on a thread Ruby does not know (a driver's own thread, say). */
+static VALUE cgr_holds_on_c_thread(VALUE self)
+{
+    (void)self;
+    int held = -1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, holds_here, &held) == 0) pthread_join(t, NULL);
+    return held != 0 ? Qtrue : Qfalse;
+}
+
 static VALUE cgr_stats(VALUE self, VALUE name)
 {
     (void)self;
@@ -77,5 +94,6 @@ __attribute__((visibility("default"))) void Init_cgtoyrb(void)
     rb_define_module_function(m, "wait_signal_pending", cgr_wait_signal_pending, 1);
     rb_define_module_function(m, "last_result", cgr_last_result, 0);
     rb_define_module_function(m, "holds", cgr_holds, 0);
+    rb_define_module_function(m, "holds_on_c_thread", cgr_holds_on_c_thread, 0);
     rb_define_module_function(m, "stats", cgr_stats, 1);
 }

@@ -18,6 +18,7 @@ CgToy.adapter(mode)
 if mode != "none"
   fail "holds() is false in a method" unless CgToy.holds
   fail "holds() is false on a Ruby thread" unless Thread.new { CgToy.holds }.value
+  fail "holds() is true on a thread Ruby does not know" if CgToy.holds_on_c_thread
 end
 
 if expect == "signal"
