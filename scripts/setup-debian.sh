@@ -10,11 +10,7 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   build-essential cmake pkg-config clang-14 libclang-14-dev libinih-dev \
   python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
-<<<<<<< HEAD
-  libze1 libze-dev \
-  ocaml-nox ruby-dev \
-=======
   libze1 libze-dev llvm-spirv-14 spirv-tools \
->>>>>>> main
+  ocaml-nox ruby-dev \
   valgrind
 sh "$(dirname "$0")/setup-venv.sh"
