@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "callguard/callguard.h" /* cg_status (the header only: no link to libcallguard) */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
