@@ -1,4 +1,4 @@
-/* libcallguard_load internals: the core (load.c: requests, results, the
+/* libcallguard-load internals: the core (load.c: requests, results, the
  * memory cache), the disk cache (disk.c), and one back end per API
  * (ze.c, cl.c, cuda.c) reached through lb_backend. */
 #ifndef CG_LOADBIN_INTERNAL_H
