@@ -43,6 +43,8 @@ typedef struct lb_loaded {
     long long spill_bytes, private_bytes, local_bytes;
     char *flags; /* malloc'd */
     char *log;   /* malloc'd */
+    void *native; /* a native binary the build made on the way (CUDA's cubin), malloc'd; for the disk cache */
+    size_t native_size;
 } lb_loaded;
 
 /* Failure details a back end fills (res is the caller's result). */

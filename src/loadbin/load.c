@@ -156,7 +156,9 @@ static void loaded_free_strings(lb_loaded *l)
 {
     free(l->flags);
     free(l->log);
+    free(l->native);
     l->flags = l->log = NULL;
+    l->native = NULL;
 }
 
 /* Copies l's figures into res, duplicating its strings. */
@@ -320,13 +322,16 @@ static int load_through_disk(const lb_backend *b, const cg_load_request *req, co
     if (rc != CG_OK) return rc;
     res->source = CG_LOAD_SOURCE_BUILT;
     if (use_disk) {
-        void *bin = NULL;
-        size_t n = 0;
-        if (b->native_of(req, l, &bin, &n) == CG_OK) {
+        void *bin = l->native;
+        size_t n = l->native_size;
+        if (bin || b->native_of(req, l, &bin, &n) == CG_OK) {
             lb_disk_put(key->p, key->len, bin, n, l->flags ? l->flags : "");
             free(bin);
         }
+    } else {
+        free(l->native);
     }
+    l->native = NULL;
     return CG_OK;
 }
 
