@@ -23,7 +23,7 @@
 #   PYTHON       the Python with torch and triton (default: /opt/torch/.venv/bin/python3, else python3)
 #   CUDA_PYTHON  the Python with cuda-bindings (default: PYTHON)
 #   PAIRS        overhead pairs (default 10)
-# About 4 minutes on the H200.
+# Expected: about 4 minutes on the H200 (not yet run there when written); each run has a time limit.
 set -u
 [ $# -ge 1 ] || { echo "usage: tests/gpu/run.sh OUTDIR [BUILD]" >&2; exit 2; }
 mkdir -p "$1" || exit 2
