@@ -227,19 +227,27 @@ static int run_refuse_pending(const char *what, const char *value, const cli_lay
 }
 
 /* A file the CLI writes after the program: refused now if it cannot be
- * (a missing directory, a directory, no permission), leaving no file
- * behind that was not there. */
+ * (a directory, a missing or unwritable directory), without creating
+ * anything: the file is written later as a new file renamed into place
+ * (a symlink planted at the name is replaced, never followed). */
 static int run_check_writable(const char *flag, const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
-    int existed = access(path, F_OK) == 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return cli_usage_error("%s %s: cannot open for writing: %s", flag, path, strerror(errno));
-    close(fd);
-    if (!existed) unlink(path);
-    return -1;
+    if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1; /* /dev/null */
+    char *dir = strdup(path);
+    if (!dir) return 1;
+    char *slash = strrchr(dir, '/');
+    const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int rc = -1;
+    int e = 0;
+    if (stat(parent, &st) != 0) e = errno;
+    else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK) != 0) e = errno;
+    if (e) rc = cli_usage_error("%s %s: cannot create a file in %s: %s", flag, path, parent, strerror(e));
+    free(dir);
+    return rc;
 }
 
 /* Checks every value here, against the layers just loaded, so a typo stops

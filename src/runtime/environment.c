@@ -5,6 +5,7 @@
 #include "environment.h"
 
 #include "errors.h"
+#include "outfile.h"
 #include "policy_file.h"
 #include "python.h"
 #include "resolve.h"
@@ -89,21 +90,11 @@ const char *cgi_env_report_path(void) { return cgi_report_path; }
  * be, without creating it: a directory, a missing or unwritable parent. */
 static int cgi_check_new_file(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return cgi_fail(CG_EINVAL, "'%s': is a directory, expected a file name", path);
-    char *dir = strdup(path);
-    if (!dir) return cgi_fail(CG_ENOMEM, "out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-    int ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && access(parent, W_OK | X_OK) == 0;
-    int e = errno;
-    if (!ok && e == 0) e = ENOTDIR;
-    int rc = ok ? CG_OK
-                : cgi_fail(CG_EINVAL, "'%s': cannot create a file in %s: %s", path, parent,
-                           stat(parent, &st) == 0 && !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : strerror(e));
-    free(dir);
-    return rc;
+    char where[600];
+    int e = cgi_outfile_check(path, where, sizeof where);
+    if (e == EISDIR) return cgi_fail(CG_EINVAL, "'%s': is a directory, expected a file name", path);
+    if (e) return cgi_fail(CG_EINVAL, "'%s': cannot create a file in %s: %s", path, where, strerror(e));
+    return CG_OK;
 }
 
 /* Starts with the ELF magic: a library variable naming a text file is

@@ -6,15 +6,13 @@
 
 #include "errors.h"
 #include "names.h"
+#include "outfile.h"
 #include "trace_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void cgi_json_str(FILE *out, const char *s)
 {
@@ -188,7 +186,7 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
-static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
+static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
 {
     cgi_totals all = {0};
     size_t nproc = 0;
@@ -242,10 +240,12 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
         cgi_sum(&all, &t);
         nproc++;
     }
+    fprintf(out, "%s]", nproc ? "\n  " : "");
+    if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     fprintf(out,
-            "%s],\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
+            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
             "%lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc ? "\n  " : "", nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
             (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns, (unsigned long)all.stalls,
             (unsigned long)all.stall_ns);
 }
@@ -393,7 +393,7 @@ static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, s
     free(rows), free(hosts);
 }
 
-static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
+static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
 {
     cgi_totals all = {0};
     size_t nproc = 0;
@@ -455,70 +455,27 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
             "for locks, %lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
             (unsigned long)all.errors, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+    if (lost)
+        fprintf(out,
+                "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "
+                "removed, or it was not guarded: %s calls are not counted)\n",
+                lost, lost == 1 ? "" : "es", lost == 1 ? "its" : "their");
 }
 
-static int cgi_report_emit(FILE *out, const cgi_proc_view *procs, size_t n, cg_report_format format)
-{
-    if (format == CG_REPORT_TEXT) cgi_emit_text(out, procs, n);
-    else cgi_emit_json(out, procs, n);
-    return fflush(out) != 0 || ferror(out) ? (errno ? errno : EIO) : 0;
-}
-
-/* Writes a report where path says:
- *   "-", "/dev/stderr": the stderr this process was given; "/dev/stdout": its
- *     stdout (never reopened: `callguard report F >> log` appends to log);
- *   an existing device or FIFO (/dev/null, /dev/full): opened and written;
- *   anything else: a new file in the same directory, renamed over path once
- *     complete. A symlink planted at path is replaced, never followed; a
- *     report that cannot be written leaves no file and is named with the
- *     path and the error. Mode 0600: a report holds the command lines of
- *     every process, which can hold secrets (as the statistics files). */
-int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, cg_report_format format)
+/* Writes a report where path says (outfile.h: "-", /dev/stdout, a device,
+ * or a new 0600 file renamed over path); a report that cannot be written
+ * leaves no file and is named with the path and the error. */
+int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost, cg_report_format format)
 {
     if (!path || !*path) return cgi_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
     if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
         return cgi_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
-    FILE *given = strcmp(path, "-") == 0 || strcmp(path, "/dev/stderr") == 0 ? stderr
-                  : strcmp(path, "/dev/stdout") == 0                         ? stdout
-                                                                             : NULL;
-    if (given) {
-        errno = 0;
-        int e = cgi_report_emit(given, procs, n, format);
-        if (e) return cgi_fail(CG_EIO, "cannot write the report to %s: %s", given == stdout ? "stdout" : "stderr",
-                               strerror(e));
-        return CG_OK;
-    }
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(EISDIR));
-    int fd = -1;
-    char *tmp = NULL;
-    if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISBLK(st.st_mode))) {
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    } else {
-        if (asprintf(&tmp, "%s.XXXXXX", path) < 0) return cgi_fail(CG_ENOMEM, "out of memory");
-        fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL, mode 0600 */
-    }
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
-    }
-    FILE *out = fdopen(fd, "w");
-    if (!out) {
-        close(fd);
-        if (tmp) unlink(tmp);
-        free(tmp);
-        return cgi_fail(CG_ENOMEM, "out of memory");
-    }
-    errno = 0;
-    int e = cgi_report_emit(out, procs, n, format);
-    if (!e && tmp && fsync(fd) != 0 && errno != EINVAL) e = errno;
-    if (fclose(out) != 0 && !e) e = errno ? errno : EIO;
-    if (!e && tmp && rename(tmp, path) != 0) e = errno;
-    if (e && tmp) unlink(tmp);
-    free(tmp);
+    cgi_outfile o;
+    int e = cgi_outfile_open(path, &o);
+    if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+    if (format == CG_REPORT_TEXT) cgi_emit_text(o.f, procs, n, lost);
+    else cgi_emit_json(o.f, procs, n, lost);
+    e = cgi_outfile_close(&o, path);
     if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
     return CG_OK;
 }

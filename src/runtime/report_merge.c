@@ -67,6 +67,13 @@ static void cgi_note_traces(const char *dir, cgi_proc_view *v, size_t n)
 int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_proc_view **out, size_t *count)
 {
     DIR *d = dir ? opendir(dir) : NULL;
+    /* Removed during the run: no process left a file; the report says how
+     * many the CLI reaped. */
+    if (!d && dir && errno == ENOENT) {
+        *out = calloc(1, sizeof **out);
+        *count = 0;
+        return *out ? CG_OK : cgi_fail(CG_ENOMEM, "out of memory");
+    }
     if (!d) return cgi_fail(CG_EIO, "cannot read statistics directory %s: %s", dir ? dir : "(null)", strerror(errno));
     size_t n = 0, cap = 16;
     cgi_proc_view *v = calloc(cap, sizeof *v);
@@ -140,7 +147,15 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
     size_t n;
     int rc = cgi_stats_map_dir(dir, exits, nexits, &v, &n);
     if (rc != CG_OK) return rc;
-    rc = cgi_report_to(path, v, n, format);
+    /* A process the CLI reaped that left no file: its storage was full,
+     * read-only or removed (it counted in memory and said so). */
+    size_t lost = 0;
+    for (size_t k = 0; k < nexits; k++) {
+        size_t i = 0;
+        while (i < n && v[i].region->h.pid != exits[k].pid) i++;
+        lost += i == n;
+    }
+    rc = cgi_report_to(path, v, n, lost, format);
     cgi_stats_unmap_dir(v, n);
     return rc;
 }
@@ -634,7 +649,7 @@ int cg_report_merge_files(const char *const *json_paths, size_t npaths, const ch
     if (!v) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
     for (size_t i = 0; i < npaths && rc == CG_OK; i++) rc = cgi_report_read(json_paths[i], &v, &n, &cap);
-    if (rc == CG_OK) rc = cgi_report_to(path, v, n, format);
+    if (rc == CG_OK) rc = cgi_report_to(path, v, n, 0, format);
     for (size_t i = 0; i < n; i++) free((void *)v[i].region);
     free(v);
     return rc;

@@ -6,6 +6,7 @@ and the report.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -428,6 +429,25 @@ def report_replaces_a_planted_symlink_never_follows_it():
         check(os.stat(link).st_mode & 0o777 == 0o600, "%s: mode 0600: %o" % (how, os.stat(link).st_mode))
         check(sorted(os.listdir(d)) == sorted(["victim"] + [n for n in os.listdir(d) if n.startswith("report-")])
               and not [n for n in os.listdir(d) if "XXXX" in n or n.count(".") > 1], "no temporary left: %s" % os.listdir(d))
+    for how in ("run", "in-process"):
+        with open(victim, "w") as f:
+            f.write("keep\n")
+        link = os.path.join(d, "trace-%s.json" % how)
+        os.symlink(victim, link)
+        if how == "run":
+            r = guarded([PROG, "calls", "2"], "--trace", link)
+        else:
+            r = run([PROG, "calls", "2"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": link})
+        check(r.returncode == 0, "trace %s: %r" % (how, r.stderr))
+        check(open(victim).read() == "keep\n", "trace %s: the symlink's target is untouched" % how)
+        check(not os.path.islink(link) and len(calls_in(json.load(open(link)))) == 2,
+              "trace %s: the link was replaced by the trace" % how)
+        check(os.stat(link).st_mode & 0o777 == 0o600, "trace %s: mode 0600" % how)
+    dangling = os.path.join(d, "dangling")
+    os.symlink(os.path.join(d, "created-through-link"), dangling)
+    r = guarded(["/nonexistent/program"], "--report", dangling)
+    check(r.returncode == 127 and not os.path.exists(os.path.join(d, "created-through-link")),
+          "checking the report's name creates nothing through a dangling symlink: %s" % os.listdir(d))
 
 
 def descriptors_are_close_on_exec():
@@ -517,6 +537,60 @@ def policy_file_must_be_a_regular_file():
         r = run([CG, "run", "--layer", TOYLAYER, "--", PROG, "touch", marker], env={"CALLGUARD_POLICY": path}, timeout=20)
         check(r.returncode == 2 and says in r.stderr, "run, %s: %d %r" % (path, r.returncode, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % path)
+
+
+def full_storage_counts_in_memory_and_keeps_the_status():
+    """Statistics storage that cannot be grown (ENOSPC, injected without
+    root: posix_fallocate and ftruncate fail) never harms the program: no
+    SIGBUS, its exit status kept, one line per process says what was lost,
+    and the report counts the processes that left no statistics."""
+    rpath = os.path.join(TMP, "enospc.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", PROG, "exit", "3"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 3, "the program's status is kept: %d %r" % (r.returncode, r.stderr))
+    said = [l for l in r.stderr.splitlines() if "cannot keep statistics" in l]
+    check(len(said) == 1 and os.strerror(28) in said[0] and "counting in memory" in said[0], "one line: %r" % r.stderr)
+    rep = json.load(open(rpath))
+    check(rep.get("processes_without_statistics") == 1, "the report records the loss: %s" % rep)
+    t = run([CG, "run", "--layer", TOYLAYER, "--report", "-", "--", PROG, "calls"], env={"LD_PRELOAD": os.environ["CG_ENOSPC"]})
+    check(t.returncode == 0 and "left no statistics" in t.stderr, "the table says it: %r" % t.stderr)
+
+
+def statistics_directory_removed_mid_run_harms_nothing():
+    """The run's directory removed while the program runs: later processes
+    count in memory and exit as they would; the report is still written and
+    says how many processes left no statistics."""
+    rpath = os.path.join(TMP, "removed.json")
+    r = guarded(["sh", "-c", 'rm -rf "$CALLGUARD_STATS_DIR"; "$0" calls 3 && "$0" exit 4', PROG], "--report", rpath)
+    check(r.returncode == 4, "the program's status: %d %r" % (r.returncode, r.stderr))
+    check(r.stderr.count("cannot keep statistics") == 2, "one line per later process: %r" % r.stderr)
+    rep = json.load(open(rpath))
+    check(rep.get("processes_without_statistics", 0) >= 1, "the loss is recorded: %s" % rep)
+
+
+def full_tmpfs_raises_no_sigbus():
+    """A real full file system: a small tmpfs, filled, mounted inside
+    `unshare -m` (so a failed test leaves no mount behind). Needs root."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skipped: needs root and unshare(1) to mount a small tmpfs")
+        sys.exit(77)
+    d = tempfile.mkdtemp(prefix="full-", dir=TMP)
+    rpath = os.path.join(TMP, "tmpfs.json")
+    script = ('mount -t tmpfs -o size=1m cgfull "$1" || exit 77; '
+              'dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; '
+              'TMPDIR="$1" "$2" run --layer "$3" --report "$4" -- "$5" exit 3')
+    e = dict(os.environ)
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", d, CG, TOYLAYER, rpath, PROG], env=e,
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode == 77:
+        print("skipped: cannot mount a tmpfs here: %s" % r.stderr)
+        sys.exit(77)
+    check(r.returncode == 3, "no SIGBUS, the program's status: %d %r" % (r.returncode, r.stderr))
+    check("cannot keep statistics" in r.stderr, "the loss is said: %r" % r.stderr)
+    check(json.load(open(rpath)).get("processes_without_statistics") == 1, "and recorded")
 
 
 def report_refuses_hostile_files():
