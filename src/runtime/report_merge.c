@@ -64,6 +64,53 @@ static void cgi_note_traces(const char *dir, cgi_proc_view *v, size_t n)
     if (d) closedir(d);
 }
 
+/* A string field of a statistics file, made one NUL-terminated line
+ * without control characters. Writes only where something is wrong, so the
+ * pages of a sane file stay shared with the page cache. */
+static void cgi_fix_str(char *f, size_t cap)
+{
+    size_t n = strnlen(f, cap);
+    if (n == cap) f[--n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)f[i] < 0x20 || f[i] == 0x7f) f[i] = '?';
+}
+
+/* Every field the reports read, checked: the record count within the
+ * file, strings terminated and printable, policy values in range. */
+static void cgi_stats_sanitize(cgi_stats_region *r)
+{
+    if (atomic_load(&r->h.nrecords) > CGI_STATS_MAX_RECORDS) atomic_store(&r->h.nrecords, CGI_STATS_MAX_RECORDS);
+    cgi_fix_str(r->h.command, sizeof r->h.command);
+    cgi_fix_str(r->h.host, sizeof r->h.host);
+    uint32_t n = atomic_load(&r->h.nrecords);
+    for (uint32_t k = 0; k < n; k++) {
+        cgi_stats_record *rec = &r->r[k];
+        cgi_fix_str(rec->api, sizeof rec->api);
+        cgi_fix_str(rec->name, sizeof rec->name);
+        cgi_fix_str(rec->domain, sizeof rec->domain);
+        if (rec->transition >= CGI_NTRANSITIONS) rec->transition = 0;
+        if (rec->scope >= CGI_NSCOPES) rec->scope = 0;
+        if (rec->blocking > 1) rec->blocking = 1;
+    }
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
+        cgi_stall *st = &r->stall[i];
+        if (!atomic_load(&st->valid)) continue;
+        cgi_fix_str(st->api, sizeof st->api);
+        cgi_fix_str(st->name, sizeof st->name);
+        cgi_fix_str(st->thread, sizeof st->thread);
+        cgi_fix_str(st->runtime, sizeof st->runtime);
+        cgi_fix_str(st->py_file, sizeof st->py_file);
+        cgi_fix_str(st->py_func, sizeof st->py_func);
+    }
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        cgi_slot *slot = &r->slot[i];
+        if (atomic_load(&slot->tid) == 0) continue;
+        for (size_t c = 0; c < sizeof slot->thread; c++)
+            if (slot->thread[c] && ((unsigned char)slot->thread[c] < 0x20 || slot->thread[c] == 0x7f))
+                slot->thread[c] = '?';
+    }
+}
+
 int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_proc_view **out, size_t *count)
 {
     DIR *d = dir ? opendir(dir) : NULL;
@@ -89,14 +136,18 @@ int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits,
             if (fd >= 0) close(fd);
             continue;
         }
-        void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ, MAP_SHARED, fd, 0);
+        /* Private and writable: the file was written by the guarded
+         * program, so each field is checked and repaired in our copy of
+         * the page it is on (cgi_stats_sanitize); the file is untouched. */
+        void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         close(fd);
         if (p == MAP_FAILED) continue;
-        const cgi_stats_region *r = p;
+        cgi_stats_region *r = p;
         if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) != 0 || r->h.version != CGI_STATS_VERSION) {
             munmap(p, sizeof(cgi_stats_region));
             continue;
         }
+        cgi_stats_sanitize(r);
         if (n == cap) {
             cgi_proc_view *nv = realloc(v, 2 * cap * sizeof *v);
             if (!nv) break;
