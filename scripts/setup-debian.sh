@@ -7,7 +7,7 @@ SUDO=
 $SUDO apt-get update
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   build-essential cmake pkg-config clang-14 libclang-14-dev libinih-dev \
-  python3 python3-dev \
+  python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
   valgrind
