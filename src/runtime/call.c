@@ -73,9 +73,7 @@ static void cgi_max(_Atomic uint64_t *m, uint64_t v);
 /* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
  * to read): the common case of `callguard run` on a program that is not
  * Python, in the few instructions docs/benchmarks.md measures. It touches
- * no errno and no depth: the slot's counters say this thread is inside a
- * call, and a call nested in this one takes the guarded path, which reads
- * them (no lock is held here, so a nested call may take one). */
+ * no errno. */
 static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, const void *key, cg_thunk thunk, void *args,
                                                   cgi_slot *slot)
 {
@@ -84,9 +82,11 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, co
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
     atomic_store_explicit(&slot->counters, c, memory_order_release);
+    cgi_depth++;
     int err = thunk(args);
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    cgi_depth--;
     if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
@@ -149,8 +149,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
 
-    cgi_slot *slot = cgi_my_slot;
-    if (cgi_depth > 0 || (slot && atomic_load_explicit(&slot->counters, memory_order_relaxed))) {
+    if (cgi_depth > 0) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. */
         if (stats) {
@@ -167,6 +166,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
+    cgi_slot *slot = stats ? cgi_my_slot : NULL;
     if (stats && !slot) {
         f.slot = cgi_slot_claim();
         cgi_lean_refresh(); /* the claim calibrated the clock: is there a TSC? */
@@ -223,8 +223,8 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (atomic_load_explicit(&cgi_cfg.stats_lean, memory_order_relaxed)) {
         cgi_slot *slot = cgi_my_slot;
-        if (slot && !atomic_load_explicit(&slot->counters, memory_order_relaxed) &&
-            atomic_load_explicit(&s->real, memory_order_relaxed) && !atomic_load_explicit(&s->domain, memory_order_relaxed))
+        if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
+            !atomic_load_explicit(&s->domain, memory_order_relaxed))
             return cgi_call_counted(s, key, thunk, args, slot);
     }
     return cgi_call_guarded(s, key, thunk, args);

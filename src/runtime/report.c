@@ -126,7 +126,7 @@ static const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const 
 static uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot)
 {
     uint64_t t = atomic_load(&slot->entered);
-    return t < r->h.tick0 ? 0 : (uint64_t)(((unsigned __int128)(t - r->h.tick0) * r->h.tick_mult) >> 32);
+    return t < r->h.tick0 ? 0 : (uint64_t)(((unsigned __int128)(t - r->h.tick0) * atomic_load(&r->h.tick_mult)) >> 32);
 }
 
 static const char *cgi_slot_state_name(const cgi_slot *slot)

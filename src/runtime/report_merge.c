@@ -488,7 +488,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
     if (r && flight) {
         v->region = r;
         v->have_exit = 1;
-        r->h.tick_mult = 1ull << 32; /* entered_ns is in ns already */
+        atomic_store(&r->h.tick_mult, 1ull << 32); /* entered_ns is in ns already */
         r->h.base = (uint64_t)(uintptr_t)r;
         cgi_read_process_into(j, v, r, flight);
     } else {

@@ -47,7 +47,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     h->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     h->base = (uint64_t)(uintptr_t)cgi_stats;
     h->tick0 = cgi_clk.tick0;
-    h->tick_mult = cgi_clk.mult;
+    atomic_store(&h->tick_mult, cgi_clk.mult);
     atomic_store(&h->stalls_dropped, 0);
     atomic_store(&h->threads_unslotted, 0);
     if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
@@ -205,7 +205,7 @@ static void cgi_slot_fill(cgi_slot *slot)
 cgi_slot *cgi_slot_claim(void)
 {
     cgi_clock_calibrate();
-    if (cgi_stats->h.tick_mult != cgi_clk.mult) cgi_stats->h.tick_mult = cgi_clk.mult;
+    atomic_store(&cgi_stats->h.tick_mult, cgi_clk.mult);
     pthread_once(&cgi_slot_once, cgi_slot_key_create);
     cgi_my_slot = &cgi_spare_slot;
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {

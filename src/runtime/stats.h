@@ -54,7 +54,8 @@ typedef struct cgi_stats_header {
     char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
     /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
      * since start-up; tick_mult is 0 until the first timed call. */
-    uint64_t tick0, tick_mult;
+    uint64_t tick0;
+    _Atomic uint64_t tick_mult;
     _Atomic uint64_t stalls_dropped;    /* stalls not kept: the list held worse ones */
     _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
     uint32_t reserved2;

@@ -11,6 +11,8 @@ import sys
 import tempfile
 
 TEST, CG, CL_DLOPEN, PYJOB = sys.argv[1:5]
+LONG_WAIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cl_long_wait.py")
+PY = "/usr/bin/python3"
 TMP = tempfile.mkdtemp(prefix="cgclcli-")
 
 
@@ -78,6 +80,49 @@ def run_pyopencl_counts_each_process():
           "the build and the launch counted in the python process: %s" % m["sites"])
     check(m["exit"] == {"state": "exited", "status": 0}, m["exit"])
     check(all(p["totals"]["calls"] > 0 for p in procs), "only processes that made calls have sections")
+
+
+def long_wait(mode, *opts):
+    """cl_long_wait.py under callguard run: its own figures and the report's
+    section of the python process."""
+    r, rep = guarded([PY, LONG_WAIT, mode], *opts)
+    check(r.returncode == 0, r.stderr)
+    out = json.loads(r.stdout)
+    check(out["wait_ms"] >= 500, "the kernel keeps clFinish waiting >= 500 ms: %s" % out)
+    main = [p for p in rep["processes"] if LONG_WAIT in p["command"]]
+    check(len(main) == 1, [p["command"] for p in rep["processes"]])
+    return out, main[0]
+
+
+def cl_pydll_clfinish_stall_reported_with_python_line():
+    """ctypes.PyDLL keeps the GIL in clFinish: the main thread stops for the
+    whole wait, and the report names clFinish, the waiting thread and the
+    Python line that called it."""
+    out, p = long_wait("pydll")
+    check(out["longest_ms"] >= 0.5 * out["wait_ms"], "the main thread stopped: %s" % out)
+    st = p["stalls"][0]
+    check(st["name"] == "clFinish" and st["api"] == "cl" and st["runtime"] == "cpython", "worst first: %s" % p["stalls"])
+    check(st["ns"] >= 0.8 * out["wait_ms"] * 1e6, "the whole wait: %s vs %s" % (st, out))
+    check(st["python"] == {"file": out["file"], "line": out["line"], "function": "wait"}, "the line: %s vs %s" % (st, out))
+    check(st["tid"] != p["pid"], "the worker thread, not the main one: %s" % st)
+    check(site(p, "clFinish")["stalls"] >= 1, site(p, "clFinish"))
+
+
+def cl_pydll_clfinish_release_gil_pause_at_most_50ms():
+    """The same program under --release-gil: callguard leaves the GIL around
+    clFinish and the main thread keeps ticking."""
+    out, p = long_wait("pydll", "--release-gil")
+    check(out["longest_ms"] <= 50, "pauses of at most 50 ms: %s" % out)
+    check(not [s for s in p["stalls"] if s["name"] == "clFinish"], "no clFinish stall: %s" % p["stalls"])
+
+
+def cl_pyopencl_finish_releases_gil_no_stall():
+    """PyOpenCL releases the GIL around clFinish itself: the same wait is no
+    stall, and the main thread keeps ticking without --release-gil."""
+    out, p = long_wait("pyopencl")
+    check(site(p, "clFinish")["calls"] >= 1 and site(p, "clFinish")["stalls"] == 0, site(p, "clFinish"))
+    check(not [s for s in p["stalls"] if s["name"] == "clFinish"], "no clFinish stall: %s" % p["stalls"])
+    check(out["longest_ms"] <= 50, "pauses of at most 50 ms: %s" % out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""A Python program that waits on a long PoCL kernel (>= 500 ms) from a
+worker thread while its main thread ticks every millisecond; prints one JSON
+line: the longest pause between ticks, how long the wait took, and the line
+of this file that made the wait.
+
+  cl_long_wait.py pydll     waits in clFinish through ctypes.PyDLL, which
+                            keeps the GIL for the whole call (a naive binding)
+  cl_long_wait.py pyopencl  waits with queue.finish(): PyOpenCL releases the
+                            GIL around clFinish itself
+"""
+import ctypes
+import json
+import sys
+import threading
+import time
+
+import numpy as np
+import pyopencl as cl
+
+MODE = sys.argv[1]
+SRC = """
+__kernel void spin(__global float *x, int n) {
+    float a = x[0];
+    for (int i = 0; i < n; i++) a = a * 0.9999999f + 0.5f;  /* one long dependent chain */
+    x[0] = a;
+}
+"""
+ctx = cl.create_some_context(interactive=False)
+q = cl.CommandQueue(ctx)
+buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.ones(1, dtype=np.float32))
+spin = cl.Program(ctx, SRC).build().spin
+ocl = ctypes.PyDLL("libOpenCL.so.1")
+ocl.clFinish.argtypes = [ctypes.c_void_p]
+
+
+def launch(n):
+    spin(q, (1,), (1,), buf, np.int32(n))
+
+
+# PoCL compiles the kernel at its first launch: calibrate after that, so the
+# wait below is the kernel alone, at about 1 s on any machine (a loaded one
+# included: the sample it is scaled from is at least 200 ms long).
+launch(1000)
+q.finish()
+n = 1 << 20
+while True:
+    t = time.monotonic()
+    launch(n)
+    q.finish()
+    took = time.monotonic() - t
+    if took > 0.2 or n > (1 << 34):
+        break
+    n *= 4
+n = min(int(n * 1.0 / took), 2**31 - 1)
+
+waited = {}
+
+
+def wait():
+    launch(n)
+    t = time.monotonic()
+    if MODE == "pydll":
+        waited["line"] = sys._getframe().f_lineno + 1
+        ocl.clFinish(ctypes.c_void_p(q.int_ptr))
+    else:
+        waited["line"] = sys._getframe().f_lineno + 1
+        q.finish()
+    waited["ms"] = (time.monotonic() - t) * 1000
+
+
+def worker():
+    time.sleep(0.1)  # the main thread ticks first
+    wait()
+
+
+th = threading.Thread(target=worker, name="waiter")
+th.start()
+longest, last = 0.0, time.monotonic()
+while th.is_alive():
+    time.sleep(0.001)
+    now = time.monotonic()
+    longest, last = max(longest, now - last), now
+th.join()
+print(json.dumps({"longest_ms": longest * 1000, "wait_ms": waited["ms"], "line": waited["line"],
+                  "file": __file__}))
