@@ -11,7 +11,9 @@
  *
  * Built twice from this file:
  *   bench_call     rows 1-3: no policy (the fast path), statistics on,
- *                  serialized (uncontended);
+ *                  serialized (uncontended); row 5: the timeline on
+ *                  (--trace) against statistics on, its rings in a file
+ *                  as under callguard run;
  *   bench_call_py  row 4 (CG_BENCH_PYTHON): an embedded CPython holding the
  *                  GIL, the CPython adapter on, against a hand-written
  *                  Py_BEGIN_ALLOW_THREADS ... Py_END_ALLOW_THREADS around
@@ -102,6 +104,17 @@ static void stats_on(void) { must(cg_stats_enable(1), "cg_stats_enable(1)"); }
 static void stats_off(void) { must(cg_stats_enable(0), "cg_stats_enable(0)"); }
 static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
 static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
+/* The timeline is configured once (main); the row pauses and resumes it. */
+static void trace_on(void)
+{
+    stats_on();
+    must(cg_trace_enable(1), "cg_trace_enable(1)");
+}
+static void trace_off(void)
+{
+    must(cg_trace_enable(0), "cg_trace_enable(0)");
+    stats_off();
+}
 #else
 static void cpython_on(void) { must(cg_set_runtime("cpython"), "cg_set_runtime(cpython)"); }
 static void cpython_off(void) { must(cg_set_runtime("none"), "cg_set_runtime(none)"); }
@@ -116,6 +129,7 @@ typedef struct row {
     uint32_t (*base)(long);
     uint32_t (*cand)(long);
     void (*on)(void), (*off)(void);
+    void (*base_on)(void), (*base_off)(void); /* around the base loop; NULL: nothing */
     double max_added_ns, max_added_ir, max_ratio; /* targets; 0 = none */
     double ns_base, ns_cand, ns_added, ir_base, ir_cand;
 } row;
@@ -129,6 +143,8 @@ static row rows[] = {
      .on = stats_on, .off = stats_off, .max_added_ns = 25.0, .max_added_ir = 60},
     {.key = "serialized", .label = "3 serialized, uncontended", .base_label = "direct", .base = loop_direct,
      .cand = loop_guarded, .on = serialize_on, .off = serialize_off},
+    {.key = "trace", .label = "5 trace on (--trace)", .base_label = "statistics on", .base = loop_guarded,
+     .cand = loop_guarded, .on = trace_on, .off = trace_off, .base_on = stats_on, .base_off = stats_off},
 #else
     /* The reference the target is set against (DESIGN.md: about 22 ns). */
     {.key = "gilref", .label = "  hand-written GIL release", .base_label = "direct, GIL held", .base = loop_direct,
@@ -169,6 +185,14 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+static double base_ns(const row *w)
+{
+    if (w->base_on) w->base_on();
+    double ns = ns_per_call(w->base);
+    if (w->base_off) w->base_off();
+    return ns;
+}
+
 /* Rounds interleave the rows and, inside a row, alternate which loop runs
  * first; the added cost is the median of each round's paired difference. */
 static void time_rows(void)
@@ -181,9 +205,9 @@ static void time_rows(void)
                 w->on();
                 cand[i][r] = ns_per_call(w->cand);
                 w->off();
-                base[i][r] = ns_per_call(w->base);
+                base[i][r] = base_ns(w);
             } else {
-                base[i][r] = ns_per_call(w->base);
+                base[i][r] = base_ns(w);
                 w->on();
                 cand[i][r] = ns_per_call(w->cand);
                 w->off();
@@ -223,7 +247,9 @@ static int count_rows(void)
     }
     for (size_t i = 0; i < NROWS; i++) {
         row *w = &rows[i];
+        if (w->base_on) w->base_on();
         count_loop(w->base, w->key, "base");
+        if (w->base_off) w->base_off();
         w->on();
         count_loop(w->cand, w->key, "cand");
         w->off();
@@ -327,6 +353,19 @@ int main(int argc, char **argv)
     if (!PyGILState_Check()) return 1;
 #endif
     sink += loop_direct(16) + loop_guarded(16); /* the first guarded call resolves the real toyNop */
+#ifndef CG_BENCH_PYTHON
+    /* Row 5's timeline, its rings in a file of a statistics directory as
+     * under callguard run (nothing reads it; removed at exit), paused
+     * outside the row. A thread's first 65,535 events also allocate the
+     * file 64 KiB at a time: a few of the first rounds pay it. */
+    char tdir[] = "/tmp/cg-bench-XXXXXX";
+    if (!mkdtemp(tdir)) return 1;
+    setenv("CALLGUARD_STATS_DIR", tdir, 1);
+    must(cg_configure("CALLGUARD_TRACE", "unused.json"), "CALLGUARD_TRACE");
+    unsetenv("CALLGUARD_STATS_DIR");
+    must(cg_trace_enable(0), "cg_trace_enable(0)");
+    must(cg_stats_enable(0), "cg_stats_enable(0)");
+#endif
 
     int rc = 0;
     if (count) {
@@ -343,6 +382,10 @@ int main(int argc, char **argv)
     }
 #ifdef CG_BENCH_PYTHON
     if (Py_FinalizeEx() != 0) rc = 1;
+#else
+    char rm[64];
+    snprintf(rm, sizeof rm, "rm -rf %s", tdir);
+    if (system(rm) != 0) rc = 1;
 #endif
     return rc;
 }

@@ -63,7 +63,7 @@ static long count_in(const char *text, const char *what)
     long n = 0;
     size_t len = strlen(what);
     for (const char *p = text; *p; p++)
-        if (*p == *what && memcmp(p, what, len) == 0) n++, p += len - 1;
+        if (*p == *what && strncmp(p, what, len) == 0) n++, p += len - 1;
     return n;
 }
 

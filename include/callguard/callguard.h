@@ -132,6 +132,12 @@ int cg_report_convert(const char *json_path, const char *path, cg_report_format 
  * of them. A bad file stops it, the message naming the file. */
 int cg_report_merge_files(const char *const *json_paths, size_t npaths, const char *path, cg_report_format format);
 
+/* Pauses (0) and resumes (1) the recording that CALLGUARD_TRACE and
+ * CALLGUARD_TRACE_LINES switched on, e.g. to trace one phase of a program;
+ * what was recorded stays. Resuming with neither set is CG_EINVAL.
+ * Events are recorded only while statistics are on (cg_stats_enable). */
+int cg_trace_enable(int on);
+
 /* Writes the timeline of a whole process tree (Chrome trace-event JSON)
  * from the trace files a `callguard run --trace` collected in dir (one per
  * process that made a guarded call). totals (may be NULL): what it holds. */

@@ -90,6 +90,9 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, co
     if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
+    /* Tracing (trace.c): one predictable branch when off, and a tail call. */
+    if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
+        return cgi_trace_call(c, atomic_load_explicit(&slot->entered, memory_order_relaxed), ns, 0, err, 0);
     return 0;
 }
 
@@ -213,7 +216,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */
         if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-            cgi_trace_call(s, cgi_clk.mono0 + cgi_ticks_ns(f.t0 - cgi_clk.tick0), f.call_ns, f.wait_ns, f.err, held);
+            cgi_trace_call(c, f.t0, f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;

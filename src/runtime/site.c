@@ -20,8 +20,7 @@ cg_layer *cgi_layers;
  * TSC to read take cg_call's shortest timed path. */
 void cgi_lean_refresh(void)
 {
-    int lean = atomic_load(&cgi_cfg.stats_on) && !atomic_load(&cgi_cfg.adapter) && !atomic_load(&cgi_cfg.trace_on) &&
-               cgi_clk.tsc;
+    int lean = atomic_load(&cgi_cfg.stats_on) && !atomic_load(&cgi_cfg.adapter) && cgi_clk.tsc;
     atomic_store(&cgi_cfg.stats_lean, lean);
 }
 

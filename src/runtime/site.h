@@ -7,7 +7,7 @@
 
 typedef struct cgi_config {
     _Atomic int stats_on;
-    _Atomic int stats_lean; /* statistics on, no adapter, no trace: cg_call's counted-only path */
+    _Atomic int stats_lean; /* statistics on, no adapter: cg_call's counted-only path (it traces too) */
     _Atomic uint64_t stall_ns;
     const cg_adapter *_Atomic adapter;
     _Atomic int adapter_mode;

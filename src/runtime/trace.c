@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "trace.h"
 
+#include "clock.h"
 #include "errors.h"
 
 #include <errno.h>
@@ -45,6 +46,7 @@ static int cgi_trace_failed;    /* no file could be made: every event is lost (a
 static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
 static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
 static FILE *cgi_trace_lines;
+static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINES switched on */
 
 /* The calling thread's slot. Initial-exec and one pointer (TRAPS.md: TLS
  * of dlopen'd libraries comes from a small static pool). */
@@ -82,6 +84,12 @@ static int cgi_trace_open_locked(void)
     h->max_threads = CGI_TRACE_MAX_THREADS;
     h->pid = (int32_t)getpid();
     h->stats_start_unix_ns = cgi_stats ? cgi_stats->h.start_unix_ns : 0;
+    /* Calibrated by now: the first timed call of a process calibrates
+     * before it is made, and this is made at a thread's first event. */
+    h->tsc = (uint32_t)cgi_clk.tsc;
+    h->tick0 = cgi_clk.tick0;
+    h->mono0 = cgi_clk.mono0;
+    h->mult = cgi_clk.mult;
     memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC); /* last: a reader skips a half-made file */
     cgi_trace_h = h;
     return 0;
@@ -99,7 +107,7 @@ static void cgi_trace_name(cgi_trace_thread *t)
 
 /* The calling thread's first event: a slot and a ring. NULL when there is
  * none to be had (the event is then counted as lost). */
-static cgi_trace_slot *cgi_trace_claim(void)
+__attribute__((noinline, cold)) static cgi_trace_slot *cgi_trace_claim(void)
 {
     pthread_mutex_lock(&cgi_trace_lock);
     cgi_trace_slot *slot = NULL;
@@ -137,7 +145,7 @@ static cgi_trace_slot *cgi_trace_claim(void)
  * the ring is not yet full; once a ring, the thread's name again (it may
  * have been named since its first event). Nonzero: the thread's ring can
  * grow no more (the file system is full) and the event is lost. */
-static int cgi_trace_step(cgi_trace_slot *me, uint64_t w)
+__attribute__((noinline, cold)) static int cgi_trace_step(cgi_trace_slot *me, uint64_t w)
 {
     uint64_t at = w & (CGI_TRACE_EVENTS - 1);
     if (at == 0) cgi_trace_name(me->t);
@@ -148,40 +156,36 @@ static int cgi_trace_step(cgi_trace_slot *me, uint64_t w)
     return -1;
 }
 
-static void cgi_trace_line(const cg_site *s, uint64_t call_ns, uint64_t wait_ns, int err)
+/* Out of line, so the timeline's path saves no registers for fprintf. */
+/* The site's statistics record: its names and domain. NULL for a site past
+ * the last record. */
+static const cgi_stats_record *cgi_trace_record_of(const cg_counters *c, uint32_t *index)
 {
-    FILE *f = cgi_trace_lines;
-    if (f)
-        fprintf(f, "%s %s %lu %lu %d\n", s->layer->api, s->name, (unsigned long)call_ns, (unsigned long)wait_ns, err);
+    size_t r = (size_t)((const char *)c - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
+    *index = r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD;
+    return r < CGI_STATS_MAX_RECORDS ? &cgi_stats->r[r] : NULL;
 }
 
-void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
+/* Out of line, so the timeline's path saves no registers for fprintf. */
+__attribute__((noinline)) static void cgi_trace_line(const cg_counters *c, uint64_t call_ns, uint64_t wait_ns, int err)
 {
-    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
-    if (on & CGI_TRACE_LINES) cgi_trace_line(s, call_ns, wait_ns, err);
-    if (!(on & CGI_TRACE_TIMELINE)) return;
-    cgi_trace_slot *me = cgi_trace_me;
-    if (__builtin_expect(!me, 0)) {
-        me = cgi_trace_me = cgi_trace_claim();
-        if (!me) {
-            if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-            return;
-        }
-    }
-    if (__builtin_expect(me->dead, 0)) {
-        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-        return;
-    }
+    FILE *f = cgi_trace_lines;
+    uint32_t index;
+    const cgi_stats_record *r = cgi_trace_record_of(c, &index);
+    if (f)
+        fprintf(f, "%s %s %lu %lu %d\n", r ? r->api : "?", r ? r->name : "?", (unsigned long)call_ns,
+                (unsigned long)wait_ns, err);
+}
+
+/* Stores one event in the thread's ring at w and publishes it. */
+static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, cg_counters *c, uint64_t t0, uint64_t call_ns,
+                                 uint64_t wait_ns, int err, int held)
+{
     uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
     uint32_t flags = (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0) |
                      (held && call_ns >= limit ? CGI_EV_CALL_STALL : 0) |
                      (held && wait_ns >= limit ? CGI_EV_WAIT_STALL : 0);
-    size_t r = (size_t)((const char *)s->ctr - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
-    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
-    if (__builtin_expect((w & (CGI_TRACE_STEP - 1)) == 0, 0) && w && cgi_trace_step(me, w) != 0) {
-        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-        return;
-    }
+    size_t r = (size_t)((const char *)c - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
     cgi_trace_event *e = &me->ring[w & (CGI_TRACE_EVENTS - 1)];
     atomic_store_explicit(&e->t0, t0, memory_order_relaxed);
     atomic_store_explicit(&e->call_ns, call_ns, memory_order_relaxed);
@@ -189,6 +193,46 @@ void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wa
     atomic_store_explicit(&e->rec, r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD, memory_order_relaxed);
     atomic_store_explicit(&e->flags, flags, memory_order_relaxed);
     atomic_store_explicit(&me->t->written, w + 1, memory_order_release);
+}
+
+/* Everything but the common case: text lines, a thread's first event, a
+ * ring that can grow no more, every CGI_TRACE_STEP-th event. */
+__attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
+                                                         uint64_t wait_ns, int err, int held)
+{
+    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
+    if (on & CGI_TRACE_LINES) cgi_trace_line(c, call_ns, wait_ns, err);
+    if (!(on & CGI_TRACE_TIMELINE)) return 0;
+    cgi_trace_slot *me = cgi_trace_me;
+    if (!me) {
+        me = cgi_trace_me = cgi_trace_claim();
+        if (!me) {
+            if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+            return 0;
+        }
+    }
+    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
+    if (me->dead || ((w & (CGI_TRACE_STEP - 1)) == 0 && w && cgi_trace_step(me, w) != 0)) {
+        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+        return 0;
+    }
+    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    return 0;
+}
+
+/* The common case calls nothing, so it saves no registers. */
+int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
+{
+    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
+    cgi_trace_slot *me = cgi_trace_me;
+    uint64_t w;
+    if (__builtin_expect(
+            on != CGI_TRACE_TIMELINE || !me || me->dead ||
+                ((w = atomic_load_explicit(&me->t->written, memory_order_relaxed)) & (CGI_TRACE_STEP - 1)) == 0,
+            0))
+        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, held);
+    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    return 0;
 }
 
 /* Whether the timeline goes to this process's file in the statistics
@@ -221,6 +265,7 @@ int cgi_trace_set_file(const char *path)
     cgi_trace_path = copy;
     pthread_mutex_unlock(&cgi_trace_lock);
     if (first && !cgi_trace_dir[0]) atexit(cgi_trace_write_at_exit);
+    atomic_fetch_or(&cgi_trace_configured, CGI_TRACE_TIMELINE);
     atomic_fetch_or(&cgi_cfg.trace_on, CGI_TRACE_TIMELINE);
     atomic_store(&cgi_cfg.stats_on, 1);
     cgi_refresh_all();
@@ -234,9 +279,22 @@ int cgi_trace_set_lines(const char *path)
         return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, *path ? strerror(errno) : "empty name");
     setvbuf(f, NULL, _IOLBF, 0);
     cgi_trace_lines = f;
+    atomic_fetch_or(&cgi_trace_configured, CGI_TRACE_LINES);
     atomic_fetch_or(&cgi_cfg.trace_on, CGI_TRACE_LINES);
     atomic_store(&cgi_cfg.stats_on, 1);
     cgi_refresh_all();
+    return CG_OK;
+}
+
+int cg_trace_enable(int on)
+{
+    int configured = atomic_load(&cgi_trace_configured);
+    if (on && !configured)
+        return cgi_fail(CG_EINVAL, "no trace to resume: set CALLGUARD_TRACE or CALLGUARD_TRACE_LINES first");
+    pthread_mutex_lock(&cgi_cfg_lock);
+    atomic_store(&cgi_cfg.trace_on, on ? configured : 0);
+    cgi_lean_refresh(); /* statistics' counted-only path is taken only while not tracing */
+    pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
 }
 
@@ -257,7 +315,7 @@ void cgi_trace_self_view(cgi_trace_view *v)
 static void cgi_trace_write_at_exit(void)
 {
     /* Not under callguard run, and not a forked child (which stops tracing). */
-    if (cgi_trace_dir[0] || !cgi_trace_path || !(atomic_load(&cgi_cfg.trace_on) & CGI_TRACE_TIMELINE)) return;
+    if (cgi_trace_dir[0] || !cgi_trace_path || !(atomic_load(&cgi_trace_configured) & CGI_TRACE_TIMELINE)) return;
     if (cgi_trace_write_self(cgi_trace_path) != CG_OK) fprintf(stderr, "callguard: %s\n", cg_last_error());
 }
 
@@ -271,7 +329,11 @@ void cgi_trace_after_fork_child(void)
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     cgi_trace_lock = fresh;
     cgi_trace_me = NULL;
-    if (!cgi_trace_dir[0]) atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
+    if (!cgi_trace_dir[0]) {
+        atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
+        atomic_fetch_and(&cgi_trace_configured, ~CGI_TRACE_TIMELINE);
+        cgi_lean_refresh();
+    }
     if (!cgi_trace_h) return;
     uint32_t n = atomic_load(&cgi_trace_h->nthreads);
     for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++)

@@ -20,9 +20,11 @@
 CGI_HIDDEN int cgi_trace_set_file(const char *path);
 /* CALLGUARD_TRACE_LINES=FILE|-: one text line per call. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN int cgi_trace_set_lines(const char *path);
-/* Records one timed call (cg_call, only when cgi_cfg.trace_on). held: the
- * call was made with the host runtime held. */
-CGI_HIDDEN void cgi_trace_call(const cg_site *s, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
+/* Records one timed call (cg_call, only when cgi_cfg.trace_on): the site's
+ * statistics record, when it entered the driver (ticks), its time there and
+ * its lock wait (ns); held: made with the host runtime held. Returns 0 (so
+ * the call path can end in it). */
+CGI_HIDDEN int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
 CGI_HIDDEN void cgi_trace_after_fork_child(void);
 /* This process's rings (in-process writing and reports). */
 CGI_HIDDEN void cgi_trace_self_view(cgi_trace_view *v);

@@ -20,7 +20,7 @@ enum { CGI_EV_ERROR = 1, CGI_EV_HELD = 2, CGI_EV_CALL_STALL = 4, CGI_EV_WAIT_STA
 /* One guarded call. Fields are relaxed atomics only because an exit()
  * writer may read a ring while its thread still records. */
 typedef struct cgi_trace_event {
-    _Atomic uint64_t t0;      /* CLOCK_MONOTONIC ns when the call entered the driver */
+    _Atomic uint64_t t0;      /* ticks (the header's clock) when the call entered the driver */
     _Atomic uint64_t call_ns; /* time in the driver */
     _Atomic uint64_t wait_ns; /* lock wait, which ended at t0 */
     _Atomic uint32_t rec;     /* statistics record of the site (names, domain) */
@@ -51,7 +51,13 @@ typedef struct cgi_trace_header {
     int32_t reserved;
     uint64_t stats_start_unix_ns; /* the statistics header's start_unix_ns: pairs this file with its process */
     _Atomic uint64_t lost;        /* events of threads past max_threads, or whose ring could not be made */
-    char pad[4096 - 8 - 4 * 6 - 16];
+    /* The process's clock (clock.h) when the file was made: an event's t0
+     * is in ticks; ns = mono0 + (t0 - tick0) * mult >> 32 when tsc, else
+     * t0 is CLOCK_MONOTONIC ns (cgi_trace_ns). */
+    uint32_t tsc;
+    uint32_t reserved2;
+    uint64_t tick0, mono0, mult;
+    char pad[4096 - 8 - 4 * 6 - 16 - 32];
 } cgi_trace_header;
 
 /* The file: header, thread table, then each thread's ring. */
@@ -70,6 +76,21 @@ CGI_HIDDEN void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_
 
 /* A thread's name, NUL-terminated, into out[17]. */
 CGI_HIDDEN void cgi_trace_thread_name(const cgi_trace_thread *t, char out[17]);
+
+/* A clock to turn ticks into CLOCK_MONOTONIC ns; the same one for every
+ * process of a merged trace (the TSC is one counter for the whole host;
+ * each process's calibration differs by a little, which would drift). */
+typedef struct cgi_trace_clock {
+    uint32_t tsc;
+    uint64_t tick0, mono0, mult;
+} cgi_trace_clock;
+static inline uint64_t cgi_trace_ns(const cgi_trace_clock *c, uint64_t ticks)
+{
+    if (!c->tsc) return ticks;
+    __int128 d = (__int128)ticks - (__int128)c->tick0;
+    __int128 ns = (__int128)c->mono0 + ((d * (__int128)c->mult) >> 32);
+    return ns < 0 ? 0 : (uint64_t)ns;
+}
 
 /* The view of a trace file mapped read-only (a statistics directory's
  * cg-*.trace): 0, or -1 when it is not a trace file of this version. */

@@ -37,18 +37,70 @@ typedef struct cgi_tj {
     size_t nevents; /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
+    int tsc; /* the events' ticks were TSC counts */
 } cgi_tj;
+
+/* One event's text, built without stdio (a trace holds up to 65,535
+ * events per thread; fprintf per field cost about 0.7 us an event). The
+ * longest line: fixed text, five numbers, and three names of at most
+ * CGI_NAME_MAX, CGI_API_NAME_MAX and CGI_DOMAIN_NAME_MAX bytes escaped to
+ * at most 6 bytes each. */
+typedef struct cgi_ln {
+    char b[1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX)];
+    size_t n;
+} cgi_ln;
+
+static void cgi_ln_s(cgi_ln *l, const char *s)
+{
+    size_t k = strlen(s);
+    memcpy(l->b + l->n, s, k);
+    l->n += k;
+}
+
+static void cgi_ln_u(cgi_ln *l, uint64_t v)
+{
+    char t[24];
+    int i = 0;
+    do t[i++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (i) l->b[l->n++] = t[--i];
+}
+
+/* Nanoseconds as microseconds with three decimals. One clock
+ * (CLOCK_MONOTONIC) for every process of the host, so their events line up. */
+static void cgi_ln_us(cgi_ln *l, uint64_t ns)
+{
+    cgi_ln_u(l, ns / 1000);
+    unsigned f = (unsigned)(ns % 1000);
+    l->b[l->n++] = '.';
+    l->b[l->n++] = (char)('0' + f / 100);
+    l->b[l->n++] = (char)('0' + f / 10 % 10);
+    l->b[l->n++] = (char)('0' + f % 10);
+}
+
+/* A string's JSON escaping, without the quotes. */
+static void cgi_ln_q(cgi_ln *l, const char *s, size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < max && s[i]; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            l->b[l->n++] = '\\';
+            l->b[l->n++] = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7f) {
+            memcpy(l->b + l->n, "\\u00", 4);
+            l->n += 4;
+            l->b[l->n++] = hex[ch >> 4];
+            l->b[l->n++] = hex[ch & 15];
+        } else {
+            l->b[l->n++] = (char)ch;
+        }
+    }
+}
 
 static void cgi_tj_sep(cgi_tj *j) { fputs(j->nevents++ ? ",\n" : "\n", j->out); }
 
-/* Microseconds with nanosecond digits: one clock (CLOCK_MONOTONIC) for
- * every process of the host, so their events line up. */
-static void cgi_tj_us(FILE *out, const char *key, uint64_t ns)
-{
-    fprintf(out, "\"%s\": %lu.%03lu", key, (unsigned long)(ns / 1000), (unsigned long)(ns % 1000));
-}
-
-static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r)
+static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk)
 {
     FILE *out = j->out;
     int pid = v->h->pid;
@@ -86,46 +138,55 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
         fputs("}}", out);
         for (uint64_t n = w - k; n < w; n++) {
             const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];
-            uint64_t t0 = atomic_load_explicit(&e->t0, memory_order_relaxed);
+            uint64_t t0 = cgi_trace_ns(clk, atomic_load_explicit(&e->t0, memory_order_relaxed));
             uint64_t call = atomic_load_explicit(&e->call_ns, memory_order_relaxed);
             uint64_t wait = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
             uint32_t rec = atomic_load_explicit(&e->rec, memory_order_relaxed);
             uint32_t fl = atomic_load_explicit(&e->flags, memory_order_relaxed);
             const cgi_stats_record *sr = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? &r->r[rec] : NULL;
             const char *api = sr ? sr->api : "?", *name = sr ? sr->name : "?";
+            cgi_ln l = {.n = 0};
             if (wait) {
                 /* The lock wait ended when the call entered the driver. */
-                cgi_tj_sep(j);
-                fprintf(out, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ",
-                        fl & CGI_EV_WAIT_STALL ? "lock_wait,stall" : "lock_wait");
-                char what[CGI_DOMAIN_NAME_MAX + 16];
-                snprintf(what, sizeof what, "lock wait %s", sr && sr->domain[0] ? sr->domain : "?");
-                cgi_tj_str(out, what, sizeof what);
-                fprintf(out, ", \"pid\": %d, \"tid\": %d, ", pid, t->tid);
-                cgi_tj_us(out, "ts", t0 > wait ? t0 - wait : 0);
-                fputs(", ", out);
-                cgi_tj_us(out, "dur", wait);
-                fputs(", \"args\": {\"entry_point\": ", out);
-                cgi_tj_str(out, name, CGI_NAME_MAX);
-                fprintf(out, ", \"runtime_held\": %s, \"stall\": %s}}", fl & CGI_EV_HELD ? "true" : "false",
-                        fl & CGI_EV_WAIT_STALL ? "true" : "false");
+                cgi_ln_s(&l, j->nevents++ ? ",\n{\"ph\": \"X\", \"cat\": \"" : "\n{\"ph\": \"X\", \"cat\": \"");
+                cgi_ln_s(&l, fl & CGI_EV_WAIT_STALL ? "lock_wait,stall\", \"name\": \"lock wait "
+                                                    : "lock_wait\", \"name\": \"lock wait ");
+                cgi_ln_q(&l, sr && sr->domain[0] ? sr->domain : "?", CGI_DOMAIN_NAME_MAX);
+                cgi_ln_s(&l, "\", \"pid\": ");
+                cgi_ln_u(&l, (uint64_t)pid);
+                cgi_ln_s(&l, ", \"tid\": ");
+                cgi_ln_u(&l, (uint64_t)t->tid);
+                cgi_ln_s(&l, ", \"ts\": ");
+                cgi_ln_us(&l, t0 > wait ? t0 - wait : 0);
+                cgi_ln_s(&l, ", \"dur\": ");
+                cgi_ln_us(&l, wait);
+                cgi_ln_s(&l, ", \"args\": {\"entry_point\": \"");
+                cgi_ln_q(&l, name, CGI_NAME_MAX);
+                cgi_ln_s(&l, fl & CGI_EV_HELD ? "\", \"runtime_held\": true" : "\", \"runtime_held\": false");
+                cgi_ln_s(&l, fl & CGI_EV_WAIT_STALL ? ", \"stall\": true}}" : ", \"stall\": false}}");
             }
-            cgi_tj_sep(j);
-            fprintf(out, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", fl & CGI_EV_CALL_STALL ? "call,stall" : "call");
-            cgi_tj_str(out, name, CGI_NAME_MAX);
-            fprintf(out, ", \"pid\": %d, \"tid\": %d, ", pid, t->tid);
-            cgi_tj_us(out, "ts", t0);
-            fputs(", ", out);
-            cgi_tj_us(out, "dur", call);
-            fputs(", \"args\": {\"api\": ", out);
-            cgi_tj_str(out, api, CGI_API_NAME_MAX);
-            fprintf(out, ", \"error\": %s, \"runtime_held\": %s, \"stall\": %s", fl & CGI_EV_ERROR ? "true" : "false",
-                    fl & CGI_EV_HELD ? "true" : "false", fl & CGI_EV_CALL_STALL ? "true" : "false");
+            cgi_ln_s(&l, j->nevents++ ? ",\n{\"ph\": \"X\", \"cat\": \"" : "\n{\"ph\": \"X\", \"cat\": \"");
+            cgi_ln_s(&l, fl & CGI_EV_CALL_STALL ? "call,stall\", \"name\": \"" : "call\", \"name\": \"");
+            cgi_ln_q(&l, name, CGI_NAME_MAX);
+            cgi_ln_s(&l, "\", \"pid\": ");
+            cgi_ln_u(&l, (uint64_t)pid);
+            cgi_ln_s(&l, ", \"tid\": ");
+            cgi_ln_u(&l, (uint64_t)t->tid);
+            cgi_ln_s(&l, ", \"ts\": ");
+            cgi_ln_us(&l, t0);
+            cgi_ln_s(&l, ", \"dur\": ");
+            cgi_ln_us(&l, call);
+            cgi_ln_s(&l, ", \"args\": {\"api\": \"");
+            cgi_ln_q(&l, api, CGI_API_NAME_MAX);
+            cgi_ln_s(&l, fl & CGI_EV_ERROR ? "\", \"error\": true" : "\", \"error\": false");
+            cgi_ln_s(&l, fl & CGI_EV_HELD ? ", \"runtime_held\": true" : ", \"runtime_held\": false");
+            cgi_ln_s(&l, fl & CGI_EV_CALL_STALL ? ", \"stall\": true" : ", \"stall\": false");
             if (wait) {
-                fputs(", ", out);
-                cgi_tj_us(out, "lock_wait_us", wait);
+                cgi_ln_s(&l, ", \"lock_wait_us\": ");
+                cgi_ln_us(&l, wait);
             }
-            fputs("}}", out);
+            cgi_ln_s(&l, "}}");
+            fwrite_unlocked(l.b, 1, l.n, out);
         }
     }
 }
@@ -134,6 +195,7 @@ static FILE *cgi_tj_open(const char *path, cgi_tj *j)
 {
     FILE *out = fopen(path, "w");
     if (!out) return NULL;
+    setvbuf(out, NULL, _IOFBF, 1 << 20);
     *j = (cgi_tj){.out = out};
     fputs("{\"traceEvents\": [", out);
     return out;
@@ -143,9 +205,10 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
 {
     fprintf(j->out,
             "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"producer\": \"callguard " CALLGUARD_VERSION
-            "\", \"clock\": \"CLOCK_MONOTONIC\", \"processes\": %zu, \"threads\": %zu, \"events\": %lu, "
+            "\", \"clock\": \"%s\", \"processes\": %zu, \"threads\": %zu, \"events\": %lu, "
             "\"dropped\": %lu, \"events_per_thread\": %u, \"max_threads\": %u}}\n",
-            j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
+            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC", j->processes,
+            j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
             CGI_TRACE_MAX_THREADS);
     int bad = fflush(j->out) != 0 || ferror(j->out);
     if (fclose(j->out) != 0) bad = 1;
@@ -163,9 +226,66 @@ int cgi_trace_write_self(const char *path)
         free(v);
         return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
     }
-    if (v->h) cgi_tj_process(&j, v, cgi_stats);
+    if (v->h) {
+        cgi_trace_clock clk = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+        j.tsc = (int)clk.tsc;
+        cgi_tj_process(&j, v, cgi_stats, &clk);
+    }
     free(v);
     return cgi_tj_close(&j, path);
+}
+
+/* A trace file of the directory, and when its process started. */
+typedef struct cgi_tj_file {
+    char *name;
+    uint64_t start;
+} cgi_tj_file;
+
+static int cgi_tj_by_start(const void *a, const void *b)
+{
+    const cgi_tj_file *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The directory's trace files in start order (an exec'd image after the
+ * one it replaced: its process_name comes last), and the clock every event
+ * of the merged trace is converted with: the calibration of the process
+ * that started first. The TSC is one counter for the whole host, so one
+ * conversion keeps every process's events where they happened relative to
+ * each other; each process's own calibration differs a little, which
+ * would drift apart over a long run. Without a TSC, ticks are
+ * CLOCK_MONOTONIC ns already. */
+static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count, cgi_trace_clock *clk)
+{
+    *clk = (cgi_trace_clock){0};
+    size_t n = 0, cap = 16;
+    cgi_tj_file *f = malloc(cap * sizeof *f);
+    struct dirent *e;
+    while (f && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        cgi_trace_header h;
+        ssize_t got = pread(fd, &h, sizeof h, 0);
+        close(fd);
+        if (got != (ssize_t)sizeof h || memcmp(h.magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
+            h.version != CGI_TRACE_VERSION)
+            continue;
+        if (h.tsc && h.mult && (!clk->tsc || h.tick0 < clk->tick0)) *clk = (cgi_trace_clock){1, h.tick0, h.mono0, h.mult};
+        if (n == cap) {
+            cgi_tj_file *more = realloc(f, (cap *= 2) * sizeof *f);
+            if (!more) break;
+            f = more;
+        }
+        if (!(f[n].name = strdup(file))) break;
+        f[n++].start = h.stats_start_unix_ns;
+    }
+    if (f) qsort(f, n, sizeof *f, cgi_tj_by_start);
+    *count = n;
+    return f;
 }
 
 int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
@@ -186,12 +306,13 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
         cgi_stats_unmap_dir(procs, nprocs);
         return rc;
     }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
-        char file[4096];
-        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+    cgi_trace_clock clk;
+    size_t nfiles;
+    cgi_tj_file *files = cgi_tj_list(d, dir, &nfiles, &clk);
+    closedir(d);
+    j.tsc = (int)clk.tsc;
+    for (size_t fi = 0; files && fi < nfiles; fi++) {
+        const char *file = files[fi].name;
         int fd = open(file, O_RDONLY | O_CLOEXEC);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
@@ -207,11 +328,14 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
                 if (procs[i].region->h.pid == v->h->pid &&
                     procs[i].region->h.start_unix_ns == v->h->stats_start_unix_ns)
                     r = procs[i].region;
-            cgi_tj_process(&j, v, r);
+            /* A file without a TSC clock (another machine's? not here) keeps its own. */
+            cgi_trace_clock own = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+            cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own);
         }
         munmap(p, (size_t)st.st_size);
     }
-    closedir(d);
+    for (size_t fi = 0; files && fi < nfiles; fi++) free(files[fi].name);
+    free(files);
     free(v);
     cgi_stats_unmap_dir(procs, nprocs);
     if (totals)

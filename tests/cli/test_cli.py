@@ -151,6 +151,19 @@ def run_trace_keeps_what_abort_and_exit_left():
         check(len(calls_in(trace)) == 5, "%s: the 5 calls before it are in the trace" % mode)
 
 
+def run_trace_follows_an_exec():
+    """Two images of one pid, each with a trace file of its own: both on the
+    timeline under the one pid, the new image's name last."""
+    r, trace, rep = trace_of([PROG, "exec"])
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    pid = rep["processes"][0]["pid"]
+    ev = sorted(calls_in(trace, pid), key=lambda e: e["ts"])
+    check(len(ev) == 7, "3 + 4 calls: %d" % len(ev))
+    names = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name" and e["pid"] == pid]
+    check(names and names[-1].endswith("calls 4") and names[0].endswith("exec"), "names in order: %s" % names)
+
+
 def run_trace_shows_lock_waits():
     """Eight threads into one serialized toyCompile: the waits are events of their own."""
     r, trace, rep = trace_of([TOY_RACE], "--serialize", "toyCompile=igc")
