@@ -7,16 +7,17 @@
  * its name with cg_last_error()'s message. Calls that may touch files or
  * wait on callguard's locks run with the GIL released: cg_last_error() is
  * per OS thread, and the thread stays the same across the release. */
-#include <Python.h>
+#include "native.h"
 
 #include <callguard/callguard.h>
 
 #include <string.h>
 
-static PyObject *error_type; /* callguard.errors.Error */
+PyObject *error_type;            /* callguard.errors.Error */
+PyObject *driver_error_type;     /* callguard.errors.DriverError */
+PyObject *out_of_resources_type; /* callguard.errors.OutOfResources */
 
-/* Raises callguard.errors.Error for a negative cg_status; NULL. */
-static PyObject *raise_status(int status)
+PyObject *raise_status(int status)
 {
     const char *message = cg_last_error();
     PyObject *exc = PyObject_CallFunction(error_type, "sis", message && *message ? message : cg_status_name(status),
@@ -338,6 +339,12 @@ static PyMethodDef methods[] = {
     {"list_layers", py_list_layers, METH_NOARGS, "list_layers() -> [dict]: cg_list_layers"},
     {"result_name", py_result_name, METH_VARARGS, "result_name(api, result) -> str or None: cg_result_name"},
     {"status_name", py_status_name, METH_VARARGS, "status_name(status) -> str: cg_status_name"},
+#ifdef CG_PY_LOAD_BINARY
+    {"load_binary", (PyCFunction)(void (*)(void))py_load_binary, METH_VARARGS | METH_KEYWORDS,
+     "load_binary(...): cg_load_binary (callguard.load_binary wraps it)"},
+    {"load_stats", py_load_stats, METH_NOARGS, "load_stats() -> dict: cg_load_get_stats"},
+    {"cache_dir", py_cache_dir, METH_NOARGS, "cache_dir() -> str: cg_load_cache_dir"},
+#endif
     {NULL, NULL, 0, NULL},
 };
 
@@ -351,11 +358,19 @@ PyMODINIT_FUNC PyInit__native(void)
     PyObject *errors = PyImport_ImportModule("callguard.errors");
     if (!errors) return NULL;
     error_type = PyObject_GetAttrString(errors, "Error");
+    driver_error_type = PyObject_GetAttrString(errors, "DriverError");
+    out_of_resources_type = PyObject_GetAttrString(errors, "OutOfResources");
     Py_DECREF(errors);
-    if (!error_type) return NULL;
+    if (!error_type || !driver_error_type || !out_of_resources_type) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddStringConstant(m, "VERSION", CALLGUARD_VERSION) < 0) {
+#ifdef CG_PY_LOAD_BINARY
+    int have_load = 1;
+#else
+    int have_load = 0;
+#endif
+    if (PyModule_AddStringConstant(m, "VERSION", CALLGUARD_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "HAVE_LOAD_BINARY", have_load) < 0) {
         Py_DECREF(m);
         return NULL;
     }

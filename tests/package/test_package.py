@@ -211,6 +211,116 @@ def module_policies_and_report():
     check(r.stdout.strip() == "ok", r.stdout)
 
 
+# Triton's async-compile pattern: a pool of N threads, released together,
+# each loading a kernel of its own through callguard.load_binary.
+LOAD_PROGRAM = """
+import concurrent.futures, json, sys, threading
+import callguard
+n = int(sys.argv[1])
+barrier = threading.Barrier(n)
+def load(i):
+    kernel = b"\\x03\\x02\\x23\\x07" + b"k%d:args=2\\0" % i
+    barrier.wait()
+    return callguard.load_binary("k%d" % i, kernel, 0, 0, "-cl-intel-128-GRF-per-thread", True)
+with concurrent.futures.ThreadPoolExecutor(n) as pool:
+    results = list(pool.map(load, range(n)))
+print(json.dumps({"results": [list(r) + [r.build_flags, r.source] for r in results],
+                  "stats": callguard.load_stats()}))
+"""
+
+
+def no_core():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def load_binary_threads_on_simulator():
+    """16 threads load 16 kernels at once on the simulator with its compiler
+    race set to abort: serialized, every kernel loads; a second process
+    takes them all from the disk cache; unserialized, the threads meet
+    inside zeModuleCreate and the driver aborts, which only happens because
+    load_binary released the GIL around the driver's work."""
+    os.makedirs(TMP, exist_ok=True)
+    prog = os.path.join(TMP, "load_program.py")
+    with open(prog, "w") as f:
+        f.write(LOAD_PROGRAM)
+    cache = os.path.join(TMP, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"ZE_ENABLE_ALT_DRIVERS": simulator(), "CGSIM_COMPILER_RACE": "abort", "CGSIM_COMPILE_MS": "100",
+           "CALLGUARD_CACHE_DIR": cache}
+    serialized = [VCG, "run", "--api", "ze", "--serialize", "zeModuleCreate", "--", VPY, prog, "16"]
+    for n, source in ((1, "built"), (2, "disk")):
+        r = ok(run(serialized, env=env, cwd=TMP, preexec_fn=no_core), "load_binary run %d" % n)
+        out = json.loads(r.stdout.splitlines()[-1])
+        res = out["results"]
+        check(len(res) == 16, "16 results: %s" % res)
+        check(all(m and f for m, f, *_ in res) and len({m for m, *_ in res}) == 16, "16 modules and kernels: %s" % res)
+        check(all(x[2] == 128 and x[3] == 0 and x[4] > 0 for x in res), "128 registers (the flags' GRF mode), "
+              "no spills, a maximum group size: %s" % res)
+        check(all("-cl-intel-128-GRF-per-thread" in x[5] for x in res), "the flags used are returned: %s" % res)
+        check(all(x[6] == source for x in res), "run %d: every module %s: %s" % (n, source, [x[6] for x in res]))
+        st = out["stats"]
+        want = {"requests": 16, "builds": 16 if n == 1 else 0, "disk_hits": 0 if n == 1 else 16}
+        check({k: st[k] for k in want} == want, "run %d: %s, expected %s" % (n, st, want))
+    unserialized = [VCG, "run", "--api", "ze", "--", VPY, prog, "16"]
+    shutil.rmtree(cache, ignore_errors=True)
+    r = run(unserialized, env=env, cwd=TMP, preexec_fn=no_core)
+    check(r.returncode in (-6, 134), "unserialized, the simulator's compiler race aborts the process: exit %d\n%s" %
+          (r.returncode, r.stderr[-2000:]))
+
+
+def load_binary_errors_on_simulator():
+    os.makedirs(TMP, exist_ok=True)
+    code = """
+    import callguard
+    ok = b"\\x03\\x02\\x23\\x07" + b"saxpy:args=4\\0"
+    r = callguard.load_binary("saxpy", ok, 0, 0, cache=False)
+    module, function, n_regs, n_spills, n_max_threads = r
+    assert module and function and n_regs == 0 and n_spills == 0 and n_max_threads > 0, r
+    assert r.source == "built" and "saxpy" in r.build_log, (r.source, r.build_log)
+    # The same bytes again: the memory cache's module.
+    a = callguard.load_binary("saxpy", ok, 0, 0, cache="memory")
+    b = callguard.load_binary("saxpy", ok, 0, 0, cache="memory")
+    assert a.module == b.module and b.source == "memory", (a, b.source)
+    try:
+        callguard.load_binary("saxpy", b"not SPIR-V", 0, 0, cache=False)
+        raise SystemExit("bad bytes loaded")
+    except callguard.OutOfResources:
+        raise SystemExit("a build failure taken for out of resources")
+    except callguard.DriverError as e:
+        assert e.function == "zeModuleCreate", e.function
+        assert e.result_name == "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE", e.result_name
+        assert e.build_log.strip() and e.build_log.strip() in str(e), (e.build_log, str(e))
+        assert e.api == "ze" and e.status_name == "CG_LOAD_EDRIVER", (e.api, e.status_name)
+    try:
+        callguard.load_binary("nosuchkernel", ok, 0, 0, cache=False)
+        raise SystemExit("a kernel the module lacks loaded")
+    except callguard.Error as e:
+        assert "nosuchkernel" in str(e), str(e)
+    try:
+        callguard.load_binary("saxpy", ok, 0, 7)
+        raise SystemExit("device 7 of 1 accepted")
+    except ValueError as e:
+        assert "7" in str(e) and "0..0" in str(e), str(e)
+    print("ok")
+    """
+    r = ok(python(code, env={"ZE_ENABLE_ALT_DRIVERS": simulator(), "CGSIM_COMPILE_MS": "1",
+                             "CALLGUARD_CACHE_DIR": os.path.join(TMP, "cache")}), "load_binary errors")
+    check(r.stdout.strip() == "ok", r.stdout)
+    # No driver at all: the device enumeration's own failure, named.
+    code = """
+    import callguard
+    try:
+        callguard.load_binary("saxpy", b"\\x03\\x02\\x23\\x07saxpy\\0", 0, 0)
+        raise SystemExit("loaded without a driver")
+    except callguard.DriverError as e:
+        assert e.function == "zeInit" and e.result_name == "ZE_RESULT_ERROR_UNINITIALIZED", vars(e)
+    print("ok")
+    """
+    r = ok(python(code, env={"ZE_ENABLE_ALT_DRIVERS": os.path.join(TMP, "no-such-driver.so")}), "no driver")
+    check(r.stdout.strip() == "ok", r.stdout)
+
+
 def abi3_build_serves_python312():
     """The one cp311-abi3 build, installed unchanged into a 3.12 venv."""
     # On PATH, or pyenv's (whose shim on PATH answers only for its selected version).
