@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages callguard's build, tests and demo need.
-# Run as root (or through sudo) on Debian 12.
+# Run as root (or through sudo) on Debian 12. Then makes build-venv/ with the
+# PyPI clients the tests use (scripts/setup-venv.sh).
 set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -11,3 +12,4 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
   valgrind
+sh "$(dirname "$0")/setup-venv.sh"

@@ -313,8 +313,11 @@ static char *run_make_dir(void)
 /* The shims of the chosen layers: links made for this run, first on the
  * child's library path. Beside each SONAME -> shim, the link
  * libcallguard-real-API.so -> the real library (real_library.c), which the
- * shim needs to load. No real library found: no link, and the shim then
- * fails to load as the vendor library itself would. */
+ * shim needs to load. A layer whose real library was not found gets no shim
+ * link: the shim could not load (its dependency would be missing) and would
+ * hide whatever the program finds itself (its own RUNPATH, a path it
+ * dlopens), so the program sees what it would see without callguard, and
+ * the preloaded layer still guards the library it finds. */
 static void run_link_shims(env_list *env, const cli_layers *set, const char *dir)
 {
     char *shims;
@@ -324,12 +327,15 @@ static void run_link_shims(env_list *env, const cli_layers *set, const char *dir
         for (size_t i = 0; i < set->n; i++) {
             const cli_layer *l = &set->v[i];
             if (!l->shim) continue;
-            char *to, *alias, *real = cli_real_library(l);
+            char *real = cli_real_library(l);
+            if (!real) continue;
+            char *to, *alias;
             if (asprintf(&to, "%s/%s", shims, l->info.soname) < 0) exit(1);
             if (asprintf(&alias, "%s/libcallguard-real-%s.so", shims, l->info.api) < 0) exit(1);
-            if (symlink(l->shim, to) == 0) nshims++;
-            if (real && symlink(real, alias) != 0)
+            if (symlink(real, alias) != 0)
                 fprintf(stderr, "callguard: cannot link %s to %s: %s\n", alias, real, strerror(errno));
+            else if (symlink(l->shim, to) == 0)
+                nshims++;
             free(to), free(alias), free(real);
         }
     if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");

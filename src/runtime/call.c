@@ -68,16 +68,20 @@ static inline void cgi_stats_leave(cgi_frame *f)
     atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
 }
 
-static void cgi_max(_Atomic uint64_t *m, uint64_t v);
+static void cgi_max(_Atomic uint64_t *m, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
 
 /* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
  * to read): the common case of `callguard run` on a program that is not
  * Python, in the few instructions docs/benchmarks.md measures. It touches
  * no errno. */
-static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, const void *key, cg_thunk thunk, void *args,
-                                                  cgi_slot *slot)
+static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg_thunk thunk, void *args,
+                                                                  cgi_slot *slot)
 {
-    (void)key;
     cg_counters *c = s->ctr;
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
@@ -109,13 +113,6 @@ static void cgi_inner(void *p)
     f->saved_errno = errno;
     if (f->slot) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
-}
-
-static void cgi_max(_Atomic uint64_t *m, uint64_t v)
-{
-    uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
-    while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
-    }
 }
 
 /* Counts a call that returned; held: the runtime it held throughout, if any. */
@@ -228,7 +225,7 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         cgi_slot *slot = cgi_my_slot;
         if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
             !atomic_load_explicit(&s->domain, memory_order_relaxed))
-            return cgi_call_counted(s, key, thunk, args, slot);
+            return cgi_call_counted(s, thunk, args, slot);
     }
     return cgi_call_guarded(s, key, thunk, args);
 }

@@ -1,7 +1,7 @@
 /* The clock of guarded calls. The calibration costs nothing in the common
  * case: the two samples are start-up and the first timed call, which are
- * usually far more than 1 ms apart; the error is then two clock_gettime
- * readings over that interval (tens of ns over >= 1 ms: <= 0.01 %). */
+ * usually far more than 1 ms apart; the error is then the width of two
+ * bracketed readings over that interval (tens of ns over >= 1 ms: <= 0.01 %). */
 #define _GNU_SOURCE
 #include "clock.h"
 
@@ -24,22 +24,37 @@ static int cgi_invariant_tsc(void)
 #endif
 }
 
+/* A (ticks, ns) pair read close together: the TSC is read on both sides of
+ * clock_gettime and the tightest of a few tries is kept, so a thread
+ * preempted between the two clocks (a loaded machine) cannot skew the
+ * calibration. */
+static void cgi_clock_pair(uint64_t *ticks, uint64_t *mono)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = cgi_tsc(), m = cgi_now_ns(), b = cgi_tsc();
+        if (b - a < best) best = b - a, *ticks = a + (b - a) / 2, *mono = m;
+    }
+}
+
 void cgi_clock_init(void)
 {
     cgi_clk.tsc = cgi_invariant_tsc();
-    cgi_clk.mono0 = cgi_now_ns();
-    cgi_clk.tick0 = cgi_ticks();
-    if (!cgi_clk.tsc) cgi_clk.mult = 1ull << 32;
+    if (cgi_clk.tsc) {
+        cgi_clock_pair(&cgi_clk.tick0, &cgi_clk.mono0);
+    } else {
+        cgi_clk.mono0 = cgi_clk.tick0 = cgi_now_ns();
+        cgi_clk.mult = 1ull << 32;
+    }
 }
 
 static void cgi_clock_calibrate_once(void)
 {
     if (!cgi_clk.tsc) return;
+    while (cgi_now_ns() - cgi_clk.mono0 < 1000000u) {
+    }
     uint64_t mono, ticks;
-    do {
-        mono = cgi_now_ns();
-        ticks = cgi_ticks();
-    } while (mono - cgi_clk.mono0 < 1000000u);
+    cgi_clock_pair(&ticks, &mono);
     uint64_t dt = ticks - cgi_clk.tick0, dm = mono - cgi_clk.mono0;
     /* A TSC that did not move, or runs below 10 MHz or above 100 GHz, is not
      * one to trust: fall back to clock_gettime. */

@@ -15,10 +15,10 @@
 #endif
 
 typedef struct cgi_clock {
-    int tsc;          /* 1: ticks are TSC counts */
-    uint64_t tick0;   /* ticks at start-up */
-    uint64_t mono0;   /* CLOCK_MONOTONIC ns at start-up */
-    uint64_t mult;    /* ns = ticks * mult >> 32; 0 until calibrated */
+    int tsc;        /* 1: ticks are TSC counts */
+    uint64_t tick0; /* ticks at start-up */
+    uint64_t mono0; /* CLOCK_MONOTONIC ns at start-up */
+    uint64_t mult;  /* ns = ticks * mult >> 32; 0 until calibrated */
 } cgi_clock;
 
 CGI_HIDDEN extern cgi_clock cgi_clk;

@@ -41,6 +41,7 @@ int cg_reset_stats(void)
     pthread_mutex_lock(&cgi_cfg_lock);
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
     for (uint32_t i = 0; i < n; i++) memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+    cgi_stats_reset_stalls();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
 }

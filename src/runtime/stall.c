@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 static struct {
-    void *(*get_frame)(void);            /* PyEval_GetFrame: borrowed */
-    void *(*frame_code)(void *);         /* PyFrame_GetCode: new reference */
-    int (*frame_line)(void *);           /* PyFrame_GetLineNumber */
+    void *(*get_frame)(void);                /* PyEval_GetFrame: borrowed */
+    void *(*frame_code)(void *);             /* PyFrame_GetCode: new reference */
+    int (*frame_line)(void *);               /* PyFrame_GetLineNumber */
     void *(*get_attr)(void *, const char *); /* PyObject_GetAttrString: new reference */
-    const char *(*utf8)(void *);         /* PyUnicode_AsUTF8 */
-    void (*decref)(void *);              /* Py_DecRef */
+    const char *(*utf8)(void *);             /* PyUnicode_AsUTF8 */
+    void (*decref)(void *);                  /* Py_DecRef */
     void (*err_fetch)(void **, void **, void **);
     void (*err_restore)(void *, void *, void *);
     void (*err_clear)(void);
@@ -46,8 +46,8 @@ static void cgi_pyf_lookup(void)
     *(void **)&cgi_pyf.err_fetch = dlsym(RTLD_DEFAULT, "PyErr_Fetch");
     *(void **)&cgi_pyf.err_restore = dlsym(RTLD_DEFAULT, "PyErr_Restore");
     *(void **)&cgi_pyf.err_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
-    cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr &&
-                 cgi_pyf.utf8 && cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
+    cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr && cgi_pyf.utf8 &&
+                 cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
 }
 
 static void cgi_py_str_attr(void *obj, const char *attr, char *out, size_t cap)

@@ -248,3 +248,13 @@ void cgi_stats_keep_stall(const cgi_stall *s)
     }
     pthread_mutex_unlock(&cgi_stall_lock);
 }
+
+/* cg_reset_stats: the stalls go with the counters (the slots stay: they say
+ * what is happening now). */
+void cgi_stats_reset_stalls(void)
+{
+    pthread_mutex_lock(&cgi_stall_lock);
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) atomic_store(&cgi_stats->stall[i].valid, 0);
+    atomic_store(&cgi_stats->h.stalls_dropped, 0);
+    pthread_mutex_unlock(&cgi_stall_lock);
+}

@@ -118,5 +118,7 @@ CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.
  * The caller fills everything else. */
 CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
+/* Forgets the kept stalls and the count of dropped ones. */
+CGI_HIDDEN void cgi_stats_reset_stalls(void);
 
 #endif

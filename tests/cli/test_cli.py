@@ -266,6 +266,29 @@ def run_serialize_prevents_the_compile_race():
     check(r.returncode == 0 and "8 compiles finished" in r.stdout, "serialized: %d %s" % (r.returncode, r.stderr))
 
 
+def run_report_names_calls_in_flight_and_how_the_process_died():
+    """The toy compiler aborts with threads inside toyCompile. Reaped by
+    callguard, the report says it died of SIGABRT; reaped by its own parent
+    (a shell), the report says how it died is not known; both name the
+    calls it died inside, and count them."""
+    r = guarded([TOY_RACE], "--report", "-")
+    check(r.returncode == -signal.SIGABRT, "%d %s" % (r.returncode, r.stderr))
+    check("(killed by SIGABRT)" in r.stderr and "  died of SIGABRT with " in r.stderr, r.stderr)
+    r, rep = report_of(["/bin/sh", "-c", '"$0"; echo "shell saw $?"', TOY_RACE])
+    check(r.returncode == 0 and "shell saw 134" in r.stdout, "%d %s %s" % (r.returncode, r.stdout, r.stderr))
+    race = [p for p in rep["processes"] if TOY_RACE in p["command"]]
+    check(len(race) == 1 and race[0]["exit"] == {"state": "unknown"}, "how it died is not known: %s" % race)
+    inside = [f for f in race[0]["in_flight"] if f["name"] == "toyCompile" and f["state"] == "inside"]
+    check(len(inside) >= 2, "the threads inside toyCompile: %s" % race[0]["in_flight"])
+    compiles = [x for x in race[0]["sites"] if x["name"] == "toyCompile"]
+    check(compiles and compiles[0]["calls"] >= len(inside), "calls that never returned are counted: %s" % compiles)
+    path = os.path.join(TMP, "unknown.json")
+    json.dump(rep, open(path, "w"))
+    t = run([CG, "report", path])
+    check("ended without exit handlers (how is not known: callguard did not reap it) with %d threads inside toyCompile"
+          % len(inside) in t.stdout, t.stdout)
+
+
 def run_prepends_existing_preload():
     other = os.path.join(TOYLIB, "libcgtoy.so")
     r = guarded([PROG, "env", "LD_PRELOAD"], env={"LD_PRELOAD": other})

@@ -7,7 +7,7 @@
  * export); WHERE is "same" when the pointer lies in the library asked, else "other". Run on the real driver,
  * on the stand-in, or on the layer (whose answers must be its own wrappers: "same"), the lines can be
  * compared: tests/cuda/procaddr_expected.txt is what the stand-in (and the real driver) must print,
- * procaddr_expected_layer.txt what the layer in front of either must; scripts/gpu-check.sh checks both on a
+ * procaddr_expected_layer.txt what the layer in front of either must; tests/gpu/check.sh checks both on a
  * GPU machine.
  *
  *   cuda_procaddr_probe LIBRARY.so   (a path; RTLD_LOCAL, so nothing else in the process answers) */

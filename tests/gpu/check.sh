@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/gpu-check.sh [BUILD]: the CUDA layer's checks on a machine with NVIDIA's driver and a GPU.
+# tests/gpu/check.sh [BUILD]: the CUDA layer's checks on a machine with NVIDIA's driver and a GPU.
 #
 # Builds nothing. Run it from the source tree (it reads tests/cuda/ and apis/) with BUILD (default:
 # build) built on the build machine by the README's cmake commands; carry both over.
@@ -13,7 +13,7 @@
 #     LD_LIBRARY_PATH here).
 # Prints one PASS/FAIL line per check (with what differs), and a summary; exits 1 if any check failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 B=$(cd "${1:-build}" && pwd) || exit 2
 PY=${PYTHON:-python3}
 OUT=$(mktemp -d /tmp/cg-gpu-check-XXXXXX)

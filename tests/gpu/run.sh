@@ -1,0 +1,282 @@
+#!/bin/bash
+# tests/gpu/run.sh OUTDIR [BUILD]: the proof on a GPU machine (issue 9, item 4), in one command.
+#
+# Builds nothing: run it from the source tree with BUILD (default: build), a build made on the build machine
+# (Release) with libinih.so.1 copied into BUILD/lib/ (Debian's; Ubuntu lacks it). Writes plain-text results
+# into OUTDIR: summary.txt (one PASS/FAIL/SKIP line per check, with its figures, and "N passed, N failed"),
+# one file per part (a-race.txt, b-pause.txt, c-clients.txt, d-overhead.txt, check.txt) and the reports
+# (*.json, and their tables *.txt). Exits 1 if a check failed.
+#   a. 16 threads each load a distinct PTX module (tests/gpu/ptx/, made by make_ptx.sh with nvcc) with
+#      cuModuleLoadData under `callguard run`, with a probe below the layer (CALLGUARD_CUDA_LIBRARY) counting
+#      the threads inside: several unserialized, one with --serialize cuModuleLoadData; every module
+#      loads; the report counts 16.
+#   b. A Python thread waits ~1 s in cuStreamSynchronize through ctypes.PyDLL: a stall in the report; with
+#      --release-gil the main thread's longest pause (at most 50 ms; DESIGN's goal 10 ms).
+#   c. PyTorch, a Triton kernel and cuda-python, plain and under `callguard run --report`: the same
+#      checksums, and the calls the CUDA runtime made through cuGetProcAddress in the report.
+#   d. Overhead: two PyTorch loops (20 products of 4096^2 matrices; 10,000 small elementwise kernels), plain
+#      vs under `callguard run --report`, 10 interleaved pairs: medians, ratio, cost per guarded call.
+#   and tests/gpu/check.sh (exports, the resolver's answers, the runtime's way) into check.txt.
+# Environment:
+#   CUDA_REAL    the driver's libcuda.so.1 (default: /usr/local/nvidia/lib64, the system's, ldconfig's);
+#                "standin": BUILD's stand-in (tests/cuda/standin.c), to try the script without a GPU
+#   PYTHON       the Python with torch and triton (default: /opt/torch/.venv/bin/python3, else python3)
+#   CUDA_PYTHON  the Python with cuda-bindings (default: PYTHON)
+#   PAIRS        overhead pairs (default 10)
+# About 4 minutes on the H200.
+set -u
+[ $# -ge 1 ] || { echo "usage: tests/gpu/run.sh OUTDIR [BUILD]" >&2; exit 2; }
+mkdir -p "$1" || exit 2
+OUT=$(cd "$1" && pwd)
+cd "$(dirname "$0")/../.."
+SRC=$PWD
+B=$(cd "${2:-build}" && pwd) || exit 2
+PY=${PYTHON:-}
+[ -n "$PY" ] || { [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3; } || PY=python3
+CPY=${CUDA_PYTHON:-$PY}
+PAIRS=${PAIRS:-10}
+unset CALLGUARD_REPORT CALLGUARD_SERIALIZE CALLGUARD_POLICY CALLGUARD_RUNTIME CALLGUARD_CUDA_LIBRARY
+T0=$(date +%s)
+
+STANDIN=
+REAL=${CUDA_REAL:-}
+if [ "$REAL" = standin ]; then
+    REAL=$B/tests/cuda/standin/libcuda.so.1
+    STANDIN=1
+    export CGCUDA_COMPILE_MS=30 # the stand-in's "compile" takes this long: the race's window
+fi
+if [ -z "$REAL" ]; then
+    for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
+        [ -e "$d/libcuda.so.1" ] && REAL=$d/libcuda.so.1 && break
+    done
+fi
+[ -n "$REAL" ] || REAL=$(ldconfig -p 2>/dev/null | awk '$1 == "libcuda.so.1" {print $NF; exit}')
+case "$REAL" in */stubs/*) echo "run.sh: $REAL is the toolkit's link stub, not a driver" >&2; exit 2 ;; esac
+[ -n "$REAL" ] && [ -e "$REAL" ] || { echo "run.sh: no libcuda.so.1 found; set CUDA_REAL" >&2; exit 2; }
+CG=$B/bin/callguard
+for f in "$CG" "$B/bin/cgcuda_ptx_race" "$B/lib/libcgcuda_inside_probe_next.so" "$B/lib/callguard/shims/libcuda.so.1"; do
+    [ -e "$f" ] || { echo "run.sh: $f is missing: build the tree first (on the build machine)" >&2; exit 2; }
+done
+# The driver's folder for plain runs (and after the shims under callguard run); BUILD/lib for libinih.
+export LD_LIBRARY_PATH="$(dirname "$REAL")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$B/lib"
+if "$CG" --help 2>&1 | grep -q 'error while loading'; then
+    echo "run.sh: callguard cannot start here: $("$CG" --help 2>&1 | head -1)" >&2
+    echo "copy the missing library into $B/lib/ on the build machine (libinih.so.1: /usr/lib/x86_64-linux-gnu)" >&2
+    exit 2
+fi
+
+S=$OUT/summary.txt
+: >"$S"
+pass=0 fail=0
+say() { echo "$*" | tee -a "$S"; }
+ok() { say "PASS: $*"; pass=$((pass + 1)); }
+bad() { say "FAIL: $*"; fail=$((fail + 1)); }
+skip() { say "SKIP: $*"; }
+rows() { "$PY" "$SRC/tests/gpu/rows.py" "$@" 2>/dev/null || echo "(no report)"; }
+table() { "$CG" report "$1" >"${1%.json}.txt" 2>&1; }
+guard() { "$CG" run --api cuda "$@"; } # callguard run for the CUDA API only
+say "driver: $REAL ($(readlink -f "$REAL"))${STANDIN:+ (the stand-in)}; python: $PY; cuda-python: $CPY"
+say "build: $B; host: $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC')"
+
+# ---- tests/gpu/check.sh: exports, the resolver's answers, the runtime's way --------------------------------
+CUDA_REAL=$REAL PYTHON=$PY bash "$SRC/tests/gpu/check.sh" "$B" >"$OUT/check.txt" 2>&1
+rc=$?
+last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/check.txt" | tail -1)
+if [ -n "$STANDIN" ]; then # it checks the driver's exports, and a kernel of 1 s: not the stand-in's
+    say "(check.sh on the stand-in, not counted: $last; the stand-in exports a few dozen names, its kernels take no time)"
+elif [ $rc -eq 0 ]; then
+    ok "check.sh: $last"
+else
+    bad "check.sh (exit $rc): $last; failed: $(grep '^FAIL' "$OUT/check.txt" | cut -c7-70 | tr '\n' ';')"
+fi
+
+# ---- a. the compile race on real PTX, seen from below the layer ---------------------------------------------
+A=$OUT/a-race.txt
+: >"$A"
+NEXT=$OUT/next # libcgcuda-next.so -> the driver: what the probe forwards to
+mkdir -p "$NEXT" && ln -sfn "$REAL" "$NEXT/libcgcuda-next.so"
+PROBE=$B/lib/libcgcuda_inside_probe_next.so
+race() { # NAME CALLGUARD-OPTIONS...: the race under callguard run with the probe below the layer
+    local name=$1
+    shift
+    echo "== $name: callguard run --api cuda $* -- cgcuda_ptx_race (probe below the layer)" >>"$A"
+    LD_LIBRARY_PATH="$NEXT:$LD_LIBRARY_PATH" CALLGUARD_CUDA_LIBRARY=$PROBE \
+        guard --report "$OUT/a-$name.json" "$@" -- "$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" "$PROBE" >>"$A" 2>&1
+    echo "exit $?" >>"$A"
+    table "$OUT/a-$name.json"
+    grep '^loaded' "$A" | tail -1
+}
+echo "== plain: cgcuda_ptx_race (no callguard, no probe)" >>"$A"
+"$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" >>"$A" 2>&1
+echo "exit $?" >>"$A"
+plain=$(grep '^loaded' "$A" | tail -1)
+r=$(race unserialized)
+c=$(rows "$OUT/a-unserialized.json" cuModuleLoadData)
+n=$(echo "$r" | sed -n 's/.*at most \([0-9-]*\) threads.*/\1/p')
+case "$r" in
+"loaded 16 of 16 modules"*) [ "${n:-0}" -gt 1 ] && [ "$c" = cuModuleLoadData=16 ] &&
+    ok "a. unserialized: $r; report $c (plain, no callguard: ${plain:-?})" ||
+    bad "a. unserialized: expected several threads inside and 16 calls: '$r', report '$c'" ;;
+*) bad "a. unserialized: '$r' (a-race.txt)" ;;
+esac
+r=$(race serialized --serialize cuModuleLoadData)
+c=$(rows "$OUT/a-serialized.json" cuModuleLoadData)
+case "$r" in
+"loaded 16 of 16 modules, at most 1 threads inside"*) [ "$c" = cuModuleLoadData=16 ] &&
+    ok "a. --serialize cuModuleLoadData: $r; report $c" || bad "a. serialized: report '$c' (expected 16)" ;;
+*) bad "a. --serialize cuModuleLoadData: '$r' (a-race.txt)" ;;
+esac
+
+# ---- b. the CPython pause on a 1 s kernel ----------------------------------------------------------------
+Bf=$OUT/b-pause.txt
+: >"$Bf"
+pause() { # NAME CALLGUARD-OPTIONS...
+    local name=$1
+    shift
+    echo "== $name: callguard run --api cuda $* -- python tests/gpu/pause.py" >>"$Bf"
+    ${STANDIN:+env CGCUDA_KERNEL_MS=1000} "$CG" run --api cuda --report "$OUT/b-$name.json" "$@" -- \
+        "$PY" "$SRC/tests/gpu/pause.py" >"$OUT/b-$name.out" 2>&1
+    echo "exit $?" >>"$Bf"
+    cat "$OUT/b-$name.out" >>"$Bf"
+    table "$OUT/b-$name.json"
+    tail -1 "$OUT/b-$name.out"
+}
+read -r longest waited <<<"$(pause detect)"
+st=$(rows "$OUT/b-detect.json" --stalls cuStreamSynchronize)
+if [ "${st:-0}" -ge 1 ] 2>/dev/null && "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) >= 900)" "${waited:-0}"; then
+    ok "b. detect only: the ${waited} ms wait in cuStreamSynchronize is reported as a stall ($st); the main thread paused ${longest} ms"
+else
+    bad "b. detect only: waited '${waited:-?}' ms, longest pause '${longest:-?}' ms, stalls '$st'"
+fi
+read -r longest waited <<<"$(pause release --release-gil)"
+st=$(rows "$OUT/b-release.json" --stalls cuStreamSynchronize)
+if "$PY" -c "import sys; sys.exit(not (float(sys.argv[1]) <= 50 and float(sys.argv[2]) >= 900))" "${longest:-999}" "${waited:-0}" &&
+    [ "$st" = 0 ]; then
+    ok "b. --release-gil: the main thread's longest pause ${longest} ms during a ${waited} ms cuStreamSynchronize (tests allow 50 ms, DESIGN's goal 10 ms); stalls $st"
+else
+    bad "b. --release-gil: longest pause '${longest:-?}' ms, waited '${waited:-?}' ms, stalls '$st'"
+fi
+
+# ---- c. real clients: PyTorch, Triton, cuda-python -----------------------------------------------------------
+C=$OUT/c-clients.txt
+: >"$C"
+LAUNCH="cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel"
+LOADS="cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary cuLibraryLoadData cuLibraryLoadFromFile cuModuleGetFunction cuLibraryGetKernel"
+SYNCS="cuCtxSynchronize cuStreamSynchronize cuEventSynchronize"
+MEM="cuMemAlloc cuMemAllocAsync cuMemcpyAsync cuMemcpyHtoDAsync cuMemcpyDtoHAsync cuMemcpyDtoH"
+sum() { # ROWS-LINE: the sum of the counts
+    echo "$1" | tr ' ' '\n' | awk -F= '{s += $2} END {print s + 0}'
+}
+client() { # NAME PYTHON SCRIPT: plain, then guarded; compares the last lines; prints the report's rows
+    local name=$1 py=$2 script=$3 p g
+    echo "== $name plain: $py $script" >>"$C"
+    rm -rf "$OUT/triton-cache"
+    TRITON_CACHE_DIR=$OUT/triton-cache "$py" "$script" >"$OUT/c-$name-plain.out" 2>&1
+    echo "exit $?" >>"$C"
+    cat "$OUT/c-$name-plain.out" >>"$C"
+    echo "== $name guarded: callguard run --api cuda --report c-$name.json -- $py $script" >>"$C"
+    rm -rf "$OUT/triton-cache"
+    TRITON_CACHE_DIR=$OUT/triton-cache CALLGUARD_CUDA_LIBRARY=$REAL \
+        guard --report "$OUT/c-$name.json" -- "$py" "$script" >"$OUT/c-$name-guarded.out" 2>&1
+    echo "exit $?" >>"$C"
+    cat "$OUT/c-$name-guarded.out" >>"$C"
+    rm -rf "$OUT/triton-cache"
+    table "$OUT/c-$name.json"
+    p=$(grep -v '^callguard' "$OUT/c-$name-plain.out")
+    g=$(grep -v '^callguard' "$OUT/c-$name-guarded.out")
+    local l s y q
+    l=$(rows "$OUT/c-$name.json" $LAUNCH) s=$(rows "$OUT/c-$name.json" $SYNCS)
+    y=$(rows "$OUT/c-$name.json" $LOADS) q=$(rows "$OUT/c-$name.json" cuGetProcAddress)
+    echo "report: $q; launches: $l; loads: $y; synchronizes: $s; memory: $(rows "$OUT/c-$name.json" $MEM)" >>"$C"
+    if [ -n "$p" ] && [ "$p" = "$g" ] && [ "$(sum "$l")" -gt 0 ] && [ "$(sum "$s")" -gt 0 ] &&
+        [ "$(sum "$y")" -gt 0 ] && [ "$(sum "$q")" -gt 0 ]; then
+        ok "c. $name under callguard run: same output ($(echo "$p" | tail -1)); report: $q, $(echo "$l $y $s" |
+            tr ' ' '\n' | grep -v '=0$' | tr '\n' ' ')"
+    else
+        bad "c. $name: plain '$(echo "$p" | tail -1)' vs guarded '$(echo "$g" | tail -1)'; report: $q; $l; $y; $s"
+    fi
+}
+if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    client torch "$PY" "$SRC/tests/gpu/torch_job.py"
+    if "$PY" -c "import triton" 2>/dev/null; then
+        client triton "$PY" "$SRC/tests/gpu/triton_job.py"
+    else
+        skip "c. triton: not importable in $PY"
+    fi
+else
+    skip "c. torch, triton: no torch with CUDA in $PY"
+fi
+if "$CPY" -c "import cuda.bindings.driver" 2>/dev/null; then
+    client cuda-python "$CPY" "$SRC/tests/cuda/cuda_python_job.py"
+else
+    skip "c. cuda-python: no cuda-bindings in $CPY"
+fi
+
+# ---- d. overhead: PyTorch loops, plain vs under callguard run --report ---------------------------------------
+D=$OUT/d-overhead.txt
+: >"$D"
+if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    OV=$SRC/tests/gpu/overhead.py
+    for i in $(seq 1 "$PAIRS"); do # interleaved, the order alternating, so drift hits both alike
+        for kind in $([ $((i % 2)) = 1 ] && echo "plain guarded" || echo "guarded plain"); do
+            if [ $kind = plain ]; then
+                r=$("$PY" "$OV" 5 2>&1 | tail -1)
+            else
+                r=$(CALLGUARD_CUDA_LIBRARY=$REAL guard --report "$OUT/d-$i.json" -- "$PY" "$OV" 5 2>&1 | tail -1)
+            fi
+            echo "pair $i $kind $r" >>"$D"
+        done
+    done
+    # the guarded calls of one repetition of each loop: the report with it minus the one without
+    for c in "0 mm" "1 mm" "1 launch"; do
+        set -- $c
+        CALLGUARD_CUDA_LIBRARY=$REAL guard --report "$OUT/d-calls-$1-$2.json" -- "$PY" "$OV" $1 $2 >/dev/null 2>&1
+        table "$OUT/d-calls-$1-$2.json"
+    done
+    "$PY" - "$D" "$OUT/d-calls-0-mm.json" "$OUT/d-calls-1-mm.json" "$OUT/d-calls-1-launch.json" >>"$D" <<'EOF'
+import json, statistics, sys
+t = {(k, loop): [] for k in ("plain", "guarded") for loop in ("mm", "launch")}
+for l in open(sys.argv[1]):
+    l = l.split()  # pair I KIND mm MS launch MS
+    if len(l) == 7 and l[0] == "pair" and l[3] == "mm" and l[5] == "launch":
+        t[(l[2], "mm")].append(float(l[4]))
+        t[(l[2], "launch")].append(float(l[6]))
+def rows(path):
+    r = {}
+    try:
+        for p in json.load(open(path))["processes"]:
+            for s in p["sites"]:
+                r[s["name"]] = r.get(s["name"], 0) + s["calls"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return r
+r0 = rows(sys.argv[2])
+for loop, path in (("mm", sys.argv[3]), ("launch", sys.argv[4])):
+    r1 = rows(path)
+    diff = {n: r1.get(n, 0) - r0.get(n, 0) for n in set(r0) | set(r1)}
+    calls = sum(diff.values())
+    print("calls %s: %d guarded calls in one repetition: %s" % (loop, calls, ", ".join(
+        "%s=%d" % (n, c) for n, c in sorted(diff.items(), key=lambda x: -x[1]) if c)))
+    p, g = t[("plain", loop)], t[("guarded", loop)]
+    if not p or not g:
+        print("RESULT %s: no timings" % loop)
+        continue
+    mp, mg = statistics.median(p), statistics.median(g)
+    per = "%.1f ns per guarded call" % ((mg - mp) * 1e6 / calls) if calls > 0 else "no calls counted"
+    print("RESULT %s: %d pairs; median plain %.3f ms, guarded %.3f ms, ratio %.4f (%+.2f %%); %d guarded calls "
+          "per loop: (guarded - plain) / calls = %s" % (loop, min(len(p), len(g)), mp, mg, mg / mp,
+                                                         (mg / mp - 1) * 100, calls, per))
+EOF
+    grep '^RESULT' "$D" | sed 's/^RESULT /d. /' | tee -a "$S"
+    if grep -q '^RESULT mm: [0-9]* pairs' "$D" && grep -q '^RESULT launch: [0-9]* pairs' "$D"; then
+        ok "d. overhead measured over $PAIRS pairs (figures above; no threshold)"
+    else
+        bad "d. overhead: timings missing (d-overhead.txt)"
+    fi
+else
+    skip "d. overhead: no torch with CUDA in $PY"
+fi
+
+say "wall time $(($(date +%s) - T0)) s"
+say "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
