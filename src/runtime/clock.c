@@ -53,7 +53,7 @@ static void cgi_clock_calibrate_once(void)
     if (!cgi_clk.tsc) return;
     while (cgi_now_ns() - cgi_clk.mono0 < 1000000u) {
     }
-    uint64_t mono, ticks;
+    uint64_t mono = 0, ticks = 0;
     cgi_clock_pair(&ticks, &mono);
     uint64_t dt = ticks - cgi_clk.tick0, dm = mono - cgi_clk.mono0;
     /* A TSC that did not move, or runs below 10 MHz or above 100 GHz, is not
