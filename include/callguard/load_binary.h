@@ -1,4 +1,4 @@
-/* load_binary.h: the C API of libcallguard_load (docs/load_binary.md).
+/* load_binary.h: the C API of libcallguard-load (docs/load_binary.md).
  *
  * cg_load_binary turns kernel bytes into a loaded module and a kernel handle
  * for Level Zero, OpenCL or CUDA, the way Triton's backends do, with a module
@@ -6,7 +6,7 @@
  * the first load) and on disk (native binaries, so a second process skips the
  * compiler).
  *
- * libcallguard_load.so has no link dependency on any driver library nor on
+ * libcallguard-load.so has no link dependency on any driver library nor on
  * libcallguard: it calls the driver through the API's own names, looked up
  * at the first call of each API in the process's global scope (so a linked
  * or preloaded callguard layer guards them, e.g. CALLGUARD_SERIALIZE=
@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "callguard/callguard.h" /* cg_status (the header only: no link to libcallguard) */
 
 #ifdef __cplusplus
 extern "C" {

@@ -135,6 +135,8 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else if (strcmp(k, "STATS_DIR") == 0) {
         if (!from_env) return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR can only be set in the environment");
         /* handled by cgi_init before anything else */
+    } else if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) {
+        /* libcallguard_load's module cache reads (and checks) these (docs/load_binary.md) */
     } else if (cgi_library_var(k)) {
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
@@ -143,7 +145,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _POLICY, _STATS_DIR or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _POLICY, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

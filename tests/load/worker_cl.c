@@ -1,0 +1,112 @@
+/* cg_load_binary on OpenCL (PoCL through ocl-icd, linked through
+ * libcallguard_cl.so): THREADS threads load KERNELS distinct kernels from
+ * OpenCL C source, then the figures are printed as key=value.
+ *
+ * Usage: load_worker_cl MODE THREADS KERNELS
+ *   source    kernel i from source "k<i>"
+ *   binary    kernel 0 built once from source without the cache, its
+ *             CL_PROGRAM_BINARIES then loaded as CG_LOAD_FORMAT_NATIVE
+ *   badsource source that does not compile (the build log comes back)
+ *   badname   a kernel name the program lacks */
+#define _GNU_SOURCE
+#define CL_TARGET_OPENCL_VERSION 300
+#include "callguard/load_binary.h"
+
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cl_context ctx;
+static cl_device_id dev;
+static const char *mode;
+static int nkernels;
+static atomic_int next, loaded, failed, from_disk;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int i; (i = atomic_fetch_add(&next, 1)) < nkernels;) {
+        char src[256], name[32];
+        snprintf(name, sizeof name, "k%d", i);
+        snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
+        if (strcmp(mode, "badsource") == 0) snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
+        if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
+        cg_load_request req = {.api = CG_LOAD_API_CL,
+                               .context = ctx,
+                               .device = dev,
+                               .bytes = src,
+                               .size = strlen(src),
+                               .format = CG_LOAD_FORMAT_SOURCE,
+                               .kernel_name = name,
+                               .build_flags = "-cl-std=CL1.2"};
+        cg_load_result *r = NULL;
+        int rc = cg_load_binary(&req, &r);
+        if (rc == CG_OK && strcmp(mode, "binary") == 0) {
+            /* the program's binary, loaded as native input */
+            size_t size = 0;
+            unsigned char *bin;
+            clGetProgramInfo(r->module, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+            bin = malloc(size);
+            clGetProgramInfo(r->module, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+            cg_load_result_free(r);
+            req.bytes = bin;
+            req.size = size;
+            req.format = CG_LOAD_FORMAT_NATIVE;
+            rc = cg_load_binary(&req, &r);
+            free(bin);
+        }
+        if (rc != CG_OK) {
+            atomic_fetch_add(&failed, 1);
+            printf("error=%s call=%s result=%ld message=%s\n", cg_load_status_name(rc),
+                   r && r->failed_call ? r->failed_call : "-", r ? r->api_result : 0, r ? r->message : "-");
+            printf("error_log_bytes=%zu\n", r ? strlen(r->build_log) : 0);
+        } else {
+            atomic_fetch_add(&loaded, 1);
+            if (r->source == CG_LOAD_SOURCE_DISK) atomic_fetch_add(&from_disk, 1);
+            cl_uint nargs = 0;
+            clGetKernelInfo(r->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+            if (i == 0)
+                printf("regs=%d spills=%d max_threads=%d simd=%d local=%lld private=%lld nargs=%u flags=%s\n",
+                       r->n_regs, r->n_spills, r->max_threads, r->simd_width, r->local_bytes, r->private_bytes, nargs,
+                       r->build_flags);
+        }
+        cg_load_result_free(r);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: load_worker_cl MODE THREADS KERNELS\n");
+        return 2;
+    }
+    mode = argv[1];
+    int nthreads = atoi(argv[2]);
+    nkernels = atoi(argv[3]);
+    if (nthreads < 1 || nthreads > 64 || nkernels < 1) return 2;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    cl_platform_id platform;
+    cl_int err;
+    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
+        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+        return 3;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return 3;
+    pthread_t t[64];
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
+    cg_load_stats s;
+    cg_load_get_stats(&s);
+    printf("loaded=%d failed=%d from_disk=%d\n", atomic_load(&loaded), atomic_load(&failed), atomic_load(&from_disk));
+    printf("requests=%llu builds=%llu disk_hits=%llu memory_hits=%llu disk_writes=%llu corrupt=%llu\n",
+           (unsigned long long)s.requests, (unsigned long long)s.builds, (unsigned long long)s.disk_hits,
+           (unsigned long long)s.memory_hits, (unsigned long long)s.disk_writes, (unsigned long long)s.corrupt);
+    clReleaseContext(ctx);
+    return 0;
+}
