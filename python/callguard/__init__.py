@@ -171,7 +171,7 @@ def load_binary(name, kernel_bytes, shared_mem, device, build_flags="", is_spv=T
     a kernel name the module lacks (CG_ENOENT); ValueError for bad values.
     """
     if not getattr(_native, "HAVE_LOAD_BINARY", 0):
-        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard_load)")
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
     if api not in _APIS:
         raise ValueError(f"api {api!r}: expected 'ze', 'cl' or 'cuda'")
     if format is None:
@@ -208,12 +208,12 @@ def load_stats():
     disk_hits, builds, retries, disk_writes, corrupt, write_failures,
     evictions)."""
     if not getattr(_native, "HAVE_LOAD_BINARY", 0):
-        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard_load)")
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
     return _native.load_stats()
 
 
 def cache_dir():
     """The disk cache's directory ("" when the disk cache is off)."""
     if not getattr(_native, "HAVE_LOAD_BINARY", 0):
-        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard_load)")
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
     return _native.cache_dir()

@@ -7,12 +7,17 @@
  * Triton names a device by its number. For Level Zero, device numbers are
  * the devices of every driver in zeDriverGet's order, each with one context
  * per driver made here once and kept for the process (modules outlive any
- * call). The names are looked up as libcallguard_load does: in the
+ * call). The names are looked up as libcallguard-load does: in the
  * process's global scope (a preloaded callguard layer), else in the loader
  * opened by soname (under `callguard run`, callguard's shim). */
 #define _GNU_SOURCE
 #include "native.h"
 #include "ze_results.h"
+#if __has_include(<CL/cl.h>)
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include "cl_results.h"
+#endif
 
 #include <callguard/callguard.h>
 #include <callguard/load_binary.h>
@@ -139,15 +144,22 @@ static const char *api_name(cg_load_api api)
 }
 
 /* A result code's name: the loaded layers' (cg_result_name), else, for
- * Level Zero, the header's. */
+ * Level Zero and OpenCL, the header's. */
 static const char *result_name(cg_load_api api, long result)
 {
     const char *name = cg_result_name(api_name(api), result);
-    if (name || api != CG_LOAD_API_ZE) return name;
-#define CG_PY_ZE_NAME(n)                                                                                       \
+    if (name) return name;
+#define CG_PY_NAME(n)                                                                                          \
     if (result == (long)(n)) return #n;
-    CG_PY_ZE_RESULTS(CG_PY_ZE_NAME)
-#undef CG_PY_ZE_NAME
+    if (api == CG_LOAD_API_ZE) {
+        CG_PY_ZE_RESULTS(CG_PY_NAME)
+    }
+#ifdef CG_PY_CL_RESULTS
+    if (api == CG_LOAD_API_CL) {
+        CG_PY_CL_RESULTS(CG_PY_NAME)
+    }
+#endif
+#undef CG_PY_NAME
     return NULL;
 }
 

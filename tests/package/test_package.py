@@ -321,6 +321,49 @@ def load_binary_errors_on_simulator():
     check(r.stdout.strip() == "ok", r.stdout)
 
 
+def load_binary_opencl_source_on_pocl():
+    """api="cl": OpenCL C built on PoCL through a context and device made
+    with ctypes, then the same source again from the memory cache; a
+    build error raises DriverError with clBuildProgram's log."""
+    os.makedirs(TMP, exist_ok=True)
+    code = """
+    import ctypes, callguard
+    cl = ctypes.CDLL("libOpenCL.so.1")
+    platform, device = ctypes.c_void_p(), ctypes.c_void_p()
+    assert cl.clGetPlatformIDs(1, ctypes.byref(platform), None) == 0
+    assert cl.clGetDeviceIDs(platform, ctypes.c_uint64(0xFFFFFFFF), 1, ctypes.byref(device), None) == 0
+    err = ctypes.c_int(0)
+    cl.clCreateContext.restype = ctypes.c_void_p
+    context = ctypes.c_void_p(cl.clCreateContext(None, 1, ctypes.byref(device), None, None, ctypes.byref(err)))
+    assert err.value == 0 and context.value
+    src = b"__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }"
+    r = callguard.load_binary("twice", src, 0, device, "-cl-fast-relaxed-math", api="cl", context=context,
+                              format="source", cache="memory")
+    module, function, n_regs, n_spills, n_max_threads = r
+    assert module and function and n_max_threads > 0 and n_regs == -1 and n_spills == -1, r
+    assert "-cl-fast-relaxed-math" in r.build_flags and r.source == "built", (r.build_flags, r.source)
+    again = callguard.load_binary("twice", src, 0, device, "-cl-fast-relaxed-math", api="cl", context=context,
+                                  format="source", cache="memory")
+    assert again.module == module and again.source == "memory", (again, again.source)
+    try:
+        callguard.load_binary("bad", b"__kernel void bad( { }", 0, device, api="cl", context=context,
+                              format="source", cache=False)
+        raise SystemExit("a kernel that does not compile was built")
+    except callguard.DriverError as e:
+        assert e.function == "clBuildProgram" and e.result_name == "CL_BUILD_PROGRAM_FAILURE", vars(e)
+        assert "error" in e.build_log, e.build_log
+    try:
+        callguard.load_binary("twice", src, 0, device, api="cl")
+        raise SystemExit("cl without a context accepted")
+    except ValueError as e:
+        assert "context" in str(e), str(e)
+    print("ok")
+    """
+    r = ok(python(code, env={"POCL_MAX_PTHREAD_COUNT": "1", "POCL_CACHE_DIR": os.path.join(TMP, "pocl"),
+                             "CALLGUARD_CACHE_DIR": os.path.join(TMP, "cache")}), "load_binary on PoCL")
+    check(r.stdout.strip() == "ok", r.stdout)
+
+
 def abi3_build_serves_python312():
     """The one cp311-abi3 build, installed unchanged into a 3.12 venv."""
     # On PATH, or pyenv's (whose shim on PATH answers only for its selected version).
