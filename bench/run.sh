@@ -1,7 +1,9 @@
 #!/bin/sh
 # The guarded toy call benchmark: instruction counts under callgrind, then
 # timing, printed as one table per program. Usage: bench/run.sh [BUILD_DIR]
-# (default: build). Takes well under a minute. See docs/benchmarks.md.
+# (default: build). Row 4 runs in each interpreter PYTHON names (default:
+# python3; several, space-separated: PYTHON="python3.11 python3.12").
+# Takes well under a minute per program. See docs/benchmarks.md.
 set -eu
 build=${1:-build}
 dir=$(mktemp -d)
@@ -9,13 +11,13 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 
 # Instructions: each loop of the --count run is collected alone and dumped
 # under its row's name; a dump's "totals:" line is its instruction count.
-count() { # program
+count() { # program [args]
   if ! command -v valgrind >/dev/null 2>&1; then
     echo "(valgrind not found: timing only)" >&2
     return 1
   fi
   rm -f "$dir"/cg.out*
-  valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$dir/cg.out" "$1" --count \
+  valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$dir/cg.out" "$@" --count \
     >"$dir/valgrind.log" 2>&1 || { cat "$dir/valgrind.log" >&2; return 1; }
   for f in "$dir"/cg.out.*; do
     awk '/^desc: Trigger: Client Request: / { name = $5 }
@@ -26,17 +28,25 @@ count() { # program
 
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "CPU: $model ($(nproc) cores); valgrind: $(valgrind --version 2>/dev/null || echo none)"
-for prog in bench_call bench_call_py; do
-  exe=$build/bin/$prog
-  [ -x "$exe" ] || exe=$build/bench/$prog
-  if [ ! -x "$exe" ]; then
-    echo "($exe not built)"
-    continue
-  fi
+here=$(dirname "$0")
+run() { # program [args]: counted, then timed with the counts
   echo
-  if count "$exe"; then
-    "$exe" --ir "$dir/ir.txt"
+  if count "$@"; then
+    "$@" --ir "$dir/ir.txt"
   else
-    "$exe"
+    "$@"
   fi
-done
+}
+if [ -x "$build/bin/bench_call" ]; then run "$build/bin/bench_call"; else echo "($build/bin/bench_call not built)"; fi
+# Row 4 embedded in the CPython found at build time (when its development files were there).
+if [ -x "$build/bin/bench_call_py_embed" ]; then echo; echo "embedded CPython:"; run "$build/bin/bench_call_py_embed"; fi
+if [ -f "$build/bench/libcgbench_call_py.so" ]; then
+  for py in ${PYTHON:-python3}; do
+    # The interpreter itself, not a wrapper script (pyenv's shims are shell
+    # scripts: valgrind would count the shell).
+    exe=$("$py" -c 'import sys; print(sys.executable)') || { echo "($py: cannot run)"; continue; }
+    run "$exe" "$here/bench_call_py.py" "$build"
+  done
+else
+  echo "($build/bench/libcgbench_call_py.so not built)"
+fi

@@ -11,5 +11,6 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
+  ocaml-nox ruby-dev \
   valgrind
 sh "$(dirname "$0")/setup-venv.sh"

@@ -1,14 +1,14 @@
 /* The CPython adapter. No link dependency on libpython: the symbols are
  * looked up in the running process, once. holds() is false before
  * Py_Initialize and during finalization, where PyGILState_Check() alone
- * says 1 and PyEval_SaveThread() would abort the process.
+ * says 1 and PyEval_SaveThread() would abort the process (python.h says
+ * how each interpreter version is asked).
  *
  * cg_call() recognizes this adapter and calls cgi_py_holds() and
  * PyEval_SaveThread/RestoreThread itself, without the generic callback
  * hops: leaving the GIL is the whole point of the call there. */
 #define _GNU_SOURCE
 #include "python.h"
-
 
 #include <dlfcn.h>
 
@@ -19,15 +19,29 @@ static void *cgi_py_sym(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 static void cgi_py_lookup(void)
 {
+    /* Py_Version (PY_VERSION_HEX as data) exists from 3.11; older
+     * interpreters keep the process-wide thread state, like 3.11. */
+    const unsigned long *version = cgi_py_sym("Py_Version");
+    cgi_py.version = version ? *version : 0;
     *(void **)&cgi_py.is_initialized = cgi_py_sym("Py_IsInitialized");
-    /* Public from 3.13; the underscored spelling before that. */
-    *(void **)&cgi_py.is_finalizing = cgi_py_sym("Py_IsFinalizing");
-    if (!cgi_py.is_finalizing) *(void **)&cgi_py.is_finalizing = cgi_py_sym("_Py_IsFinalizing");
-    *(void **)&cgi_py.gil_check = cgi_py_sym("PyGILState_Check");
+    *(void **)&cgi_py.this_thread_state = cgi_py_sym("PyGILState_GetThisThreadState");
+    /* Public from 3.13; the underscored spelling (3.5-3.12) may be only a
+     * macro after that. */
+    *(void **)&cgi_py.unchecked_get = cgi_py_sym("PyThreadState_GetUnchecked");
+    if (!cgi_py.unchecked_get) *(void **)&cgi_py.unchecked_get = cgi_py_sym("_PyThreadState_UncheckedGet");
     *(void **)&cgi_py.save = cgi_py_sym("PyEval_SaveThread");
     *(void **)&cgi_py.restore = cgi_py_sym("PyEval_RestoreThread");
-    int ok = cgi_py.is_initialized && cgi_py.is_finalizing && cgi_py.gil_check && cgi_py.save && cgi_py.restore;
-    atomic_store_explicit(&cgi_py.state, ok ? 1 : -1, memory_order_release);
+    int st = CGI_PY_ABSENT;
+    if (cgi_py.is_initialized && cgi_py.unchecked_get && cgi_py.save && cgi_py.restore) {
+        /* 3.12 made the current thread state thread-local (_Py_tss_tstate);
+         * before it, _PyThreadState_UncheckedGet() returns whichever thread
+         * holds the GIL, and alone must not be trusted here. */
+        if (cgi_py.version >= 0x030C0000)
+            st = CGI_PY_PER_THREAD;
+        else if (cgi_py.this_thread_state)
+            st = CGI_PY_SHARED;
+    }
+    atomic_store_explicit(&cgi_py.state, st, memory_order_release);
 }
 
 int cgi_py_holds_slow(void)
@@ -38,6 +52,9 @@ int cgi_py_holds_slow(void)
 
 static int cgi_py_holds_cb(void) { return cgi_py_holds(); }
 
+/* CPython keeps errno across PyEval_RestoreThread (take_gil saves and
+ * restores it: Py_END_ALLOW_THREADS after a failed system call depends on
+ * it), so fn's errno reaches the caller. */
 static void cgi_py_call_outside(void (*fn)(void *), void *arg)
 {
     void *ts = cgi_py.save();

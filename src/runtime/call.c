@@ -188,20 +188,6 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         if (leave) held = 0;
     }
 
-    /* Only leaving CPython (no lock, no statistics): the hot case of a
-     * binding that releases the GIL around every call, kept free of the
-     * generic callback hops. */
-    if (leave && ad == &cgi_cpython_adapter && !f.domain && !stats) {
-        cgi_depth++;
-        void *ts = cgi_py.save();
-        thunk(args);
-        int saved = errno;
-        cgi_py.restore(ts);
-        cgi_depth--;
-        errno = saved;
-        return 0;
-    }
-
     cgi_depth++;
     if (leave)
         ad->call_outside(cgi_inner, &f);
@@ -219,6 +205,37 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     return 0;
 }
 
+/* Does the site's policy say this call leaves the runtime? */
+static inline int cgi_wants_leave(const cg_site *s)
+{
+    uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
+    return t == CG_TRANSITION_ALWAYS ||
+           (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
+}
+
+/* The lean path's second half, its own function: the policy checks in
+ * cg_call need no stack frame (the guarded path stays a tail jump), and here
+ * thunk and args live in callee-saved registers across the calls into
+ * CPython instead of being spilled around each. */
+__attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
+{
+    cgi_depth = 1;
+    if (__builtin_expect(cgi_py_holds(), 1)) {
+        void *ts = cgi_py.save();
+        thunk(args);
+        /* Before re-entering: at exit a daemon thread may never return from it. */
+        cgi_depth = 0;
+        cgi_py.restore(ts);
+    } else {
+        /* Not this thread's GIL (a thread CPython does not know, or the
+         * interpreter is not running): nothing to leave, and the site has
+         * nothing else to do. */
+        thunk(args);
+        cgi_depth = 0;
+    }
+    return 0;
+}
+
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (atomic_load_explicit(&cgi_cfg.stats_lean, memory_order_relaxed)) {
@@ -226,6 +243,22 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
             !atomic_load_explicit(&s->domain, memory_order_relaxed))
             return cgi_call_counted(s, thunk, args, slot);
+        /* Statistics are on: the lean CPython path below cannot apply. Not
+         * falling through also keeps this block's registers out of it. */
+        return cgi_call_guarded(s, key, thunk, args);
     }
+    /* The lean CPython path: the site only has to leave CPython (the
+     * built-in adapter active, no lock, no statistics, resolved, not
+     * nested). The hot case of a binding that releases the GIL around every
+     * call: it does only what a hand-written Py_BEGIN_ALLOW_THREADS does,
+     * plus holds() and the nesting count: no frame, no callback hops, no
+     * errno save (CPython's PyEval_RestoreThread keeps errno, see
+     * adapter_cpython.c). Each load is one the guarded path makes too. */
+    if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire) == &cgi_cpython_adapter &&
+        atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE &&
+        !atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed) &&
+        !atomic_load_explicit(&s->domain, memory_order_acquire) && cgi_wants_leave(s) &&
+        atomic_load_explicit(&s->real, memory_order_acquire) && cgi_depth == 0)
+        return cgi_call_lean(thunk, args);
     return cgi_call_guarded(s, key, thunk, args);
 }

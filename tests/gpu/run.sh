@@ -23,7 +23,7 @@
 #   PYTHON       the Python with torch and triton (default: /opt/torch/.venv/bin/python3, else python3)
 #   CUDA_PYTHON  the Python with cuda-bindings (default: PYTHON)
 #   PAIRS        overhead pairs (default 10)
-# About 4 minutes on the H200.
+# Expected: about 4 minutes on the H200 (not yet run there when written); each run has a time limit.
 set -u
 [ $# -ge 1 ] || { echo "usage: tests/gpu/run.sh OUTDIR [BUILD]" >&2; exit 2; }
 mkdir -p "$1" || exit 2
@@ -57,6 +57,8 @@ CG=$B/bin/callguard
 for f in "$CG" "$B/bin/cgcuda_ptx_race" "$B/lib/libcgcuda_inside_probe_next.so" "$B/lib/callguard/shims/libcuda.so.1"; do
     [ -e "$f" ] || { echo "run.sh: $f is missing: build the tree first (on the build machine)" >&2; exit 2; }
 done
+# Triton links its launcher against the driver's folder (else it may take the shim's folder from LD_LIBRARY_PATH).
+export TRITON_LIBCUDA_PATH=$(dirname "$REAL")
 # The driver's folder for plain runs (and after the shims under callguard run); BUILD/lib for libinih.
 export LD_LIBRARY_PATH="$(dirname "$REAL")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$B/lib"
 if "$CG" --help 2>&1 | grep -q 'error while loading'; then
@@ -74,12 +76,12 @@ bad() { say "FAIL: $*"; fail=$((fail + 1)); }
 skip() { say "SKIP: $*"; }
 rows() { "$PY" "$SRC/tests/gpu/rows.py" "$@" 2>/dev/null || echo "(no report)"; }
 table() { "$CG" report "$1" >"${1%.json}.txt" 2>&1; }
-guard() { "$CG" run --api cuda "$@"; } # callguard run for the CUDA API only
+TO="timeout -k 5" # each run has a limit (seconds): a hang costs that run, not the whole budget
 say "driver: $REAL ($(readlink -f "$REAL"))${STANDIN:+ (the stand-in)}; python: $PY; cuda-python: $CPY"
 say "build: $B; host: $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC')"
 
 # ---- tests/gpu/check.sh: exports, the resolver's answers, the runtime's way --------------------------------
-CUDA_REAL=$REAL PYTHON=$PY bash "$SRC/tests/gpu/check.sh" "$B" >"$OUT/check.txt" 2>&1
+CUDA_REAL=$REAL PYTHON=$PY $TO 180 bash "$SRC/tests/gpu/check.sh" "$B" >"$OUT/check.txt" 2>&1
 rc=$?
 last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/check.txt" | tail -1)
 if [ -n "$STANDIN" ]; then # it checks the driver's exports, and a kernel of 1 s: not the stand-in's
@@ -93,21 +95,22 @@ fi
 # ---- a. the compile race on real PTX, seen from below the layer ---------------------------------------------
 A=$OUT/a-race.txt
 : >"$A"
-NEXT=$OUT/next # libcgcuda-next.so -> the driver: what the probe forwards to
-mkdir -p "$NEXT" && ln -sfn "$REAL" "$NEXT/libcgcuda-next.so"
+NEXT=$(mktemp -d /tmp/cg-gpu-next-XXXXXX) # libcgcuda-next.so -> the driver: what the probe forwards to
+ln -sfn "$REAL" "$NEXT/libcgcuda-next.so"
+trap 'rm -rf "$NEXT"' EXIT
 PROBE=$B/lib/libcgcuda_inside_probe_next.so
 race() { # NAME CALLGUARD-OPTIONS...: the race under callguard run with the probe below the layer
     local name=$1
     shift
     echo "== $name: callguard run --api cuda $* -- cgcuda_ptx_race (probe below the layer)" >>"$A"
     LD_LIBRARY_PATH="$NEXT:$LD_LIBRARY_PATH" CALLGUARD_CUDA_LIBRARY=$PROBE \
-        guard --report "$OUT/a-$name.json" "$@" -- "$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" "$PROBE" >>"$A" 2>&1
+        $TO 60 "$CG" run --api cuda --report "$OUT/a-$name.json" "$@" -- "$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" "$PROBE" >>"$A" 2>&1
     echo "exit $?" >>"$A"
     table "$OUT/a-$name.json"
     grep '^loaded' "$A" | tail -1
 }
 echo "== plain: cgcuda_ptx_race (no callguard, no probe)" >>"$A"
-"$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" >>"$A" 2>&1
+$TO 60 "$B/bin/cgcuda_ptx_race" "$SRC/tests/gpu/ptx" >>"$A" 2>&1
 echo "exit $?" >>"$A"
 plain=$(grep '^loaded' "$A" | tail -1)
 r=$(race unserialized)
@@ -134,7 +137,7 @@ pause() { # NAME CALLGUARD-OPTIONS...
     local name=$1
     shift
     echo "== $name: callguard run --api cuda $* -- python tests/gpu/pause.py" >>"$Bf"
-    ${STANDIN:+env CGCUDA_KERNEL_MS=1000} "$CG" run --api cuda --report "$OUT/b-$name.json" "$@" -- \
+    ${STANDIN:+env CGCUDA_KERNEL_MS=1000} $TO 60 "$CG" run --api cuda --report "$OUT/b-$name.json" "$@" -- \
         "$PY" "$SRC/tests/gpu/pause.py" >"$OUT/b-$name.out" 2>&1
     echo "exit $?" >>"$Bf"
     cat "$OUT/b-$name.out" >>"$Bf"
@@ -171,13 +174,13 @@ client() { # NAME PYTHON SCRIPT: plain, then guarded; compares the last lines; p
     local name=$1 py=$2 script=$3 p g
     echo "== $name plain: $py $script" >>"$C"
     rm -rf "$OUT/triton-cache"
-    TRITON_CACHE_DIR=$OUT/triton-cache "$py" "$script" >"$OUT/c-$name-plain.out" 2>&1
+    TRITON_CACHE_DIR=$OUT/triton-cache $TO 180 "$py" "$script" >"$OUT/c-$name-plain.out" 2>&1
     echo "exit $?" >>"$C"
     cat "$OUT/c-$name-plain.out" >>"$C"
     echo "== $name guarded: callguard run --api cuda --report c-$name.json -- $py $script" >>"$C"
     rm -rf "$OUT/triton-cache"
     TRITON_CACHE_DIR=$OUT/triton-cache CALLGUARD_CUDA_LIBRARY=$REAL \
-        guard --report "$OUT/c-$name.json" -- "$py" "$script" >"$OUT/c-$name-guarded.out" 2>&1
+        $TO 180 "$CG" run --api cuda --report "$OUT/c-$name.json" -- "$py" "$script" >"$OUT/c-$name-guarded.out" 2>&1
     echo "exit $?" >>"$C"
     cat "$OUT/c-$name-guarded.out" >>"$C"
     rm -rf "$OUT/triton-cache"
@@ -220,9 +223,10 @@ if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     for i in $(seq 1 "$PAIRS"); do # interleaved, the order alternating, so drift hits both alike
         for kind in $([ $((i % 2)) = 1 ] && echo "plain guarded" || echo "guarded plain"); do
             if [ $kind = plain ]; then
-                r=$("$PY" "$OV" 5 2>&1 | tail -1)
+                r=$($TO 60 "$PY" "$OV" 5 2>&1 | tail -1)
             else
-                r=$(CALLGUARD_CUDA_LIBRARY=$REAL guard --report "$OUT/d-$i.json" -- "$PY" "$OV" 5 2>&1 | tail -1)
+                r=$(CALLGUARD_CUDA_LIBRARY=$REAL $TO 60 "$CG" run --api cuda --report "$OUT/d-$i.json" -- "$PY" "$OV" 5 2>&1 |
+                    tail -1)
             fi
             echo "pair $i $kind $r" >>"$D"
         done
@@ -230,7 +234,7 @@ if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     # the guarded calls of one repetition of each loop: the report with it minus the one without
     for c in "0 mm" "1 mm" "1 launch"; do
         set -- $c
-        CALLGUARD_CUDA_LIBRARY=$REAL guard --report "$OUT/d-calls-$1-$2.json" -- "$PY" "$OV" $1 $2 >/dev/null 2>&1
+        CALLGUARD_CUDA_LIBRARY=$REAL $TO 60 "$CG" run --api cuda --report "$OUT/d-calls-$1-$2.json" -- "$PY" "$OV" $1 $2 >/dev/null 2>&1
         table "$OUT/d-calls-$1-$2.json"
     done
     "$PY" - "$D" "$OUT/d-calls-0-mm.json" "$OUT/d-calls-1-mm.json" "$OUT/d-calls-1-launch.json" >>"$D" <<'EOF'

@@ -6,7 +6,9 @@
  *   no-stall the pause is at most 50 ms (CALLGUARD_RUNTIME=cpython)
  * argv[2] is how many stalls the detector must have reported. Guarded calls
  * are also made before Py_Initialize and after Py_FinalizeEx, where the
- * adapter must not touch the interpreter. */
+ * adapter must not touch the interpreter, and the adapter's holds() is
+ * checked there, with the GIL, without it, and during finalization (where
+ * PyGILState_Check says 1): it must say 1 only with the GIL, running. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <callguard/callguard.h>
@@ -27,14 +29,34 @@ static PyObject *ext_wait(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef ext_methods[] = {{"wait", ext_wait, METH_VARARGS, "wait in the toy driver"}, {NULL, NULL, 0, NULL}};
+static int held_at_finalization = -1, held_without_gil = -1;
+
+/* holds() as the CPython adapter answers it here, and with the GIL let go. */
+static PyObject *ext_holds(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int at_finalization = 0;
+    if (!PyArg_ParseTuple(args, "|p", &at_finalization)) return NULL;
+    int held = cg_adapter_cpython()->holds();
+    if (at_finalization) held_at_finalization = held;
+    Py_BEGIN_ALLOW_THREADS
+    held_without_gil = cg_adapter_cpython()->holds();
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(held);
+}
+
+static PyMethodDef ext_methods[] = {{"wait", ext_wait, METH_VARARGS, "wait in the toy driver"},
+                                    {"holds", ext_holds, METH_VARARGS, "the adapter's holds()"},
+                                    {NULL, NULL, 0, NULL}};
 static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, "toyext", NULL, -1, ext_methods, NULL, NULL, NULL, NULL};
 static PyObject *ext_init(void) { return PyModule_Create(&ext_module); }
 
 static const char script[] =
     CG_PAUSE_TICKER("toyext")
+    "assert toyext.holds(), 'holds() is 0 on the main thread with the GIL'\n"
     "class Last:  # makes a guarded call while the interpreter finalizes\n"
-    "    def __del__(self, wait=toyext.wait):\n"
+    "    def __del__(self, wait=toyext.wait, holds=toyext.holds):\n"
+    "        holds(True)\n"
     "        wait(1)\n"
     "last = Last()\n"
     CG_PAUSE_WRITE;
@@ -46,6 +68,10 @@ int main(int argc, char **argv)
         return 2;
     }
     cg_stats_enable(1);
+    if (cg_adapter_cpython()->holds()) {
+        fprintf(stderr, "holds() says 1 before Py_Initialize\n");
+        return 1;
+    }
     if (toyNop(1) != 1) return 3; /* before Py_Initialize */
     PyImport_AppendInittab("toyext", ext_init);
     Py_Initialize();
@@ -58,6 +84,11 @@ int main(int argc, char **argv)
     if (PyRun_SimpleString(script) != 0) return 4;
     if (Py_FinalizeEx() != 0) return 5;
     if (toyNop(2) != 2) return 6; /* after finalization */
+    if (held_at_finalization != 0 || held_without_gil != 0 || cg_adapter_cpython()->holds()) {
+        fprintf(stderr, "holds() said %d during finalization, %d without the GIL, %d after (expected 0, 0, 0)\n",
+                held_at_finalization, held_without_gil, cg_adapter_cpython()->holds());
+        return 1;
+    }
 
     FILE *f = fopen(argv[3], "r");
     double longest = -1;

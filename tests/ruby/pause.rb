@@ -1,0 +1,61 @@
+# oneAPI.jl's GC-stall test in Ruby: a thread waits 1 s in the toy driver
+# through the layer while holding the GVL, as a naive extension does; the
+# main thread ticks every millisecond and keeps the longest gap.
+# usage: ruby pause.rb EXT_DIR MODE EXPECT [STALLS]
+#   MODE   none | detect | active   (the adapter the binding switches on)
+#   EXPECT stall | no-stall | signal
+#   STALLS how many stalls callguard must have reported (default 0)
+# signal: a trap that raises is pending when the guarded call leaves the
+# GVL; the call must complete (with the GVL held) and the exception come after.
+$LOAD_PATH.unshift(ARGV[0])
+require "cgtoyrb"
+
+mode, expect, want_stalls = ARGV[1], ARGV[2], (ARGV[3] || "0").to_i
+def fail(msg) = (warn msg; exit 1)
+def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+CgToy.adapter(mode)
+if mode != "none"
+  fail "holds() is false in a method" unless CgToy.holds
+  fail "holds() is false on a Ruby thread" unless Thread.new { CgToy.holds }.value
+  fail "holds() is true on a thread Ruby does not know" if CgToy.holds_on_c_thread
+end
+
+if expect == "signal"
+  class Signalled < StandardError; end
+  trap("USR1") { raise Signalled }
+  raised = begin
+    CgToy.wait_signal_pending(20) # the trap runs when it returns
+    sleep 0.05
+    false
+  rescue Signalled
+    true
+  end
+  result = CgToy.last_result
+  calls = CgToy.stats("toyWait")[0]
+  puts "toyWait returned #{result.inspect}, #{calls} call(s), trap raised after: #{raised}"
+  fail "the guarded call did not complete" unless result == 0 && calls == 1
+  fail "the pending trap did not run after the call" unless raised
+  exit 0
+end
+
+finished = false
+worker = Thread.new { sleep 0.2; CgToy.wait(1000); finished = true }
+longest = 0.0
+last = now
+until finished
+  sleep 0.001
+  t = now
+  longest = [longest, t - last].max
+  last = t
+end
+worker.join
+ms = longest * 1000
+stalls = CgToy.stats("toyWait")[1]
+puts format("longest pause %.1f ms, %d stall(s) reported", ms, stalls)
+if expect == "stall"
+  fail format("expected a stall of about 1 s, longest pause %.1f ms", ms) if ms < 800
+elsif ms > 50
+  fail format("expected pauses of at most 50 ms, saw %.1f ms", ms)
+end
+fail "expected #{want_stalls} stall(s) reported, got #{stalls}" unless stalls == want_stalls
