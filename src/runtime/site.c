@@ -16,8 +16,8 @@ cgi_config cgi_cfg = {.stall_ns = 50u * 1000000u};
 pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 cg_layer *cgi_layers;
 
-/* Statistics with nothing else to do (no adapter to ask, no trace) and a
- * TSC to read take cg_call's shortest timed path. */
+/* Statistics with nothing else to do (no adapter to ask) and a TSC to read
+ * take cg_call's shortest timed path; it records the timeline too. */
 void cgi_lean_refresh(void)
 {
     int lean = atomic_load(&cgi_cfg.stats_on) && !atomic_load(&cgi_cfg.adapter) && cgi_clk.tsc;
