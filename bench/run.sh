@@ -39,7 +39,12 @@ run() { # program [args]: counted, then timed with the counts
 }
 if [ -x "$build/bin/bench_call" ]; then run "$build/bin/bench_call"; else echo "($build/bin/bench_call not built)"; fi
 # Row 4 embedded in the CPython found at build time (when its development files were there).
-if [ -x "$build/bin/bench_call_py_embed" ]; then echo; echo "embedded CPython:"; run "$build/bin/bench_call_py_embed"; fi
+# A tree carried to another machine may lack that libpython: say so and go on.
+if [ -x "$build/bin/bench_call_py_embed" ]; then
+  echo
+  echo "embedded CPython:"
+  run "$build/bin/bench_call_py_embed" || echo "(bench_call_py_embed cannot run here: its libpython is missing?)"
+fi
 if [ -f "$build/bench/libcgbench_call_py.so" ]; then
   for py in ${PYTHON:-python3}; do
     # The interpreter itself, not a wrapper script (pyenv's shims are shell
