@@ -1,0 +1,219 @@
+"""callguard: safe, observable GPU driver API calls (docs/python.md).
+
+Policies (applied to the layers loaded in this process, kept for those that
+load later; a setting kept for a layer not loaded yet returns True):
+    serialize(site, domain=None, scope="process")
+    set_transition(site_or_None, "always" | "blocking" | "never")
+    set_blocking(site, blocking, reason=None)
+    configure(variable, value)      as the environment would: configure("CALLGUARD_SERIALIZE", "zeModuleCreate")
+    load_policy(path)               a policy file (docs/configuration.md)
+    set_runtime("none" | "auto" | "cpython")
+The report:
+    enable_stats(on=True), stats(site) -> SiteStats, reset_stats()
+    write_report(path, format="json" | "text"), read_report(path) -> dict
+What is loaded:
+    sites(api=None), layers(), result_name(api, code)
+Loading kernels (Triton's contract, on cg_load_binary):
+    load_binary(name, kernel_bytes, shared_mem, device, build_flags="", is_spv=True, ...)
+        -> LoadedBinary: (module, function, n_regs, n_spills, n_max_threads)
+    load_stats(), cache_dir()
+The installed tree: executable(), simulator(), layer(api).
+Errors: callguard.Error, callguard.DriverError, callguard.OutOfResources.
+"""
+import collections
+import json
+import os
+
+from .errors import DriverError, Error, OutOfResources  # before _native: it raises these
+from . import _native
+from ._tree import executable, layer, simulator
+
+__version__ = _native.VERSION
+
+__all__ = [
+    "DriverError", "Error", "LoadedBinary", "OutOfResources", "SiteStats", "cache_dir", "configure", "enable_stats", "executable", "layer",
+    "layers", "load_binary", "load_policy", "load_stats", "read_report", "reset_stats", "result_name", "serialize", "set_blocking",
+    "set_runtime", "set_stall_ms", "set_transition", "simulator", "sites", "stats", "write_report",
+]
+
+SiteStats = collections.namedtuple(
+    "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns")
+SiteStats.__doc__ = "One entry point's counters (cg_site_stats; times in nanoseconds)."
+
+
+def serialize(site, domain=None, scope="process"):
+    """Serializes `site` in `domain` (default: a domain of its own name);
+    domain "" removes serialization. scope "handle": one lock per first
+    input handle. True when kept for a layer not loaded yet."""
+    if domain is None:
+        domain = site
+    return bool(_native.serialize(site, domain, scope))
+
+
+def set_transition(site, transition):
+    """When calls to `site` (None: every site) leave the GIL."""
+    return bool(_native.set_transition(site, transition))
+
+
+def set_blocking(site, blocking, reason=None):
+    return bool(_native.set_blocking(site, blocking, reason))
+
+
+def configure(variable, value):
+    """Applies one CALLGUARD_* setting as the environment would."""
+    return bool(_native.configure(variable, value))
+
+
+def load_policy(path):
+    """Reads a policy file (INI: [defaults] and one section per entry point)."""
+    return bool(_native.policy_load(os.fspath(path)))
+
+
+def set_runtime(name):
+    _native.set_runtime(name)
+
+
+def set_stall_ms(ms):
+    _native.set_stall_ms(ms)
+
+
+def enable_stats(on=True):
+    """Statistics are off until a report is asked for or they are switched on."""
+    _native.stats_enable(on)
+
+
+def stats(site):
+    """This process's counters of one entry point."""
+    return SiteStats(**_native.get_stats(site))
+
+
+def reset_stats():
+    _native.reset_stats()
+
+
+def write_report(path, format="json"):
+    """Writes this process's report ("-": stderr)."""
+    _native.report_write(os.fspath(path), format)
+
+
+def read_report(path):
+    """A saved JSON report (this process's or `callguard run --report`'s),
+    checked by libcallguard (schema, version, truncation) first."""
+    path = os.fspath(path)
+    _native.report_convert(path, os.devnull, "json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sites(api=None):
+    """The entry points of the layers loaded in this process, with their policies."""
+    return _native.list_sites(api)
+
+
+def layers():
+    """The layers loaded in this process."""
+    return _native.list_layers()
+
+
+def result_name(api, result):
+    """The name of an API's result code ("ze", 0x70000004), or None."""
+    return _native.result_name(api, result)
+
+
+# ---- load_binary -------------------------------------------------------------------
+
+_APIS = {"ze": 1, "cl": 2, "cuda": 3}
+_FORMATS = {"il": 0, "native": 1, "source": 2}
+_SOURCES = {0: "built", 1: "memory", 2: "disk"}
+_NO_CACHE, _NO_DISK_CACHE, _NO_RETRY = 0x1, 0x2, 0x4
+
+
+class LoadedBinary(collections.namedtuple("LoadedBinary", "module function n_regs n_spills n_max_threads")):
+    """What load_binary returns: unpacks as Triton's 5-tuple (module and
+    function are the handles as ints). Also: .build_flags (the flags
+    actually used: after a large-register-file retry, with its flag),
+    .build_log, .source ("built", "memory" or "disk": where the module came
+    from), .retried, .spill_bytes, .private_bytes, .local_bytes, .simd_width
+    (-1 where the API does not say)."""
+
+
+def _handle(value, what):
+    if value is None:
+        return None
+    value = getattr(value, "value", value)  # ctypes.c_void_p
+    if value is None or isinstance(value, int):
+        return value
+    raise TypeError(f"{what}: expected a handle (an int address or a ctypes pointer), not {value!r}")
+
+
+def load_binary(name, kernel_bytes, shared_mem, device, build_flags="", is_spv=True, *, api="ze", context=None,
+                format=None, max_spills=0, cache=True, retry=True):
+    """Turns kernel bytes into a loaded module and the kernel `name` of it.
+
+    api "ze": device is a device number (every Level Zero device of every
+    driver, in the loader's order; callguard makes one context per driver
+    and keeps it), or a ze_device_handle_t with its `context`. is_spv:
+    SPIR-V (True) or a native binary (False); build_flags are the build
+    options ("-cl-intel-256-GRF-per-thread"...). A build that fails, or
+    spills more than max_spills (0: the default, 8), is retried once with
+    the large register file unless retry=False; the better result is kept.
+    api "cl": device and context are a cl_device_id and a cl_context;
+    format "source" takes OpenCL C. api "cuda": device is the CUdevice
+    ordinal; PTX (is_spv=True: IL) or a cubin (False); shared_mem above
+    48 KiB opts the function in.
+
+    cache: True (memory and disk: $XDG_CACHE_HOME/callguard, or
+    CALLGUARD_CACHE_DIR), "memory", or False (a fresh module, never
+    unloaded). The GIL is released for all driver work.
+
+    Raises DriverError (OutOfResources for an out-of-resources build) with
+    the failed call, its result code's name and the build log; Error for
+    a kernel name the module lacks (CG_ENOENT); ValueError for bad values.
+    """
+    if not getattr(_native, "HAVE_LOAD_BINARY", 0):
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
+    if api not in _APIS:
+        raise ValueError(f"api {api!r}: expected 'ze', 'cl' or 'cuda'")
+    if format is None:
+        format = "il" if is_spv else "native"
+    if format not in _FORMATS:
+        raise ValueError(f"format {format!r}: expected 'il', 'native' or 'source'")
+    if cache not in (True, False, "memory"):
+        raise ValueError(f"cache {cache!r}: expected True, 'memory' or False")
+    flags = (_NO_CACHE if cache is False else _NO_DISK_CACHE if cache == "memory" else 0) | (0 if retry else _NO_RETRY)
+    number, device_handle = -1, None
+    if api == "cuda" or (api == "ze" and context is None):
+        if not isinstance(device, int) or isinstance(device, bool):
+            raise TypeError(f"device {device!r}: expected a device number (an int)"
+                            + (", or a handle with its context" if api == "ze" else ""))
+        number = device
+    else:
+        if context is None:
+            raise ValueError(f"api {api!r} with a device handle needs its context")
+        device_handle = _handle(device, "device")
+    r = _native.load_binary(api=_APIS[api], name=name, kernel=kernel_bytes, shared_mem=shared_mem, device=number,
+                            context=_handle(context, "context"), device_handle=device_handle,
+                            build_flags=build_flags or None, format=_FORMATS[format], max_spills=max_spills,
+                            flags=flags)
+    out = LoadedBinary(*r[:5])
+    (out.build_flags, out.build_log, source, out.retried, out.spill_bytes, out.private_bytes, out.local_bytes,
+     out.simd_width) = r[5:]
+    out.source = _SOURCES.get(source, source)
+    out.retried = bool(out.retried)
+    return out
+
+
+def load_stats():
+    """This process's load_binary counters (requests, memory_hits, waits,
+    disk_hits, builds, retries, disk_writes, corrupt, write_failures,
+    evictions)."""
+    if not getattr(_native, "HAVE_LOAD_BINARY", 0):
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
+    return _native.load_stats()
+
+
+def cache_dir():
+    """The disk cache's directory ("" when the disk cache is off)."""
+    if not getattr(_native, "HAVE_LOAD_BINARY", 0):
+        raise NotImplementedError("this callguard package was built without cg_load_binary (libcallguard-load)")
+    return _native.cache_dir()
