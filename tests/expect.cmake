@@ -1,12 +1,16 @@
 # Runs PROG (with ENV="VAR=value" if given) and checks its stdout and stderr
-# against the regular expressions EXPECT_OUT and EXPECT_ERR, and exit status 0.
+# against the regular expressions EXPECT_OUT and EXPECT_ERR, and its exit
+# status against EXPECT_RC (default 0).
 if(ENV)
   set(run ${CMAKE_COMMAND} -E env ${ENV} ${PROG})
 else()
   set(run ${PROG})
 endif()
 execute_process(COMMAND ${run} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
+if(NOT DEFINED EXPECT_RC)
+  set(EXPECT_RC 0)
+endif()
+if(NOT rc EQUAL EXPECT_RC)
   message(FATAL_ERROR "${PROG} exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
 endif()
 if(DEFINED EXPECT_OUT AND NOT out MATCHES "${EXPECT_OUT}")

@@ -284,6 +284,132 @@ static int test_policy_change_while_calling(int argc, char **argv)
     return 0;
 }
 
+/* One value naming a not-yet-loaded entry point twice: kept once, and the
+ * CG_PENDING message is intact (it was read from a freed setting; found by
+ * tests/fuzz/fuzz_env.c). */
+static int test_same_name_twice_in_one_value_is_kept(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn,lateFn=d2") == CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "'lateFn'") != NULL, "message: %s", cg_last_error());
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn") == CG_PENDING);
+    return 0;
+}
+
+/* ---- statistics files written by a hostile program ----------------------------- */
+
+/* A statistics file as the guarded program could leave it: a record count
+ * past the file's records, strings without their NUL, terminal escapes,
+ * policy values out of range, a slot pointing anywhere. The merge reads it
+ * without reading past a field and prints no control character. */
+static int test_hostile_statistics_file_is_checked_field_by_field(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[512], file[600], out[600];
+    snprintf(dir, sizeof dir, "%s/stats-hostile", cgtest_tmpdir());
+    mkdir(dir, 0700);
+    snprintf(file, sizeof file, "%s/cg-1-1.stats", dir);
+    cgi_stats_region *r = calloc(1, sizeof *r);
+    CHECK(r);
+    memcpy(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC);
+    r->h.version = CGI_STATS_VERSION;
+    r->h.max_records = 0xffffffffu;
+    atomic_store(&r->h.nrecords, 0xffffffffu);
+    r->h.pid = 4242;
+    memset(r->h.command, 'c', sizeof r->h.command);
+    memcpy(r->h.command, "\x1b]0;owned\x07\x1b[2J", 14);
+    memset(r->h.host, '\x1b', sizeof r->h.host);
+    for (int k = 0; k < CGI_STATS_MAX_RECORDS; k++) {
+        memset(r->r[k].api, 'a', sizeof r->r[k].api);
+        memset(r->r[k].name, '\x1b', sizeof r->r[k].name);
+        memset(r->r[k].domain, 'd', sizeof r->r[k].domain);
+        r->r[k].transition = 200, r->r[k].scope = 200, r->r[k].blocking = 7;
+        atomic_store(&r->r[k].c.calls, 1);
+    }
+    atomic_store(&r->stall[0].valid, 1);
+    memset(r->stall[0].py_file, '\x1b', sizeof r->stall[0].py_file);
+    atomic_store(&r->slot[0].tid, 5);
+    atomic_store(&r->slot[0].counters, (cg_counters *)(uintptr_t)0xdeadbeef);
+    memset(r->slot[0].thread, '\x1b', sizeof r->slot[0].thread);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && write(fd, r, sizeof *r) == (ssize_t)sizeof *r);
+    close(fd);
+    free(r);
+    for (int format = 0; format < 2; format++) {
+        snprintf(out, sizeof out, "%s/hostile.%s", cgtest_tmpdir(), format ? "txt" : "json");
+        CHECKF(cg_report_merge(dir, NULL, 0, out, format ? CG_REPORT_TEXT : CG_REPORT_JSON) == CG_OK, "%s",
+               cg_last_error());
+        FILE *f = fopen(out, "r");
+        CHECK(f);
+        int c, bad = 0;
+        long len = 0;
+        while ((c = fgetc(f)) != EOF) len++, bad |= c == 0x1b || c == 0x07;
+        fclose(f);
+        CHECKF(!bad, "no terminal control in the %s report", format ? "text" : "JSON");
+        CHECK(len > 1000);
+    }
+    return 0;
+}
+
+/* ---- a domain changed while a call is inside ------------------------------------ */
+
+typedef struct {
+    toy_device_t dev;
+    uint32_t sleep_us;
+    double returned;  /* read after the join */
+    toy_result_t rc;
+    atomic_int done;  /* read while the thread runs */
+} domain_call;
+
+static void *domain_compile(void *p)
+{
+    domain_call *c = p;
+    toy_program_t prog = NULL;
+    c->rc = toyCompile(c->dev, "k", c->sleep_us, &prog);
+    c->returned = cgtest_now();
+    atomic_store(&c->done, 1);
+    if (prog) toyProgramRelease(prog);
+    return NULL;
+}
+
+/* docs/configuration.md: a call already inside finishes under the domain it
+ * started with (it holds, and releases, that domain's lock); calls that
+ * start after the change take the new domain's lock. So a call under the
+ * old domain and one under the new can be inside together. Two devices:
+ * the toy compiler races only on one device; max_inside counts all. */
+static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d0, d1;
+    CHECK(toyGetDevice(0, &d0) == TOY_SUCCESS && toyGetDevice(1, &d1) == TOY_SUCCESS);
+    toyResetStats();
+    CHECK(cg_serialize("toyCompile", "a", CG_SCOPE_PROCESS) == CG_OK);
+    domain_call first = {d0, 600000, 0, -1, 0}, second = {d1, 1000, 0, -1, 0};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, domain_compile, &first);
+    toy_stats_t st;
+    for (int i = 0; i < 2000 && (toyGetStats(&st), st.max_inside) == 0; i++) cgtest_sleep_ms(1);
+    CHECKF(st.max_inside == 1, "the first call is inside under domain a (max_inside %u)", st.max_inside);
+    CHECK(cg_serialize("toyCompile", "b", CG_SCOPE_PROCESS) == CG_OK);
+    pthread_create(&t2, NULL, domain_compile, &second);
+    pthread_join(t2, NULL);
+    double second_done = cgtest_now();
+    toyGetStats(&st);
+    CHECKF(!atomic_load(&first.done), "the call under b did not wait for the one inside under a");
+    CHECKF(st.max_inside == 2, "both were inside together (max_inside %u)", st.max_inside);
+    pthread_join(t1, NULL);
+    CHECK(first.rc == TOY_SUCCESS && second.rc == TOY_SUCCESS && first.returned > second_done);
+    /* The first call released a's lock, not b's: both domains are free. */
+    for (int k = 0; k < 2; k++) {
+        CHECK(cg_serialize("toyCompile", k ? "b" : "a", CG_SCOPE_PROCESS) == CG_OK);
+        domain_call c = {d0, 1000, 0, -1, 0};
+        domain_compile(&c);
+        CHECK(c.rc == TOY_SUCCESS);
+    }
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
 /* ---- statistics survive abort, _exit and fork ---------------------------------- */
 
 static int child_count_then_die(int argc, char **argv)
@@ -847,6 +973,10 @@ const cgtest_case cgtest_cases[] = {
     {"nested_call_does_not_deadlock", test_nested_call_does_not_deadlock},
     {"stats_exact_under_contention", test_stats_exact_under_contention},
     {"policy_change_while_calling", test_policy_change_while_calling},
+    {"same_name_twice_in_one_value_is_kept", test_same_name_twice_in_one_value_is_kept},
+    {"hostile_statistics_file_is_checked_field_by_field", test_hostile_statistics_file_is_checked_field_by_field},
+    {"domain_change_lets_the_call_inside_finish_under_its_domain",
+     test_domain_change_lets_the_call_inside_finish_under_its_domain},
     {"stats_survive_abort_and_exit", test_stats_survive_abort_and_exit},
     {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
     {"report_json_and_table", test_report_json_and_table},

@@ -9,6 +9,9 @@
 /* The directory of libcallguard and the installed layers: bin/../lib. */
 extern char cli_libdir[PATH_MAX];
 extern const char cli_usage[];
+/* callguard run's status when the program succeeded but its report or
+ * trace could not be written (docs/configuration.md, "Exit status"). */
+#define CLI_EXIT_LOST_OUTPUT 125
 /* One line on stderr pointing at --help; returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Exits without running the exit handlers of the CLI's own libcallguard:

@@ -20,14 +20,28 @@
 
 char cli_libdir[PATH_MAX];
 
+/* Tells libcallguard's constructor that this is the CLI (startup.c): its
+ * runtime reads no CALLGUARD_* variable and writes nothing. */
+__attribute__((visibility("default"), used)) const int cgi_cli_process = 1;
+
 int cli_usage_error(const char *fmt, ...)
 {
+    /* One line, whatever the values in it hold: a newline or a terminal
+     * escape in a value is printed as \n or \x1b. */
+    char raw[1024], line[1200];
     va_list ap;
     va_start(ap, fmt);
-    fputs("callguard: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (callguard --help)\n", stderr);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    size_t n = 0;
+    for (const char *c = raw; *c && n + 5 < sizeof line; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch == '\n') line[n++] = '\\', line[n++] = 'n';
+        else if (ch < 0x20 || ch == 0x7f) n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", ch);
+        else line[n++] = (char)ch;
+    }
+    line[n] = '\0';
+    fprintf(stderr, "callguard: %s (callguard --help)\n", line);
     return 2;
 }
 
@@ -65,7 +79,8 @@ const char cli_usage[] =
     "An entry point, policy section or CALLGUARD_<API>_LIBRARY that no chosen layer has\n"
     "stops the run before the program starts.\n"
     "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
-    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found.\n"
+    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found;\n"
+    "125 if the program succeeded but the report or trace could not be written.\n"
     "\n"
     "report: print the table of reports saved with --report FILE; several (the ranks of\n"
     "  a job, one per node) are merged: every process's section, then one table over all.\n"
@@ -98,7 +113,9 @@ static int cmd_report(int argc, char **argv)
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
     if (argc < 2)
         return cli_usage_error("report: expected one or more report files (saved with callguard run --report FILE)");
-    fflush(stdout);
+    /* "/dev/stdout" is the stdout we were given, never reopened:
+     * `callguard report F >> log` appends to log (a reopen would write
+     * from its start). */
     int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, "/dev/stdout", CG_REPORT_TEXT);
     if (rc != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());

@@ -136,6 +136,11 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
     int c;
     /* '+': stop at the program's name, so its own options stay its own. */
     while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        /* `--report -- prog` would take "--" as the file and run "prog"
+         * with no separator: an option's value is never "--". */
+        if (optarg && strcmp(optarg, "--") == 0 && c != ':' && c != '?')
+            return cli_usage_error("run: %s needs a value before '--'",
+                                   strcmp(argv[optind - 1], "--") == 0 ? argv[optind - 2] : argv[optind - 1]);
         switch (c) {
         case 's': {
             char *joined;
@@ -154,10 +159,18 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         case 'a': {
             char *copy = strdup(optarg), *save = NULL;
             if (!copy) return 1;
-            size_t before = o->napis;
-            for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save)) run_push(&o->apis, &o->napis, a);
+            size_t before = o->napis, len = strlen(optarg);
+            int bad = !len || optarg[0] == ',' || optarg[len - 1] == ',' || strstr(optarg, ",,");
+            for (char *a = strtok_r(copy, ",", &save); a && !bad; a = strtok_r(NULL, ",", &save)) {
+                /* An API name as layers spell it (cg_layer.api: at most 31 characters). */
+                bad = strlen(a) > 31 || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(a);
+                if (!bad) run_push(&o->apis, &o->napis, a);
+            }
             free(copy);
-            if (o->napis == before) return cli_usage_error("--api '%s': expected a comma-separated list of API names", optarg);
+            if (bad || o->napis == before)
+                return cli_usage_error("--api '%s': expected a comma-separated list of API names (1 to 31 lower-case "
+                                       "letters, digits or _ each: cl,ze)",
+                                       optarg);
             break;
         }
         case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
@@ -214,19 +227,27 @@ static int run_refuse_pending(const char *what, const char *value, const cli_lay
 }
 
 /* A file the CLI writes after the program: refused now if it cannot be
- * (a missing directory, a directory, no permission), leaving no file
- * behind that was not there. */
+ * (a directory, a missing or unwritable directory), without creating
+ * anything: the file is written later as a new file renamed into place
+ * (a symlink planted at the name is replaced, never followed). */
 static int run_check_writable(const char *flag, const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
-    int existed = access(path, F_OK) == 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return cli_usage_error("%s %s: cannot open for writing: %s", flag, path, strerror(errno));
-    close(fd);
-    if (!existed) unlink(path);
-    return -1;
+    if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1; /* /dev/null */
+    char *dir = strdup(path);
+    if (!dir) return 1;
+    char *slash = strrchr(dir, '/');
+    const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int rc = -1;
+    int e = 0;
+    if (stat(parent, &st) != 0) e = errno;
+    else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK) != 0) e = errno;
+    if (e) rc = cli_usage_error("%s %s: cannot create a file in %s: %s", flag, path, parent, strerror(e));
+    free(dir);
+    return rc;
 }
 
 /* Checks every value here, against the layers just loaded, so a typo stops
@@ -247,9 +268,30 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
         if (rc != CG_OK) return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
     }
-    /* The environment's policy file was read when the CLI started; read
-     * again now the layers are loaded, it says whether all its entry
-     * points are theirs. */
+    /* The CLI's own runtime reads no environment (startup.c): the other
+     * variables the program will read are checked here, as the program's
+     * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
+     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR is set for the child,
+     * CALLGUARD_TRACE_LINES is opened by each process. */
+    static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY", "CALLGUARD_REPORT",
+                                           "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR"};
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "CALLGUARD_", 10) != 0 || !eq) continue;
+        char *var = strndup(*e, (size_t)(eq - *e));
+        if (!var) return 1;
+        int skip = 0;
+        for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++) skip |= strcmp(var, not_here[i]) == 0;
+        rc = skip ? CG_OK : cg_configure(var, eq + 1);
+        if (rc != CG_OK) {
+            rc = cli_usage_error("%s=%s: %s", var, eq + 1, run_reason(var));
+            free(var);
+            return rc;
+        }
+        free(var);
+    }
+    /* The policy file is read now the layers are loaded: it says whether
+     * all its entry points are theirs. */
     if (env_policy && *env_policy) {
         rc = cg_policy_load(env_policy);
         if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
@@ -283,12 +325,21 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         close(fd);
     }
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
-    if (o->report && strcmp(o->report, "-") != 0) {
-        int fd = open(o->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) return cli_usage_error("--report %s: cannot open for writing: %s", o->report, strerror(errno));
-        close(fd);
-    }
+    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
     return -1;
+}
+
+/* A relative path made absolute against our working directory, once,
+ * before the program starts: a process of the tree that changed directory
+ * would otherwise read or write another file. "-" and absolute paths are
+ * kept. The result is malloc'd and lives for the run. */
+static const char *run_absolute(const char *path)
+{
+    if (!path || !*path || path[0] == '/' || strcmp(path, "-") == 0) return path;
+    char *cwd = getcwd(NULL, 0), *abs = NULL;
+    if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0) exit(1);
+    free(cwd);
+    return abs;
 }
 
 /* A directory for this run: the processes' statistics files, and shims/. */
@@ -446,28 +497,35 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     return 0;
 }
 
-static void run_write_report(const char *report, const char *dir, const run_result *r)
+/* Returns 0, or 1 when the report could not be written (said on stderr,
+ * with the path and the error). */
+static int run_write_report(const char *report, const char *dir, const run_result *r)
 {
-    if (!report) return;
+    if (!report) return 0;
     int text = strcmp(report, "-") == 0;
-    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
+    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());
+        return 1;
+    }
+    return 0;
 }
 
-/* The timeline of the whole tree, from each process's trace file. */
-static void run_write_trace(const char *trace, const char *dir)
+/* The timeline of the whole tree, from each process's trace file. Returns
+ * 0, or 1 when it could not be written. */
+static int run_write_trace(const char *trace, const char *dir)
 {
-    if (!trace) return;
+    if (!trace) return 0;
     cg_trace_totals t;
     if (cg_trace_merge(dir, trace, &t) != CG_OK) {
         fprintf(stderr, "callguard: %s\n", cg_last_error());
-        return;
+        return 1;
     }
     if (t.dropped)
         fprintf(stderr,
                 "callguard: trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
                 "per process)\n",
                 trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
+    return 0;
 }
 
 /* Exits as the program did: its status, or its signal. */
@@ -499,6 +557,12 @@ int cli_cmd_run(int argc, char **argv)
     const char *env_trace = getenv("CALLGUARD_TRACE");
     if (!o.trace && env_trace && *env_trace) o.trace = env_trace;
     if ((rc = run_choose_layers(&o, &set)) >= 0) return rc;
+    o.report = run_absolute(o.report);
+    o.trace = run_absolute(o.trace);
+    o.trace_lines = run_absolute(o.trace_lines);
+    const char *policy = getenv("CALLGUARD_POLICY"), *lines = getenv("CALLGUARD_TRACE_LINES");
+    if (policy && *policy && policy[0] != '/') setenv("CALLGUARD_POLICY", run_absolute(policy), 1);
+    if (lines && *lines && lines[0] != '/') setenv("CALLGUARD_TRACE_LINES", run_absolute(lines), 1);
     if ((rc = run_check_values(&o, &set)) >= 0) return rc;
 
     char *dir = run_make_dir();
@@ -518,9 +582,13 @@ int cli_cmd_run(int argc, char **argv)
         fprintf(stderr, "callguard: %s: %s\n", o.prog[0], strerror(r.exec_errno));
         return r.exec_errno == ENOENT ? 127 : 126;
     }
-    run_write_report(o.report, dir, &r);
-    run_write_trace(o.trace, dir);
+    int lost = run_write_report(o.report, dir, &r);
+    lost |= run_write_trace(o.trace, dir);
     remove_dir(dir);
     free(r.exits), free(dir);
+    /* The program's failure or signal wins; a program that succeeded and
+     * a report or trace that was lost: 125, callguard's own failure (as
+     * env(1) and timeout(1) use it), never 2, 126 or 127. */
+    if (lost && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status) == 0) return CLI_EXIT_LOST_OUTPUT;
     return run_exit_as_child(r.child_status);
 }

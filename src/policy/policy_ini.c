@@ -18,11 +18,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The largest policy file read: the generated ones are about 10 KB. */
+#define PINI_MAX_FILE (4 << 20)
 
 static const char *const yes_no_words[] = {"no", "yes"};
 static const char *const wrapper_words[] = {"generated", "hand", "forward"};
@@ -497,8 +503,33 @@ int pini_read(const char *path, pini_section_fn fn, void *user, char *err, size_
 {
     pini_file f = {.path = path, .err = err, .errsize = errsize, .cur = -1};
     if (errsize) err[0] = '\0';
-    f.f = fopen(path, "r");
-    if (!f.f) return fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, strerror(errno));
+    /* Only a regular file of sane size: a FIFO would block the open and the
+     * read, /dev/zero is one endless line, a directory reads as empty.
+     * O_NONBLOCK for the open only (a FIFO opens without waiting for a writer). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, strerror(errno));
+    struct stat st;
+    const char *why = NULL;
+    char size[64];
+    if (fstat(fd, &st) != 0) why = strerror(errno);
+    else if (S_ISDIR(st.st_mode)) why = "a directory, expected a regular file";
+    else if (S_ISFIFO(st.st_mode)) why = "a FIFO, expected a regular file";
+    else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) why = "a device, expected a regular file";
+    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    else if (st.st_size > PINI_MAX_FILE) {
+        snprintf(size, sizeof size, "%lld bytes, at most %d", (long long)st.st_size, PINI_MAX_FILE);
+        why = size;
+    }
+    if (why) {
+        close(fd);
+        return fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, why);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    f.f = fdopen(fd, "r");
+    if (!f.f) {
+        close(fd);
+        return fail_status(&f, PINI_ENOMEM, "out of memory");
+    }
     int rc = ini_parse_stream(read_line, &f, on_value, &f);
     if (!f.error && ferror(f.f)) fail_status(&f, PINI_EIO, "cannot read policy file %s: %s", path, strerror(errno));
     if (!f.error && rc == -2) fail_status(&f, PINI_ENOMEM, "out of memory");

@@ -5,6 +5,7 @@
 #include "environment.h"
 
 #include "errors.h"
+#include "outfile.h"
 #include "policy_file.h"
 #include "python.h"
 #include "resolve.h"
@@ -14,8 +15,11 @@
 #include "values.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -27,6 +31,10 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
     if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
     if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle][,...]");
+    /* strtok_r would skip empty items: ",", "a,,b" and "a," are refused. */
+    size_t len = strlen(value);
+    if (len && (value[0] == ',' || value[len - 1] == ',' || strstr(value, ",,")))
+        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle][,...]", value);
     for (char *item = strtok_r(copy, ",", &save); item && rc == CG_OK; item = strtok_r(NULL, ",", &save)) {
         cg_scope scope = CG_SCOPE_PROCESS;
         char *colon = strchr(item, ':');
@@ -78,6 +86,30 @@ static char *cgi_report_path;
 
 const char *cgi_env_report_path(void) { return cgi_report_path; }
 
+/* A file written later (a report at exit): refused now when it could not
+ * be, without creating it: a directory, a missing or unwritable parent. */
+static int cgi_check_new_file(const char *path)
+{
+    char where[600];
+    int e = cgi_outfile_check(path, where, sizeof where);
+    if (e == EISDIR) return cgi_fail(CG_EINVAL, "'%s': is a directory, expected a file name", path);
+    if (e) return cgi_fail(CG_EINVAL, "'%s': cannot create a file in %s: %s", path, where, strerror(e));
+    return CG_OK;
+}
+
+/* Starts with the ELF magic: a library variable naming a text file is
+ * refused when it is read, not when the first call cannot be made. */
+static int cgi_is_elf_object(const char *path)
+{
+    char magic[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+    close(fd);
+    return ok;
+}
+
 /* CALLGUARD_<API>_LIBRARY, API in capitals, digits and '_': accepted for
  * every API, since the layer that reads it may be dlopened much later.
  * Only `callguard run`, which knows every layer before the program starts,
@@ -118,6 +150,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         rc = cgi_runtime_set_locked(v);
     } else if (strcmp(k, "REPORT") == 0) {
         if (!*v) return cgi_fail(CG_EINVAL, "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
+        if (strcmp(v, "-") != 0 && (rc = cgi_check_new_file(v)) != CG_OK) return rc;
         free(cgi_report_path);
         cgi_report_path = strdup(v);
         atomic_store(&cgi_cfg.stats_on, 1);
@@ -141,6 +174,10 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
                            v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
+        if (!cgi_is_elf_object(v))
+            return cgi_fail(CG_EINVAL, "'%s': not a shared library (no ELF header): expected the absolute path of the "
+                                       "real library",
+                            v);
         if (!from_env) cgi_library_set(var, v);
     } else {
         return cgi_fail(CG_EINVAL,
@@ -150,11 +187,30 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     return rc;
 }
 
+int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
+
+/* Variables that name a file, a directory or a library: in a process
+ * started with raised privilege (setuid, setgid, file capabilities) they
+ * come from the less privileged user who started it, so they would let
+ * that user load code or write files with the raised privilege. "-" (a
+ * table or lines on stderr) names no file. */
+static int cgi_names_path(const char *var, const char *v)
+{
+    const char *k = var + 10;
+    if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0) return 1;
+    if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)
+        return strcmp(v, "-") != 0;
+    return cgi_library_var(k);
+}
+
 void cgi_env_read(void)
 {
+    int secure = cgi_secure();
+    char ignored[512] = "";
+    size_t used = 0;
     /* The policy file first, then the rest of the environment: later wins. */
     const char *policy = getenv("CALLGUARD_POLICY");
-    if (policy && cgi_configure_locked("CALLGUARD_POLICY", policy, 1) != CG_OK)
+    if (policy && !secure && cgi_configure_locked("CALLGUARD_POLICY", policy, 1) != CG_OK)
         cgi_die("CALLGUARD_POLICY=%s: %s", policy, cg_last_error());
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "CALLGUARD_", 10) != 0) continue;
@@ -162,8 +218,17 @@ void cgi_env_read(void)
         if (!eq) continue;
         char *var = strndup(*e, (size_t)(eq - *e));
         if (!var) cgi_die("out of memory");
-        if (strcmp(var, "CALLGUARD_POLICY") != 0 && cgi_configure_locked(var, eq + 1, 1) != CG_OK)
+        if (secure && cgi_names_path(var, eq + 1)) {
+            int w = snprintf(ignored + used, sizeof ignored - used, "%s%s", used ? ", " : "", var);
+            if (w > 0 && (size_t)w < sizeof ignored - used) used += (size_t)w;
+        } else if (strcmp(var, "CALLGUARD_POLICY") != 0 && cgi_configure_locked(var, eq + 1, 1) != CG_OK) {
             cgi_die("%s=%s: %s", var, eq + 1, cg_last_error());
+        }
         free(var);
     }
+    if (used)
+        fprintf(stderr,
+                "callguard: started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a "
+                "library are not taken from the environment of a setuid, setgid or capability program)\n",
+                ignored);
 }

@@ -14,6 +14,8 @@ CGI_HIDDEN int cgi_runtime_set_locked(const char *name);
 /* Reads every CALLGUARD_* variable of the environment: CALLGUARD_POLICY
  * first, then the others (later wins). Exits 2 on a bad one. */
 CGI_HIDDEN void cgi_env_read(void);
+/* Whether this process was started with raised privilege (AT_SECURE). */
+CGI_HIDDEN int cgi_secure(void);
 /* Where CALLGUARD_REPORT asked for the report at exit; NULL if nowhere. */
 CGI_HIDDEN const char *cgi_env_report_path(void);
 

@@ -13,7 +13,8 @@
  * includes only headers of the concerns below its own, so calls go one way:
  *   errors  names  values  clock     messages; the spelling and reading of values;
  *                                    the clock of timed calls
- *   trace_file                       the layout of a timeline file
+ *   trace_file  outfile              the layout of a timeline file; writing a
+ *                                    report or trace as a new file renamed into place
  *   domain  stats  report  python    lock domains, counters, reports, CPython
  *   site  resolve                    sites and their policy slots; the real
  *                                    library and callguard's own objects

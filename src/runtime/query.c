@@ -58,7 +58,7 @@ int cg_report_write(const char *path, cg_report_format format)
         }
         free(tv);
     }
-    return cgi_report_to(path, &v, 1, format);
+    return cgi_report_to(path, &v, 1, 0, format);
 }
 
 const char *cg_result_name(const char *api, long result)

@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "names.h"
+#include "outfile.h"
 #include "trace_file.h"
 
 #include <errno.h>
@@ -185,7 +186,7 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
-static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
+static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
 {
     cgi_totals all = {0};
     size_t nproc = 0;
@@ -239,10 +240,12 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n)
         cgi_sum(&all, &t);
         nproc++;
     }
+    fprintf(out, "%s]", nproc ? "\n  " : "");
+    if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     fprintf(out,
-            "%s],\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
+            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
             "%lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc ? "\n  " : "", nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
             (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns, (unsigned long)all.stalls,
             (unsigned long)all.stall_ns);
 }
@@ -390,7 +393,7 @@ static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, s
     free(rows), free(hosts);
 }
 
-static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
+static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
 {
     cgi_totals all = {0};
     size_t nproc = 0;
@@ -452,25 +455,27 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n)
             "for locks, %lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
             (unsigned long)all.errors, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+    if (lost)
+        fprintf(out,
+                "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "
+                "removed, or it was not guarded: %s calls are not counted)\n",
+                lost, lost == 1 ? "" : "es", lost == 1 ? "its" : "their");
 }
 
-static int cgi_report_emit(FILE *out, const cgi_proc_view *procs, size_t n, cg_report_format format)
-{
-    if (format == CG_REPORT_TEXT) cgi_emit_text(out, procs, n);
-    else cgi_emit_json(out, procs, n);
-    if (fflush(out) != 0 || ferror(out)) return cgi_fail(CG_EIO, "cannot write the report");
-    return CG_OK;
-}
-
-int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, cg_report_format format)
+/* Writes a report where path says (outfile.h: "-", /dev/stdout, a device,
+ * or a new 0600 file renamed over path); a report that cannot be written
+ * leaves no file and is named with the path and the error. */
+int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost, cg_report_format format)
 {
     if (!path || !*path) return cgi_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
     if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
         return cgi_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
-    FILE *out = strcmp(path, "-") == 0 ? stderr : fopen(path, "w");
-    if (!out) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
-    int rc = cgi_report_emit(out, procs, n, format);
-    if (out != stderr && fclose(out) != 0 && rc == CG_OK)
-        rc = cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(errno));
-    return rc;
+    cgi_outfile o;
+    int e = cgi_outfile_open(path, &o);
+    if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+    if (format == CG_REPORT_TEXT) cgi_emit_text(o.f, procs, n, lost);
+    else cgi_emit_json(o.f, procs, n, lost);
+    e = cgi_outfile_close(&o, path);
+    if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+    return CG_OK;
 }

@@ -14,8 +14,10 @@ typedef struct cgi_proc_view {
     uint64_t trace_events, trace_dropped;
 } cgi_proc_view;
 
-/* Writes a report of these processes to path ("-": stderr). */
-CGI_HIDDEN int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, cg_report_format format);
+/* Writes a report of these processes to path ("-": stderr). lost: processes
+ * of the run that left no statistics file (said in the report when > 0). */
+CGI_HIDDEN int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost,
+                             cg_report_format format);
 
 /* Maps the statistics files of a `callguard run` directory (cg-*.stats),
  * in start order, with how each process ended as far as the files and

@@ -64,9 +64,63 @@ static void cgi_note_traces(const char *dir, cgi_proc_view *v, size_t n)
     if (d) closedir(d);
 }
 
+/* A string field of a statistics file, made one NUL-terminated line
+ * without control characters. Writes only where something is wrong, so the
+ * pages of a sane file stay shared with the page cache. */
+static void cgi_fix_str(char *f, size_t cap)
+{
+    size_t n = strnlen(f, cap);
+    if (n == cap) f[--n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)f[i] < 0x20 || f[i] == 0x7f) f[i] = '?';
+}
+
+/* Every field the reports read, checked: the record count within the
+ * file, strings terminated and printable, policy values in range. */
+static void cgi_stats_sanitize(cgi_stats_region *r)
+{
+    if (atomic_load(&r->h.nrecords) > CGI_STATS_MAX_RECORDS) atomic_store(&r->h.nrecords, CGI_STATS_MAX_RECORDS);
+    cgi_fix_str(r->h.command, sizeof r->h.command);
+    cgi_fix_str(r->h.host, sizeof r->h.host);
+    uint32_t n = atomic_load(&r->h.nrecords);
+    for (uint32_t k = 0; k < n; k++) {
+        cgi_stats_record *rec = &r->r[k];
+        cgi_fix_str(rec->api, sizeof rec->api);
+        cgi_fix_str(rec->name, sizeof rec->name);
+        cgi_fix_str(rec->domain, sizeof rec->domain);
+        if (rec->transition >= CGI_NTRANSITIONS) rec->transition = 0;
+        if (rec->scope >= CGI_NSCOPES) rec->scope = 0;
+        if (rec->blocking > 1) rec->blocking = 1;
+    }
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
+        cgi_stall *st = &r->stall[i];
+        if (!atomic_load(&st->valid)) continue;
+        cgi_fix_str(st->api, sizeof st->api);
+        cgi_fix_str(st->name, sizeof st->name);
+        cgi_fix_str(st->thread, sizeof st->thread);
+        cgi_fix_str(st->runtime, sizeof st->runtime);
+        cgi_fix_str(st->py_file, sizeof st->py_file);
+        cgi_fix_str(st->py_func, sizeof st->py_func);
+    }
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        cgi_slot *slot = &r->slot[i];
+        if (atomic_load(&slot->tid) == 0) continue;
+        for (size_t c = 0; c < sizeof slot->thread; c++)
+            if (slot->thread[c] && ((unsigned char)slot->thread[c] < 0x20 || slot->thread[c] == 0x7f))
+                slot->thread[c] = '?';
+    }
+}
+
 int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_proc_view **out, size_t *count)
 {
     DIR *d = dir ? opendir(dir) : NULL;
+    /* Removed during the run: no process left a file; the report says how
+     * many the CLI reaped. */
+    if (!d && dir && errno == ENOENT) {
+        *out = calloc(1, sizeof **out);
+        *count = 0;
+        return *out ? CG_OK : cgi_fail(CG_ENOMEM, "out of memory");
+    }
     if (!d) return cgi_fail(CG_EIO, "cannot read statistics directory %s: %s", dir ? dir : "(null)", strerror(errno));
     size_t n = 0, cap = 16;
     cgi_proc_view *v = calloc(cap, sizeof *v);
@@ -82,14 +136,18 @@ int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits,
             if (fd >= 0) close(fd);
             continue;
         }
-        void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ, MAP_SHARED, fd, 0);
+        /* Private and writable: the file was written by the guarded
+         * program, so each field is checked and repaired in our copy of
+         * the page it is on (cgi_stats_sanitize); the file is untouched. */
+        void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         close(fd);
         if (p == MAP_FAILED) continue;
-        const cgi_stats_region *r = p;
+        cgi_stats_region *r = p;
         if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) != 0 || r->h.version != CGI_STATS_VERSION) {
             munmap(p, sizeof(cgi_stats_region));
             continue;
         }
+        cgi_stats_sanitize(r);
         if (n == cap) {
             cgi_proc_view *nv = realloc(v, 2 * cap * sizeof *v);
             if (!nv) break;
@@ -140,7 +198,15 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
     size_t n;
     int rc = cgi_stats_map_dir(dir, exits, nexits, &v, &n);
     if (rc != CG_OK) return rc;
-    rc = cgi_report_to(path, v, n, format);
+    /* A process the CLI reaped that left no file: its storage was full,
+     * read-only or removed (it counted in memory and said so). */
+    size_t lost = 0;
+    for (size_t k = 0; k < nexits; k++) {
+        size_t i = 0;
+        while (i < n && v[i].region->h.pid != exits[k].pid) i++;
+        lost += i == n;
+    }
+    rc = cgi_report_to(path, v, n, lost, format);
     cgi_stats_unmap_dir(v, n);
     return rc;
 }
@@ -153,8 +219,12 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
 typedef struct cgi_json {
     const char *s, *end;
     int err;
+    int depth; /* of cgi_skip's recursion: bounded, a hostile file cannot exhaust the stack */
     char msg[256];
 } cgi_json;
+
+/* Deeper than any report (4 levels): refused. */
+#define CGI_JSON_MAX_DEPTH 32
 
 static void cgi_json_fail(cgi_json *j, const char *what)
 {
@@ -200,11 +270,23 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
             else if (c == 't') c = '\t';
             else if (c == 'u') {
                 unsigned v = 0;
-                for (int i = 0; i < 4 && j->s < j->end; i++, j->s++)
-                    v = v * 16 + (unsigned)(*j->s >= 'a' ? *j->s - 'a' + 10 : *j->s >= 'A' ? *j->s - 'A' + 10 : *j->s - '0');
+                for (int i = 0; i < 4; i++, j->s++) {
+                    int h = j->s >= j->end ? -1
+                            : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
+                            : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
+                            : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
+                    if (h < 0) {
+                        cgi_json_fail(j, "expected four hex digits after \\u");
+                        return 0;
+                    }
+                    v = v * 16 + (unsigned)h;
+                }
                 c = v < 0x80 ? (char)v : '?';
             }
         }
+        /* No terminal control from a file reaches a table: an escape or
+         * a newline in a name becomes '?'. */
+        if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
         if (n + 1 < cap) out[n++] = c;
     }
     if (out && cap) out[n] = '\0';
@@ -214,14 +296,21 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
 static int cgi_num(cgi_json *j, int64_t *out)
 {
     cgi_ws(j);
+    /* The text is not NUL-terminated: copy the number out before strtoll,
+     * which would read on past the end of the buffer. */
+    char buf[24];
+    size_t n = 0;
+    while (j->s + n < j->end && n < sizeof buf - 1 && (j->s[n] == '-' || (j->s[n] >= '0' && j->s[n] <= '9'))) n++;
+    memcpy(buf, j->s, n);
+    buf[n] = '\0';
     char *e;
     errno = 0;
-    long long v = strtoll(j->s, &e, 10);
-    if (e == j->s || errno || e > j->end) {
+    long long v = strtoll(buf, &e, 10);
+    if (e == buf || errno || (size_t)(e - buf) != n) {
         cgi_json_fail(j, "expected a number");
         return 0;
     }
-    j->s = e;
+    j->s += n;
     *out = v;
     return 1;
 }
@@ -237,11 +326,21 @@ static int cgi_word(cgi_json *j, const char *w)
     return 0;
 }
 
+static void cgi_skip_value(cgi_json *j);
+
 /* Skips any value (for keys this reader does not need). */
 static void cgi_skip(cgi_json *j)
 {
     cgi_ws(j);
     if (j->s >= j->end) return cgi_json_fail(j, "ends early");
+    if (j->depth >= CGI_JSON_MAX_DEPTH) return cgi_json_fail(j, "nested too deeply");
+    j->depth++;
+    cgi_skip_value(j);
+    j->depth--;
+}
+
+static void cgi_skip_value(cgi_json *j)
+{
     if (*j->s == '"') {
         cgi_str(j, NULL, 0);
     } else if (cgi_lit(j, '{')) {
@@ -498,23 +597,43 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v)
     free(flight);
 }
 
+/* The largest saved report read (a report is about 1 KB a process). */
+#define CGI_REPORT_MAX_FILE (256 << 20)
+
 /* Reads one saved report, appending its processes to *pv (n of cap). */
 static int cgi_report_read(const char *json_path, cgi_proc_view **pv, size_t *pn, size_t *pcap)
 {
     if (!json_path) return cgi_fail(CG_EINVAL, "report file name is NULL");
-    int fd = open(json_path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO opens without waiting for a writer, and is then refused. */
+    int fd = open(json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0) close(fd);
         return cgi_fail(CG_EIO, "cannot read %s: %s", json_path, strerror(e));
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return cgi_fail(CG_EIO, "cannot read %s: %s, expected a report file", json_path,
+                        S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file");
+    }
+    if (st.st_size > CGI_REPORT_MAX_FILE) {
+        close(fd);
+        return cgi_fail(CG_EFORMAT, "%s: %lld bytes, more than a report of %d MiB this callguard reads", json_path,
+                        (long long)st.st_size, CGI_REPORT_MAX_FILE >> 20);
+    }
     if (st.st_size == 0) {
         close(fd);
         return cgi_fail(CG_EFORMAT, "%s is empty: not a callguard report", json_path);
     }
     char *text = malloc((size_t)st.st_size);
-    ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
+    ssize_t got = 0;
+    while (text && got < st.st_size) { /* read() may return less than asked */
+        ssize_t r = read(fd, text + got, (size_t)(st.st_size - got));
+        if (r <= 0) break;
+        got += r;
+    }
     close(fd);
     if (got != st.st_size) {
         free(text);
@@ -581,7 +700,7 @@ int cg_report_merge_files(const char *const *json_paths, size_t npaths, const ch
     if (!v) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
     for (size_t i = 0; i < npaths && rc == CG_OK; i++) rc = cgi_report_read(json_paths[i], &v, &n, &cap);
-    if (rc == CG_OK) rc = cgi_report_to(path, v, n, format);
+    if (rc == CG_OK) rc = cgi_report_to(path, v, n, 0, format);
     for (size_t i = 0; i < n; i++) free((void *)v[i].region);
     free(v);
     return rc;

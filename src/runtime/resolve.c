@@ -122,7 +122,8 @@ static const char *cgi_library_given(const cg_layer *l)
     for (cgi_libvar *v = cgi_libvars; v; v = v->next)
         if (strcmp(v->var, l->library_env) == 0) path = v->path;
     pthread_mutex_unlock(&cgi_registry_lock);
-    if (!path) path = getenv(l->library_env);
+    /* secure_getenv: a setuid program must not load a library its caller names. */
+    if (!path) path = secure_getenv(l->library_env);
     return path && *path ? path : NULL;
 }
 
@@ -187,8 +188,19 @@ static void *cgi_open_library(cg_layer *l)
             free(dep);
         } else {
             const char *path = cgi_library_given(l);
-            if (!path) path = l->library_path;
-            if (path && path[0] == '/') h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+            if (path) {
+                /* The user's choice: a file that is not the API's library is a
+                 * bad setting (exit 2), not a library that is merely missing. */
+                h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+                if (!h) cgi_die("%s=%s: cannot load it as a shared library: %s", l->library_env, path, dlerror());
+                void *first = l->nsites ? dlsym(h, l->sites[0].name) : h;
+                if (!first || cgi_is_callguard_object(first))
+                    cgi_die("%s=%s: %s %s, the first entry point of the %s API: expected the real library",
+                            l->library_env, path, first ? "is callguard's own file, which forwards" : "does not define",
+                            l->sites[0].name, l->api);
+            } else if (l->library_path && l->library_path[0] == '/') {
+                h = dlopen(l->library_path, RTLD_LAZY | RTLD_LOCAL);
+            }
         }
         l->priv = h ? h : (void *)-1;
     }

@@ -168,11 +168,13 @@ int cgi_settings_commit(cgi_setting **mark)
         }
     }
     cgi_refresh_all();
-    for (cgi_setting *st = first; st; st = st->next) cgi_setting_supersede(st);
+    /* The message first: superseding can free `pending` (the same name
+     * twice in one value: "a,a"; found by tests/fuzz/fuzz_env.c). */
     if (pending)
-        return cgi_fail(CG_PENDING, "%s: no loaded layer has entry point '%s'; kept until a layer with it loads",
-                        pending->origin, pending->site);
-    return CG_OK;
+        cgi_fail(CG_PENDING, "%s: no loaded layer has entry point '%s'; kept until a layer with it loads",
+                 pending->origin, pending->site);
+    for (cgi_setting *st = first; st; st = st->next) cgi_setting_supersede(st);
+    return pending ? CG_PENDING : CG_OK;
 }
 
 void cgi_settings_apply_pending(cg_layer *layer)

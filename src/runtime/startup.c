@@ -18,8 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void cgi_report_at_exit(void)
+/* An on_exit handler, like cgi_note_exit: an atexit handler of a shared
+ * library runs from its destructor (__cxa_finalize), which can come before
+ * the on_exit handlers, and the report would say "unknown". */
+static void cgi_report_at_exit(int status, void *arg)
 {
+    (void)arg;
+    cgi_stats->h.status = status;
+    atomic_store(&cgi_stats->h.state, CGI_PROC_EXITED);
     const char *path = cgi_env_report_path();
     if (!path) return;
     int text = strcmp(path, "-") == 0;
@@ -58,10 +64,25 @@ static void cgi_atfork_child(void)
     cgi_call_after_fork_child();
 }
 
+/* Defined (nonzero) only by the `callguard` command (src/cli/main.c). Its
+ * own libcallguard is there to check values and load layers: it guards no
+ * program, so it reads no CALLGUARD_* variable, creates no statistics file
+ * and writes no report, trace or lines, whatever the environment says (a
+ * nested `callguard run`, or CALLGUARD_REPORT left exported in a shell). */
+extern const int cgi_cli_process __attribute__((weak, visibility("default")));
+
 __attribute__((constructor)) static void cgi_init(void)
 {
     cgi_note_own_object((const void *)cgi_init);
-    const char *dir = getenv("CALLGUARD_STATS_DIR");
+    if (&cgi_cli_process && cgi_cli_process) {
+        if (cgi_stats_init(NULL) != CG_OK) cgi_die("%s", cg_last_error());
+        cgi_runtime_set_locked("none");
+        pthread_atfork(cgi_atfork_prepare, cgi_atfork_parent, cgi_atfork_child);
+        return;
+    }
+    /* Not under raised privilege: a setuid program would create files where
+     * its caller says (cgi_env_read names what it ignored). */
+    const char *dir = secure_getenv("CALLGUARD_STATS_DIR");
     if (cgi_stats_init(dir) != CG_OK) cgi_die("%s", cg_last_error());
     if (dir && *dir) atomic_store(&cgi_cfg.stats_on, 1);
 
@@ -70,7 +91,7 @@ __attribute__((constructor)) static void cgi_init(void)
     cgi_runtime_set_locked("auto");
     cgi_env_read();
     atexit(cgi_report_unmatched_at_exit);
-    if (cgi_env_report_path()) atexit(cgi_report_at_exit);
-    on_exit(cgi_note_exit, NULL); /* registered last: runs before the report is written */
+    on_exit(cgi_note_exit, NULL);
+    if (cgi_env_report_path()) on_exit(cgi_report_at_exit, NULL);
     pthread_atfork(cgi_atfork_prepare, cgi_atfork_parent, cgi_atfork_child);
 }

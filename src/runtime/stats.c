@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -77,12 +78,32 @@ static int cgi_stats_open_file(void)
              (long)ts.tv_sec, ts.tv_nsec);
     int fd = open(cgi_stats_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    if (ftruncate(fd, sizeof(cgi_stats_region)) != 0) {
+    /* Allocated, not only extended: a page of a file extended with
+     * ftruncate on a full file system faults (SIGBUS) when first touched
+     * through the mapping, in the middle of the program. posix_fallocate
+     * fails now instead, and the process counts in memory. */
+    int e = posix_fallocate(fd, 0, sizeof(cgi_stats_region));
+    if (e != 0) {
         close(fd);
         unlink(cgi_stats_path);
+        errno = e;
         return -1;
     }
     return fd;
+}
+
+/* Says once, in one line, what is lost when the statistics file cannot be
+ * had: the process runs on, counting in private memory. */
+static void cgi_stats_say_lost(const char *dir, int e)
+{
+    /* snprintf and write, not stdio's locks: this also runs in a child
+     * just forked from a threaded parent. */
+    char line[900];
+    int n = snprintf(line, sizeof line,
+                     "callguard: pid %d: cannot keep statistics in %s: %s; counting in memory: this process is "
+                     "missing from the run's report\n",
+                     (int)getpid(), dir, strerror(e));
+    if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) return;
 }
 
 int cgi_stats_init(const char *dir)
@@ -93,10 +114,18 @@ int cgi_stats_init(const char *dir)
             return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR=%s: path too long", dir);
         strcpy(cgi_stats_dir, dir);
         int fd = cgi_stats_open_file();
-        if (fd < 0)
-            return cgi_fail(CG_EIO, "CALLGUARD_STATS_DIR=%s: cannot create a file there: %s", dir, strerror(errno));
-        p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
+        if (fd >= 0) {
+            p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            int e = errno;
+            close(fd);
+            if (p == MAP_FAILED) unlink(cgi_stats_path), errno = e;
+        }
+        if (p == MAP_FAILED) {
+            /* Full, removed or read-only storage never harms the program. */
+            cgi_stats_say_lost(dir, errno);
+            cgi_stats_dir[0] = '\0';
+            p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        }
     } else {
         /* Private: a forked child must not count into its parent's pages. */
         p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -129,6 +158,7 @@ void cgi_stats_after_fork_child(void)
         if (p == MAP_FAILED) {
             /* Count in private memory rather than into the parent's file
              * (the records' names are lost with it; counts still work). */
+            cgi_stats_say_lost(cgi_stats_dir, errno);
             mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
                  -1, 0);
             cgi_stats_dir[0] = '\0';

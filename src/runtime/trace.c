@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "errors.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -251,10 +252,11 @@ int cgi_trace_set_file(const char *path)
         if (strlen(dir) >= sizeof cgi_trace_dir)
             return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR=%s: path too long", dir);
     } else {
-        /* Checked now (created, not truncated), written at exit. */
-        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, strerror(errno));
-        close(fd);
+        /* Checked now, creating nothing; written at exit as a new file
+         * renamed into place (outfile.h). */
+        char where[600];
+        int e = cgi_outfile_check(path, where, sizeof where);
+        if (e) return cgi_fail(CG_EINVAL, "'%s': cannot write %s: %s", path, where, strerror(e));
     }
     char *copy = strdup(path);
     if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
@@ -274,7 +276,7 @@ int cgi_trace_set_file(const char *path)
 
 int cgi_trace_set_lines(const char *path)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "a") : NULL);
+    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "ae") : NULL); /* e: O_CLOEXEC */
     if (!f)
         return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, *path ? strerror(errno) : "empty name");
     setvbuf(f, NULL, _IOLBF, 0);

@@ -6,6 +6,7 @@
 #include "trace.h"
 
 #include "errors.h"
+#include "outfile.h"
 #include "report.h"
 
 #include <dirent.h>
@@ -34,6 +35,7 @@ static void cgi_tj_str(FILE *out, const char *s, size_t max)
 
 typedef struct cgi_tj {
     FILE *out;
+    cgi_outfile file; /* out is file.f: a new file renamed into place (outfile.h) */
     size_t nevents; /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
@@ -193,10 +195,12 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
 
 static FILE *cgi_tj_open(const char *path, cgi_tj *j)
 {
-    FILE *out = fopen(path, "w");
-    if (!out) return NULL;
+    cgi_outfile file;
+    int e = cgi_outfile_open(path, &file);
+    if (e) return errno = e, NULL;
+    FILE *out = file.f;
     setvbuf(out, NULL, _IOFBF, 1 << 20);
-    *j = (cgi_tj){.out = out};
+    *j = (cgi_tj){.out = out, .file = file};
     fputs("{\"traceEvents\": [", out);
     return out;
 }
@@ -210,9 +214,8 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
             j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC", j->processes,
             j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
             CGI_TRACE_MAX_THREADS);
-    int bad = fflush(j->out) != 0 || ferror(j->out);
-    if (fclose(j->out) != 0) bad = 1;
-    if (bad) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
+    int e = cgi_outfile_close(&j->file, path);
+    if (e) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(e));
     return CG_OK;
 }
 

@@ -38,7 +38,8 @@ int cgi_parse_ms(const char *v, uint32_t *out)
     char *end;
     errno = 0;
     unsigned long n = strtoul(v, &end, 10);
-    if (!*v || *end || errno || n < 1 || n > 3600000 || v[0] == '-' || v[0] == '+')
+    /* strtoul skips leading blanks and takes a sign: only digits are a number here. */
+    if (!*v || *end || errno || n < 1 || n > 3600000 || !(v[0] >= '0' && v[0] <= '9'))
         return cgi_fail(CG_EINVAL, "'%s': expected a whole number of milliseconds from 1 to 3600000", v);
     *out = (uint32_t)n;
     return CG_OK;

@@ -6,6 +6,7 @@ and the report.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,11 +16,11 @@ TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[1:8]
 TMP = tempfile.mkdtemp(prefix="cgcli-")
 
 
-def run(args, env=None, **kw):
+def run(args, env=None, timeout=60, **kw):
     e = dict(os.environ)
     e.pop("CALLGUARD_REPORT", None)
     e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=60, **kw)
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def guarded(prog_args, *opts, env=None):
@@ -345,6 +346,277 @@ def run_rejects_bad_options_before_starting():
     check(r.returncode == 2, "unknown command")
     r = run([CG, "--help"])
     check(r.returncode == 0 and "callguard run" in r.stdout and "--serialize" in r.stdout, "help")
+
+
+def cli_own_runtime_reports_and_writes_nothing():
+    """The CLI's own libcallguard guards no program: CALLGUARD_REPORT left in
+    the environment of `callguard run --report F` neither empties F nor
+    writes another file, and the CLI creates nothing where CALLGUARD_STATS_DIR,
+    CALLGUARD_TRACE_LINES or CALLGUARD_REPORT point."""
+    d = tempfile.mkdtemp(prefix="own-", dir=TMP)
+    f = os.path.join(d, "r.json")
+    e = os.environ.copy()
+    e["CALLGUARD_REPORT"] = f
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", f, "--", PROG, "calls", "3"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(calls(json.load(open(f))["processes"][0]) == 3, "the run's report is kept: %r" % open(f).read())
+    e["CALLGUARD_REPORT"] = os.path.join(d, "other.json")
+    e["CALLGUARD_STATS_DIR"] = d
+    e["CALLGUARD_TRACE_LINES"] = os.path.join(d, "lines.txt")
+    for args in (["list"], ["list", TOYLAYER], ["report", f]):
+        r = subprocess.run([CG, *args], env=e, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s: %r" % (args, r.stderr))
+        check(os.listdir(d) == ["r.json"], "%s wrote nothing: %s" % (args, os.listdir(d)))
+
+
+def run_refuses_each_validation_gap():
+    """Values that used to slip through: each one is refused before the
+    program starts, in one line, naming what is accepted."""
+    marker = os.path.join(TMP, "started-gap")
+    bad = [
+        (["--report", "--"], "--report needs a value"),
+        (["--trace", "--"], "--trace needs a value"),
+        (["--serialize", ","], "empty item"),
+        (["--serialize", "toyAdd,,toyCompile"], "empty item"),
+        (["--serialize", "toyAdd,"], "empty item"),
+        (["--api", "a" * 300], "1 to 31"),
+        (["--api", "toy,"], "comma-separated"),
+        (["--stall-ms", " 5"], "' 5': expected a whole number"),
+        (["--stall-ms", "+5"], "'+5': expected a whole number"),
+        (["--serialize", "toy\nAdd"], "toy\\nAdd"),
+        (["--serialize", "toyAdd=\x1b[31mred"], "\\x1b[31mred"),
+        (["--report", TMP], "is a directory"),
+    ]
+    for opts, says in bad:
+        r = run([CG, "run", *(["--layer", TOYLAYER] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
+        check(r.returncode == 2, "%s: exit %d %r" % (opts, r.returncode, r.stderr))
+        check(says in r.stderr and r.stderr.count("\n") == 1 and "\x1b" not in r.stderr,
+              "%s: one line naming it: %r" % (opts, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    # In the program itself (no callguard run): refused at start-up, before main.
+    for var, value, says in [("CALLGUARD_REPORT", TMP, "is a directory"),
+                             ("CALLGUARD_REPORT", "/nonexistent/dir/r.json", "/nonexistent/dir"),
+                             ("CALLGUARD_SERIALIZE", "toyAdd,", "empty item"),
+                             ("CALLGUARD_STALL_MS", " 5", "' 5'"),
+                             ("CALLGUARD_TOY_LIBRARY", "/etc/passwd", "not a shared library"),
+                             ("CALLGUARD_SERIALIZE", "a\nb", "a\\nb")]:
+        r = run([PROG, "touch", marker], env={"LD_PRELOAD": TOYLAYER, var: value})
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
+              "%s=%r: exit 2, one line: %d %r" % (var, value, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s=%r: main must not run" % (var, value))
+        check(not os.path.exists("/nonexistent/dir"), "nothing created")
+
+
+def report_replaces_a_planted_symlink_never_follows_it():
+    """A symlink planted at the report's name is replaced by the report; its
+    target is left as it was. The report is a new file of mode 0600."""
+    d = tempfile.mkdtemp(prefix="link-", dir=TMP)
+    victim = os.path.join(d, "victim")
+    for how in ("run", "in-process"):
+        with open(victim, "w") as f:
+            f.write("keep\n")
+        link = os.path.join(d, "report-%s.json" % how)
+        os.symlink(victim, link)
+        if how == "run":
+            r = guarded([PROG, "calls", "2"], "--report", link)
+        else:
+            r = run([PROG, "calls", "2"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_REPORT": link})
+        check(r.returncode == 0, "%s: %r" % (how, r.stderr))
+        check(open(victim).read() == "keep\n", "%s: the symlink's target is untouched" % how)
+        check(not os.path.islink(link) and calls(json.load(open(link))["processes"][0], "toyAdd") == 2,
+              "%s: the link was replaced by the report" % how)
+        check(os.stat(link).st_mode & 0o777 == 0o600, "%s: mode 0600: %o" % (how, os.stat(link).st_mode))
+        check(sorted(os.listdir(d)) == sorted(["victim"] + [n for n in os.listdir(d) if n.startswith("report-")])
+              and not [n for n in os.listdir(d) if "XXXX" in n or n.count(".") > 1], "no temporary left: %s" % os.listdir(d))
+    for how in ("run", "in-process"):
+        with open(victim, "w") as f:
+            f.write("keep\n")
+        link = os.path.join(d, "trace-%s.json" % how)
+        os.symlink(victim, link)
+        if how == "run":
+            r = guarded([PROG, "calls", "2"], "--trace", link)
+        else:
+            r = run([PROG, "calls", "2"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": link})
+        check(r.returncode == 0, "trace %s: %r" % (how, r.stderr))
+        check(open(victim).read() == "keep\n", "trace %s: the symlink's target is untouched" % how)
+        check(not os.path.islink(link) and len(calls_in(json.load(open(link)))) == 2,
+              "trace %s: the link was replaced by the trace" % how)
+        check(os.stat(link).st_mode & 0o777 == 0o600, "trace %s: mode 0600" % how)
+    dangling = os.path.join(d, "dangling")
+    os.symlink(os.path.join(d, "created-through-link"), dangling)
+    r = guarded(["/nonexistent/program"], "--report", dangling)
+    check(r.returncode == 127 and not os.path.exists(os.path.join(d, "created-through-link")),
+          "checking the report's name creates nothing through a dangling symlink: %s" % os.listdir(d))
+
+
+def descriptors_are_close_on_exec():
+    """No descriptor callguard opens reaches an exec'd program: the lines
+    file of CALLGUARD_TRACE_LINES stays open all run long, and the program
+    that replaces the guarded one (without the preload) sees none of it."""
+    lines = os.path.join(TMP, "cloexec-lines.txt")
+    r = run(["sh", "-c", 'exec env -u LD_PRELOAD ls -l /proc/self/fd/'],
+            env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE_LINES": lines, "CALLGUARD_STATS_DIR": ""})
+    check(r.returncode == 0, r.stderr)
+    check(os.path.exists(lines), "the guarded shell opened the lines file")
+    check("cloexec-lines" not in r.stdout, "no descriptor of the lines file leaked:\n%s" % r.stdout)
+
+
+def run_resolves_relative_paths_once():
+    """--trace-lines, --report and CALLGUARD_POLICY given relative are made
+    absolute before the program starts: a process that changed directory
+    still reads and writes the same files."""
+    d = tempfile.mkdtemp(prefix="rel-", dir=TMP)
+    os.mkdir(os.path.join(d, "sub"))
+    with open(os.path.join(d, "p.ini"), "w") as f:
+        f.write("[toyAdd]\nserialize = adds\n")
+    e = dict(os.environ, CALLGUARD_POLICY="p.ini")
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", "r.json", "--trace-lines", "l.txt", "--",
+                        "sh", "-c", 'cd sub && exec "$0" calls 3', PROG], cwd=d, env=e, capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(not os.listdir(os.path.join(d, "sub")), "nothing written in the child's directory: %s"
+          % os.listdir(os.path.join(d, "sub")))
+    adds = [l for l in open(os.path.join(d, "l.txt")).read().splitlines() if l.startswith("toy toyAdd")]
+    check(len(adds) == 3, "the exec'd program wrote its lines to the run's file: %s" % adds)
+    site = [s for p in json.load(open(os.path.join(d, "r.json")))["processes"] for s in p["sites"]
+            if s["name"] == "toyAdd"]
+    check(site and site[0]["policy"]["serialize"] == "adds", "the policy file was found from sub/: %s" % site)
+
+
+def report_appends_to_the_stdout_it_was_given():
+    """`callguard report F >> log` appends to log: stdout is not reopened."""
+    path = os.path.join(TMP, "append.json")
+    guarded([PROG, "calls"], "--report", path)
+    log = os.path.join(TMP, "append.log")
+    with open(log, "w") as f:
+        f.write("first line\n")
+    r = subprocess.run(["sh", "-c", '"$0" report "$1" >> "$2"', CG, path, log], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 0, r.stderr)
+    text = open(log).read()
+    check(text.startswith("first line\n") and "toyAdd" in text, "appended: %r" % text[:200])
+
+
+def run_lost_report_is_loud_and_exits_125():
+    """A report that cannot be written is named with its path and the error;
+    a program that succeeded then gives 125; its own failure or signal wins.
+    A run that never started leaves no report file; an in-process report
+    records how the process exited."""
+    r = guarded([PROG, "calls"], "--report", "/dev/full")
+    check(r.returncode == 125, "exit 125: %d %r" % (r.returncode, r.stderr))
+    check("/dev/full" in r.stderr and os.strerror(28) in r.stderr, "path and errno: %r" % r.stderr)
+    r = guarded([PROG, "exit", "3"], "--report", "/dev/full")
+    check(r.returncode == 3, "the program's status wins: %d" % r.returncode)
+    r = guarded([PROG, "abort"], "--report", "/dev/full")
+    check(r.returncode == -signal.SIGABRT, "the program's signal wins: %d" % r.returncode)
+    never = os.path.join(TMP, "never.json")
+    r = guarded(["/nonexistent/program"], "--report", never)
+    check(r.returncode == 127 and not os.path.exists(never), "no report of a run that never started")
+    inproc = os.path.join(TMP, "inproc-exit.json")
+    r = run([PROG, "exit", "3"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_REPORT": inproc})
+    check(r.returncode == 3, r.stderr)
+    ex = json.load(open(inproc))["processes"][0]["exit"]
+    check(ex == {"state": "exited", "status": 3}, "in-process report records the exit: %s" % ex)
+    r = run([PROG, "calls"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_REPORT": "/dev/full"})
+    check("/dev/full" in r.stderr and os.strerror(28) in r.stderr, "in-process: path and errno: %r" % r.stderr)
+
+
+def policy_file_must_be_a_regular_file():
+    """CALLGUARD_POLICY=/dev/zero used to hang, a directory read as empty:
+    a device, a directory and a FIFO are refused at start-up, in one line,
+    in the program and in callguard run."""
+    d = tempfile.mkdtemp(prefix="pol-", dir=TMP)
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    marker = os.path.join(d, "started")
+    for path, says in [("/dev/zero", "a device"), (d, "a directory"), (fifo, "a FIFO")]:
+        r = run([PROG, "touch", marker], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_POLICY": path}, timeout=20)
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1, "%s: %d %r" % (path, r.returncode, r.stderr))
+        r = run([CG, "run", "--layer", TOYLAYER, "--", PROG, "touch", marker], env={"CALLGUARD_POLICY": path}, timeout=20)
+        check(r.returncode == 2 and says in r.stderr, "run, %s: %d %r" % (path, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % path)
+
+
+def full_storage_counts_in_memory_and_keeps_the_status():
+    """Statistics storage that cannot be grown (ENOSPC, injected without
+    root: posix_fallocate and ftruncate fail) never harms the program: no
+    SIGBUS, its exit status kept, one line per process says what was lost,
+    and the report counts the processes that left no statistics."""
+    rpath = os.path.join(TMP, "enospc.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", PROG, "exit", "3"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 3, "the program's status is kept: %d %r" % (r.returncode, r.stderr))
+    said = [l for l in r.stderr.splitlines() if "cannot keep statistics" in l]
+    check(len(said) == 1 and os.strerror(28) in said[0] and "counting in memory" in said[0], "one line: %r" % r.stderr)
+    rep = json.load(open(rpath))
+    check(rep.get("processes_without_statistics") == 1, "the report records the loss: %s" % rep)
+    t = run([CG, "run", "--layer", TOYLAYER, "--report", "-", "--", PROG, "calls"], env={"LD_PRELOAD": os.environ["CG_ENOSPC"]})
+    check(t.returncode == 0 and "left no statistics" in t.stderr, "the table says it: %r" % t.stderr)
+
+
+def statistics_directory_removed_mid_run_harms_nothing():
+    """The run's directory removed while the program runs: later processes
+    count in memory and exit as they would; the report is still written and
+    says how many processes left no statistics."""
+    rpath = os.path.join(TMP, "removed.json")
+    r = guarded(["sh", "-c", 'rm -rf "$CALLGUARD_STATS_DIR"; "$0" calls 3 && "$0" exit 4', PROG], "--report", rpath)
+    check(r.returncode == 4, "the program's status: %d %r" % (r.returncode, r.stderr))
+    check(r.stderr.count("cannot keep statistics") == 2, "one line per later process: %r" % r.stderr)
+    rep = json.load(open(rpath))
+    check(rep.get("processes_without_statistics", 0) >= 1, "the loss is recorded: %s" % rep)
+
+
+def full_tmpfs_raises_no_sigbus():
+    """A real full file system: a small tmpfs, filled, mounted inside
+    `unshare -m` (so a failed test leaves no mount behind). Needs root."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skipped: needs root and unshare(1) to mount a small tmpfs")
+        sys.exit(77)
+    d = tempfile.mkdtemp(prefix="full-", dir=TMP)
+    rpath = os.path.join(TMP, "tmpfs.json")
+    script = ('mount -t tmpfs -o size=1m cgfull "$1" || exit 77; '
+              'dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; '
+              'TMPDIR="$1" "$2" run --layer "$3" --report "$4" -- "$5" exit 3')
+    e = dict(os.environ)
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", d, CG, TOYLAYER, rpath, PROG], env=e,
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode == 77:
+        print("skipped: cannot mount a tmpfs here: %s" % r.stderr)
+        sys.exit(77)
+    check(r.returncode == 3, "no SIGBUS, the program's status: %d %r" % (r.returncode, r.stderr))
+    check("cannot keep statistics" in r.stderr, "the loss is said: %r" % r.stderr)
+    check(json.load(open(rpath)).get("processes_without_statistics") == 1, "and recorded")
+
+
+def report_refuses_hostile_files():
+    """Deep nesting, a number at the very end, a FIFO, a directory, a device
+    and terminal escapes: each is refused in one line, or printed harmless."""
+    d = tempfile.mkdtemp(prefix="hostile-", dir=TMP)
+    deep = os.path.join(d, "deep.json")
+    with open(deep, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1, "x": ' + "[" * 200000 + "]" * 200000 + "}")
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    end = os.path.join(d, "end.json")
+    with open(end, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1')  # ends without '}'
+    esc = os.path.join(d, "esc.json")
+    with open(esc, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1, "processes": [{"pid": 1, "command": "a\\u001b]0;owned\\u0007\x1b[2J",'
+                ' "sites": [{"api": "toy", "name": "toyAdd\x1b[31m", "calls": 1}]}]}')
+    for path, says in [(deep, "nested too deeply"), (fifo, "a FIFO"), (d, "a directory"), ("/dev/zero", "a device"),
+                       (end, "truncated")]:
+        r = run([CG, "report", path], timeout=20)
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
+              "%s: refused in one line: %d %r" % (path, r.returncode, r.stderr[:300]))
+    r = run([CG, "report", esc], timeout=20)
+    check(r.returncode == 0 and "toyAdd" in r.stdout, r.stderr)
+    check("\x1b" not in r.stdout and "\x07" not in r.stdout, "no terminal control printed: %r" % r.stdout)
 
 
 def report_prints_a_saved_report():

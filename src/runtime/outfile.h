@@ -1,0 +1,33 @@
+/* Files callguard writes for people: reports and traces (outfile.c). */
+#ifndef CGI_OUTFILE_H
+#define CGI_OUTFILE_H
+
+#include "internal.h"
+
+/* An output being written to path. */
+typedef struct cgi_outfile {
+    FILE *f;
+    char *tmp; /* the new file renamed over path at the end; NULL: written in place */
+    int own;   /* f is ours to close (not stdout or stderr) */
+} cgi_outfile;
+
+/* Opens path for a new report or trace:
+ *   "-" and "/dev/stderr": the stderr this process was given; "/dev/stdout":
+ *     its stdout (never reopened: `>> log` appends);
+ *   an existing device or FIFO (/dev/null, /dev/full): opened in place;
+ *   anything else: a new file PATH.XXXXXX (O_EXCL, O_CLOEXEC, mode 0600)
+ *     that cgi_outfile_close renames over path, so a symlink planted at path
+ *     is replaced, never followed, and nothing is truncated before the new
+ *     content is complete.
+ * Returns 0 or an errno. */
+CGI_HIDDEN int cgi_outfile_open(const char *path, cgi_outfile *o);
+/* Flushes and closes; renames the new file into place when nothing failed,
+ * else removes it. Returns 0 or the first errno. */
+CGI_HIDDEN int cgi_outfile_close(cgi_outfile *o, const char *path);
+
+/* Whether a report or trace could be written at path later, creating
+ * nothing: 0, or an errno about `where` (path itself, or the directory
+ * that would hold the new file). */
+CGI_HIDDEN int cgi_outfile_check(const char *path, char *where, size_t cap);
+
+#endif
