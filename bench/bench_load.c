@@ -6,7 +6,7 @@
  * Usage: bench_load ze|cuda T M [PTX_FMAS]
  *   ze    the Level Zero simulator: module i in its test convention
  *         (docs/zesim.md); its compile time is CGSIM_COMPILE_MS
- *   cuda  real PTX (sm_90, PTX ISA 8.0): kernel i is PTX_FMAS (default 2000)
+ *   cuda  real PTX (sm_90, PTX ISA 8.0): kernel i is PTX_FMAS (default 8000)
  *         dependent FMAs with constants of its own, so each is a distinct
  *         JIT compile of some size
  * Prints: phase_ms=... (first request to last result), the cache counters. */
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-static int api, nmodules, fmas = 2000;
+static int api, nmodules, fmas = 8000;
 static atomic_int next, failures;
 static void *ctx, *dev;
 static pthread_barrier_t start;

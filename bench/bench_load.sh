@@ -11,7 +11,7 @@
 #   SPIR-V compile, a native-binary load costing no compile.
 # cuda: real PTX on a GPU (the driver found as libcuda.so.1), the JIT's own
 #   cache off (CUDA_CACHE_DISABLE=1) in every run, so cold is really cold and
-#   warm is callguard's cache of cubins; PTX_FMAS (default 2000) sizes each
+#   warm is callguard's cache of cubins; PTX_FMAS (default 8000) sizes each
 #   kernel.
 set -eu
 build=${1:-build}
@@ -39,7 +39,7 @@ case $api in
   cuda)
     export CUDA_CACHE_DISABLE=1
     serialize=cuModuleLoadData=jit,cuLinkComplete=jit
-    extra=${PTX_FMAS:-2000}
+    extra=${PTX_FMAS:-8000}
     what="CUDA PTX ($extra FMAs a kernel), CUDA_CACHE_DISABLE=1"
     ;;
   *) echo "bench_load.sh: API '$api': expected ze or cuda" >&2; exit 2 ;;

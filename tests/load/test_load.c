@@ -258,6 +258,52 @@ static int ze_unknown_kernel_name_lists_the_module_kernels(int argc, char **argv
     return 0;
 }
 
+static int read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return 0;
+}
+
+/* Four processes fill one cold cache directory at once (with and without a
+ * size limit that makes them evict while the others write): every kernel
+ * loads in each, no entry is ever seen corrupt, and a fifth process finds
+ * whole entries. */
+static int ze_processes_share_the_cache_directory(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *limits[] = {"CALLGUARD_CACHE_SIZE=1G", "CALLGUARD_CACHE_SIZE=3K"};
+    for (int l = 0; l < 2; l++) {
+        char name[16];
+        snprintf(name, sizeof name, "shared%d", l);
+        const char *env[] = {"CGSIM_COMPILE_MS=5", fresh_cache(name), limits[l], NULL};
+        char script[1024];
+        snprintf(script, sizeof script,
+                 "for i in 1 2 3 4; do \"$CG_LOAD_WORKER_ZE\" distinct 4 16 > %s/%s-out$i 2>&1 & done; wait",
+                 cgtest_tmpdir(), name);
+        const char *sh[] = {"/bin/sh", "-c", script, NULL};
+        cgtest_result r;
+        cgtest_run(&r, env, sh);
+        CHECK(exited_ok(&r));
+        for (int i = 1; i <= 4; i++) {
+            char path[600], out[8192];
+            snprintf(path, sizeof path, "%s/%s-out%d", cgtest_tmpdir(), name, i);
+            CHECK(read_file(path, out, sizeof out) == 0);
+            fprintf(stderr, "--- process %d (%s)\n%s", i, limits[l], out);
+            CHECK(figure(out, "loaded") == 16 && figure(out, "corrupt") == 0 && figure(out, "write_failures") == 0);
+            CHECK(!strstr(out, "is corrupt"));
+        }
+        run_ze(&r, env, "reverse", "1", "16");
+        CHECK(exited_ok(&r) && figure(r.out, "loaded") == 16 && figure(r.out, "corrupt") == 0);
+        CHECK(figure(r.out, "disk_hits") >= 1);
+        if (l == 0) CHECK(figure(r.out, "disk_hits") == 16);
+    }
+    return 0;
+}
+
 /* A bad cache setting is refused by name. */
 static int ze_bad_cache_setting_is_named(int argc, char **argv)
 {
@@ -414,5 +460,6 @@ const cgtest_case cgtest_cases[] = {
     {"ze_failed_build_reports_call_result_and_log", ze_failed_build_reports_call_result_and_log},
     {"ze_unknown_kernel_name_lists_the_module_kernels", ze_unknown_kernel_name_lists_the_module_kernels},
     {"ze_bad_cache_setting_is_named", ze_bad_cache_setting_is_named},
+    {"ze_processes_share_the_cache_directory", ze_processes_share_the_cache_directory},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
