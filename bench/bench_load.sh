@@ -64,12 +64,17 @@ measure() { # serialize cold
   n=$rounds
   # warm rounds are cheap and short (noisy): three times as many, on a cache
   # filled once by a cold run
-  if [ "$2" = 0 ]; then n=$((rounds * 3)); run_once 0 1 >/dev/null; fi
-  i=0
+  if [ "$2" = 0 ]; then n=$((rounds * 3)); run_once 0 1 >/dev/null || exit 1; fi
+  # not `while ...; done | median`: an exit in the loop would end only the
+  # pipeline's subshell, and the median would be of the runs before it
+  times="" i=0
   while [ $i -lt "$n" ]; do
-    run_once "$1" "$2"
+    t=$(run_once "$1" "$2") || exit 1
+    times="$times$t
+"
     i=$((i + 1))
-  done | median
+  done
+  printf '%s' "$times" | median
 }
 
 echo "bench_load: $what; $threads threads, $modules modules, median of $rounds cold and $((rounds * 3)) warm runs"

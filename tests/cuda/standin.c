@@ -960,8 +960,11 @@ static const struct entry {
     E("cuGetProcAddress", 12000, 0, cuGetProcAddress_v2),
 };
 
-/* The newest form not newer than `version`; with the per-thread flag the newest per-thread form if there is
- * one, else the legacy-stream one (cuda.h's cuGetProcAddress documentation). */
+/* The newest form not newer than `version`. With the per-thread flag, a name that has per-thread forms gets
+ * the newest of them, and none when `version` is older than the first (7000): the real driver 580.159.04
+ * answers cuStreamSynchronize at 6050 and cuMemcpyDtoH at 3020 with CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+ * (the 4-argument form: CUDA_ERROR_NOT_FOUND), not with the legacy-stream form (tests/gpu/check.sh on the
+ * H200). A name without per-thread forms gets its legacy-stream one (cuda.h's cuGetProcAddress documentation). */
 static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status)
 {
@@ -971,16 +974,17 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     if (version > cfg.driver_version) return CUDA_ERROR_INVALID_VALUE; /* "greater than the driver version" */
     int per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     const struct entry *best = NULL, *best_pt = NULL;
-    int known = 0;
+    int known = 0, has_pt = 0;
     for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
         const struct entry *e = &entries[i];
         if (strcmp(e->base, symbol) != 0) continue;
         known = 1;
+        has_pt |= e->per_thread;
         if (e->version > version) continue;
         const struct entry **slot = e->per_thread ? &best_pt : &best;
         if (!*slot || e->version > (*slot)->version) *slot = e;
     }
-    if (per_thread && best_pt) best = best_pt;
+    if (per_thread && has_pt) best = best_pt;
     *pfn = best ? best->fn : NULL;
     if (status)
         *status = best    ? CU_GET_PROC_ADDRESS_SUCCESS

@@ -91,7 +91,8 @@ static int cuda_standin_procaddress_variant_by_version(int argc, char **argv)
         {"cuStreamSynchronize", 13000, 0, "cuStreamSynchronize"},
         {"cuStreamSynchronize", 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, "cuStreamSynchronize"},
         {"cuStreamSynchronize", 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuStreamSynchronize_ptsz"},
-        {"cuStreamSynchronize", 6050, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuStreamSynchronize"},
+        {"cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuLaunchKernel_ptsz"},
+        {"cuCtxCreate", 12050, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuCtxCreate_v4"}, /* no _ptsz form */
         {"cuMemcpyHtoD", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuMemcpyHtoD_v2_ptds"},
         {"cuMemcpyHtoD", 12000, 0, "cuMemcpyHtoD_v2"},
         {"cuDevicePrimaryCtxRelease", 10000, 0, "cuDevicePrimaryCtxRelease"},
@@ -139,6 +140,17 @@ static int cuda_standin_procaddress_unknown_empty_and_old(int argc, char **argv)
     CHECK(fn == NULL && st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
     CU_OK(cuGetProcAddress_v2("cuMemAlloc", &fn, 2000, 0, NULL)); /* the status is optional */
     CHECK(fn == NULL);
+    /* The per-thread flag at a version older than the per-thread forms (7000): not sufficient, no legacy-stream
+     * fallback (what the real driver 580.159.04 answers on the H200). */
+    fn = (void *)1;
+    CU_OK(cuGetProcAddress_v2("cuStreamSynchronize", &fn, 6050, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    CHECK(fn == NULL && st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    fn = (void *)1;
+    CU_OK(cuGetProcAddress_v2("cuMemcpyDtoH", &fn, 3020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    CHECK(fn == NULL && st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    CHECK(cuGetProcAddress("cuStreamSynchronize", &fn, 6050, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) ==
+              CUDA_ERROR_NOT_FOUND &&
+          fn == NULL);
     /* The 4-argument form reports both as CUDA_ERROR_NOT_FOUND (CUDA 11's documentation). */
     CHECK(cuGetProcAddress("cuNoSuchEntryPoint", &fn, 12000, 0) == CUDA_ERROR_NOT_FOUND && fn == NULL);
     CHECK(cuGetProcAddress("cuGetProcAddress", &fn, 11020, 0) == CUDA_ERROR_NOT_FOUND && fn == NULL);

@@ -3,7 +3,7 @@
  * declared, with wrapper = forward), forwarded unguarded. Included by cg_cuda.c (their names)
  * and by passthrough.S (their trampolines), each time with its own CGL_PT(index, name);
  * no include guard. */
-#define CGL_PT_COUNT 47
+#define CGL_PT_COUNT 49
 CGL_PT(0, cuProfilerInitialize)
 CGL_PT(1, cuProfilerStart)
 CGL_PT(2, cuProfilerStop)
@@ -50,4 +50,6 @@ CGL_PT(42, cudbgGetAPIVersion)
 CGL_PT(43, cudbgMain)
 CGL_PT(44, cudbgReportDriverApiError)
 CGL_PT(45, cudbgReportDriverInternalError)
-CGL_PT(46, cuGetExportTable)
+CGL_PT(46, cuMemGetAttribute)
+CGL_PT(47, cuMemGetAttribute_v2)
+CGL_PT(48, cuGetExportTable)
