@@ -107,7 +107,10 @@ static int cu_identity(const cg_load_request *req, lb_str *key, lb_str *memkey, 
     lb_str_add(key, "driver_version=%d\ncompute_capability=%d.%d\n", version, major, minor);
     /* The driver's build (cuDriverGetVersion says only the CUDA version it
      * supports) and its PTX JIT, opened at the first JIT: their files. */
-    static const char *const drivers[] = {"libcuda.so", "libnvidia-ptxjitcompiler", NULL};
+    /* Only libcuda among the loaded objects: the JIT library is opened at the
+     * first JIT, so matching it there would change the key mid-run (seen on
+     * the H200); it is looked for beside the driver instead. */
+    static const char *const drivers[] = {"libcuda.so", NULL};
     static const char *const compilers[] = {"libnvidia-ptxjitcompiler.so.1", NULL};
     lb_str_add(key, "compiler=");
     lb_objects_identity(key, drivers, compilers);

@@ -231,14 +231,19 @@ static int ident_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct ident_walk *w = arg;
     const char *path = info->dlpi_name;
     if (!path || !*path) return 0;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    /* callguard's own shims stand in for the vendor's sonames: not the driver */
+    if (strstr(path, "/callguard/shims/")) return 0;
+    /* the file itself: callguard run's libcallguard-real-API.so is a link to the real library */
+    char real[PATH_MAX];
+    if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+    const char *base = strrchr(real, '/');
+    base = base ? base + 1 : real;
     for (const char *const *p = w->prefixes; *p; p++)
         if (strncmp(base, *p, strlen(*p)) == 0) {
-            add_file_identity(w->out, path);
-            if (!w->first_dir[0] && base > path && (size_t)(base - path) < sizeof w->first_dir) {
-                memcpy(w->first_dir, path, (size_t)(base - path));
-                w->first_dir[base - path] = '\0';
+            add_file_identity(w->out, real);
+            if (!w->first_dir[0] && base > real && (size_t)(base - real) < sizeof w->first_dir) {
+                memcpy(w->first_dir, real, (size_t)(base - real));
+                w->first_dir[base - real] = '\0';
             }
             break;
         }
