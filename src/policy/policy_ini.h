@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* The most codes `states` may list (CG_MAX_STATES of layer.h). */
+#define PINI_MAX_STATES 4
+
 /* The kinds of section. */
 typedef enum pini_kind { PINI_API, PINI_DEFAULTS, PINI_SITE } pini_kind;
 
@@ -41,6 +44,8 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
+    /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
+    PINI_STATES,
     PINI_NKEYS
 } pini_key;
 

@@ -91,7 +91,8 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
     cgi_depth--;
-    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    /* Not success: a failure or a state, counted by code out of line. */
+    if (__builtin_expect(err != 0, 0)) err = cgi_stats_result(s, err);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
     /* Tracing (trace.c): one predictable branch when off, and a tail call. */
@@ -121,7 +122,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     cg_counters *c = f->site->ctr;
     f->call_ns = cgi_ticks_ns(f->t1 - f->t0);
     f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
-    if (f->err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    if (f->err) f->err = cgi_stats_result(f->site, f->err);
     atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
     cgi_max(&c->max_ns, f->call_ns);
     if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
@@ -157,11 +158,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
         }
         int err = thunk(args);
-        if (stats && err) {
-            int saved = errno;
-            atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
-            errno = saved;
-        }
+        if (stats && err) cgi_stats_result(s, err);
         return 0;
     }
 

@@ -42,7 +42,7 @@ static const char *cgi_state_name(int state)
 }
 
 typedef struct cgi_totals {
-    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns;
+    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns, states;
 } cgi_totals;
 
 static uint64_t cgi_ld(const _Atomic uint64_t *p) { return atomic_load_explicit(p, memory_order_relaxed); }
@@ -56,12 +56,98 @@ static void cgi_add(cgi_totals *t, const cg_counters *c)
     t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
     t->stalls += cgi_ld(&c->stalls);
     t->stall_ns += cgi_ld(&c->stall_ns);
+    t->states += cgi_ld(&c->states);
 }
 
 static void cgi_sum(cgi_totals *all, const cgi_totals *t)
 {
     all->calls += t->calls, all->nested += t->nested, all->errors += t->errors, all->total_ns += t->total_ns;
     all->lock_wait_ns += t->lock_wait_ns, all->stalls += t->stalls, all->stall_ns += t->stall_ns;
+    all->states += t->states;
+}
+
+/* ---- result codes --------------------------------------------------------------
+ * A site keeps its first CGI_STATS_MAX_CODES codes other than success by
+ * name; the calls of the others are in errors and states, and counted here
+ * as "other". A list merged over processes keeps up to CGI_CODES_MERGED. */
+
+#define CGI_CODES_MERGED (2 * CGI_STATS_MAX_CODES)
+
+typedef struct cgi_code_list {
+    struct {
+        char name[CGI_CODE_NAME_MAX];
+        int32_t code;
+        int state;
+        uint64_t count;
+    } v[CGI_CODES_MERGED];
+    size_t n;
+    uint64_t errors, states; /* of the site(s): what the named codes do not cover is "other" */
+} cgi_code_list;
+
+static void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t cap)
+{
+    l->errors += cgi_ld(&rec->c.errors);
+    l->states += cgi_ld(&rec->c.states);
+    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
+        const cgi_code *k = &rec->code[i];
+        uint32_t set = atomic_load(&k->set);
+        uint64_t n = cgi_ld(&k->count);
+        if ((set != CGI_CODE_ERROR && set != CGI_CODE_STATE) || !n) continue;
+        int state = set == CGI_CODE_STATE;
+        size_t x = 0;
+        while (x < l->n && !(l->v[x].code == k->code && l->v[x].state == state &&
+                             strncmp(l->v[x].name, k->name, sizeof k->name) == 0))
+            x++;
+        if (x == l->n) {
+            if (l->n == cap) continue; /* "other" */
+            snprintf(l->v[x].name, sizeof l->v[x].name, "%.*s", (int)sizeof k->name - 1, k->name);
+            l->v[x].code = k->code, l->v[x].state = state, l->v[x].count = 0;
+            l->n++;
+        }
+        l->v[x].count += n;
+    }
+}
+
+/* The calls of failures and of states that no named code covers. */
+static void cgi_codes_other(const cgi_code_list *l, uint64_t *errors, uint64_t *states)
+{
+    uint64_t e = 0, st = 0;
+    for (size_t x = 0; x < l->n; x++) *(l->v[x].state ? &st : &e) += l->v[x].count;
+    *errors = l->errors > e ? l->errors - e : 0;
+    *states = l->states > st ? l->states - st : 0;
+}
+
+static void cgi_json_codes(FILE *out, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    fputs(",\n        \"results\": [", out);
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++) {
+        fprintf(out, "%s{\"name\": ", k ? ", " : "");
+        cgi_json_str(out, l->v[x].name);
+        fprintf(out, ", \"code\": %d, \"calls\": %lu, \"kind\": \"%s\"}", (int)l->v[x].code,
+                (unsigned long)l->v[x].count, l->v[x].state ? "state" : "error");
+    }
+    if (oe) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "", (unsigned long)oe);
+    if (os) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "", (unsigned long)os);
+    fputc(']', out);
+}
+
+/* "    results: ZE_RESULT_NOT_READY 999 (a state), ZE_RESULT_ERROR_DEVICE_LOST 1" under a row. */
+static void cgi_text_codes(FILE *out, int indent, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    if (!l->n && !oe && !os) return;
+    fprintf(out, "%*sresults:", indent, "");
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++)
+        fprintf(out, "%s %s %lu%s", k ? "," : "", l->v[x].name, (unsigned long)l->v[x].count,
+                l->v[x].state ? " (a state)" : "");
+    if (oe) fprintf(out, "%s other failures %lu", k++ ? "," : "", (unsigned long)oe);
+    if (os) fprintf(out, "%s other states %lu", k++ ? "," : "", (unsigned long)os);
+    fputc('\n', out);
 }
 
 static uint32_t cgi_nrec(const cgi_stats_region *r)
@@ -229,13 +315,18 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
                     rec->blocking ? "true" : "false");
             if (rec->domain[0]) cgi_json_str(out, rec->domain);
             else fputs("null", out);
-            fprintf(out, ", \"scope\": \"%s\"}}", cgi_scope_name(rec->scope));
+            fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
+            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_json_codes(out, &codes);
+            fputc('}', out);
         }
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
-        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
+        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, \"total_ns\": %lu, "
                      "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
-                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.total_ns,
+                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states, (unsigned long)t.total_ns,
                 (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
         cgi_sum(&all, &t);
         nproc++;
@@ -243,9 +334,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     fprintf(out,
-            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
+            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, \"total_ns\": "
             "%lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors, (unsigned long)all.states,
             (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns, (unsigned long)all.stalls,
             (unsigned long)all.stall_ns);
 }
@@ -339,6 +430,7 @@ static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, s
         cgi_totals t;
         uint64_t max_ns;
         int mixed; /* the processes ran it with different policies */
+        cgi_code_list codes;
     } row;
     row *rows = calloc(cap ? cap : 1, sizeof *rows);
     const char **hosts = calloc(n ? n : 1, sizeof *hosts);
@@ -368,14 +460,15 @@ static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, s
                 rows[x].mixed = 1;
             }
             cgi_add(&rows[x].t, &rec->c);
+            cgi_codes_add(&rows[x].codes, rec, CGI_CODES_MERGED);
             uint64_t m = cgi_ld(&rec->c.max_ns);
             if (m > rows[x].max_ns) rows[x].max_ns = m;
         }
     }
     fprintf(out, "callguard: all %zu processes", nproc);
     if (nhosts > 1 || (nhosts == 1 && hosts[0][0])) fprintf(out, " on %zu host%s", nhosts, nhosts == 1 ? "" : "s");
-    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
-            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
+            "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
     for (size_t x = 0; x < nrow; x++) {
         const cgi_stats_record *rec = rows[x].first;
         char policy[128];
@@ -385,10 +478,11 @@ static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, s
                             rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
         if (rec->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
         if (rows[x].mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
                 (unsigned long)rows[x].t.calls, (unsigned long)rows[x].t.nested, (unsigned long)rows[x].t.errors,
-                cgi_ms(rows[x].t.total_ns), cgi_ms(rows[x].max_ns), cgi_ms(rows[x].t.lock_wait_ns),
-                (unsigned long)rows[x].t.stalls, policy);
+                (unsigned long)rows[x].t.states, cgi_ms(rows[x].t.total_ns), cgi_ms(rows[x].max_ns),
+                cgi_ms(rows[x].t.lock_wait_ns), (unsigned long)rows[x].t.stalls, policy);
+        cgi_text_codes(out, apiw + 5, &rows[x].codes);
     }
     free(rows), free(hosts);
 }
@@ -422,8 +516,8 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
             int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
             if (len > apiw && cgi_ld(&r->r[k].c.calls)) apiw = len;
         }
-        fprintf(out, "  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
-                "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
+                "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
@@ -434,10 +528,14 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
                 len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
                                 rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
             if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
+            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
                     (unsigned long)cgi_ld(&c->calls), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ld(&c->errors), cgi_ms(cgi_ld(&c->total_ns)), cgi_ms(cgi_ld(&c->max_ns)),
-                    cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls), policy);
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ld(&c->total_ns)),
+                    cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
+                    policy);
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_text_codes(out, apiw + 5, &codes);
         }
         if (procs[i].have_trace)
             fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)procs[i].trace_events,
@@ -451,10 +549,10 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
     }
     if (nproc > 1) cgi_emit_combined(out, procs, n, nproc);
     fprintf(out,
-            "callguard: %zu process%s, %lu calls (%lu nested, %lu errors), %.3f ms in the driver, %.3f ms waiting "
-            "for locks, %lu stalls\n",
+            "callguard: %zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, %.3f ms "
+            "waiting for locks, %lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
-            (unsigned long)all.errors, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "
