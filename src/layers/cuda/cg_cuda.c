@@ -658,6 +658,7 @@ static cg_site cgl_sites[CGL_NSITES];
 static const int cgl_states_cuEventQuery[] = {CUDA_ERROR_NOT_READY};
 static const int cgl_states_cuEventElapsedTime[] = {CUDA_ERROR_NOT_READY};
 static const int cgl_states_cuStreamQuery[] = {CUDA_ERROR_NOT_READY};
+static const int cgl_states_cuGetProcAddress[] = {CUDA_ERROR_NOT_FOUND};
 static const int cgl_states_cuCheckpointProcessLock[] = {CUDA_ERROR_NOT_READY};
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
@@ -1082,7 +1083,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuGraphicsResourceSetMapFlags_v2] = {"cuGraphicsResourceSetMapFlags_v2", "cuGraphicsResourceSetMapFlags", 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuGraphicsMapResources_ptsz] = {"cuGraphicsMapResources_ptsz", "cuGraphicsMapResources", 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0},
     [CGL_cuGraphicsUnmapResources_ptsz] = {"cuGraphicsUnmapResources_ptsz", "cuGraphicsUnmapResources", 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0},
-    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1},
     [CGL_cuCoredumpGetAttribute] = {"cuCoredumpGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuCoredumpGetAttributeGlobal] = {"cuCoredumpGetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuCoredumpSetAttribute] = {"cuCoredumpSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
@@ -1289,7 +1290,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuStreamUpdateCaptureDependencies_ptsz] = {"cuStreamUpdateCaptureDependencies_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuStreamUpdateCaptureDependencies_v2] = {"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuMemBatchDecompressAsync] = {"cuMemBatchDecompressAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1},
     [CGL_cuCheckpointProcessGetRestoreThreadId] = {"cuCheckpointProcessGetRestoreThreadId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuCheckpointProcessGetState] = {"cuCheckpointProcessGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
     [CGL_cuCheckpointProcessLock] = {"cuCheckpointProcessLock", NULL, 0, 1, 0, "waits for the process's submitted work (up to the timeout given)", NULL, cgl_states_cuCheckpointProcessLock, 1},
