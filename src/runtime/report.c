@@ -290,6 +290,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
+        /* How it ended came from the process itself (its exit handlers, or
+         * the fatal-signal hook), not from callguard reaping it. */
+        if (!procs[i].have_exit) fprintf(out, ", \"seen_by\": \"%s\"", atomic_load(&r->h.signal_hook) ? "process, signal hook on" : "process");
         fputs("},", out);
         if (procs[i].have_trace)
             fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)procs[i].trace_events,
@@ -370,11 +373,16 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
     }
     unsigned unknown = atomic_load(&r->h.threads_unslotted);
     if (!nthreads && !unknown) return;
-    char how[96], sig[32];
+    char how[160], sig[32];
     if (state == CGI_PROC_SIGNALED) cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
     else if (state == CGI_PROC_EXITED) snprintf(how, sizeof how, "exited with status %d", status);
     else if (state == CGI_PROC_EXECED) snprintf(how, sizeof how, "was replaced by exec");
-    else snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it)");
+    else if (atomic_load(&r->h.signal_hook))
+        snprintf(how, sizeof how, "ended without exit handlers and without a fatal signal the signal hook saw "
+                                  "(SIGKILL, another uncatchable end, or _exit)");
+    else
+        snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it; "
+                                  "--signals record would note a fatal signal)");
     if (nthreads) {
         fprintf(out, "  %s with", how);
         for (size_t g = 0; g < ngroups; g++)
@@ -497,12 +505,12 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
         if (t.calls == 0) continue;
         int state, status;
         cgi_exit_of(&procs[i], &state, &status);
-        char ex[48];
+        char ex[80];
         if (state == CGI_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
         else if (state == CGI_PROC_SIGNALED) {
             char sig[32];
             cgi_signal_name(status, sig, sizeof sig);
-            snprintf(ex, sizeof ex, "killed by %s", sig);
+            snprintf(ex, sizeof ex, "killed by %s%s", sig, procs[i].have_exit ? "" : ", noted by its signal hook");
         }
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");

@@ -278,7 +278,8 @@ def run_report_names_calls_in_flight_and_how_the_process_died():
     r, rep = report_of(["/bin/sh", "-c", '"$0"; echo "shell saw $?"', TOY_RACE])
     check(r.returncode == 0 and "shell saw 134" in r.stdout, "%d %s %s" % (r.returncode, r.stdout, r.stderr))
     race = [p for p in rep["processes"] if TOY_RACE in p["command"]]
-    check(len(race) == 1 and race[0]["exit"] == {"state": "unknown"}, "how it died is not known: %s" % race)
+    check(len(race) == 1 and race[0]["exit"] == {"state": "unknown", "seen_by": "process"},
+          "how it died is not known: %s" % race)
     inside = [f for f in race[0]["in_flight"] if f["name"] == "toyCompile" and f["state"] == "inside"]
     check(len(inside) >= 2, "the threads inside toyCompile: %s" % race[0]["in_flight"])
     compiles = [x for x in race[0]["sites"] if x["name"] == "toyCompile"]
@@ -286,8 +287,55 @@ def run_report_names_calls_in_flight_and_how_the_process_died():
     path = os.path.join(TMP, "unknown.json")
     json.dump(rep, open(path, "w"))
     t = run([CG, "report", path])
-    check("ended without exit handlers (how is not known: callguard did not reap it) with %d threads inside toyCompile"
-          % len(inside) in t.stdout, t.stdout)
+    check("ended without exit handlers (how is not known: callguard did not reap it; --signals record would note a "
+          "fatal signal) with %d threads inside toyCompile" % len(inside) in t.stdout, t.stdout)
+
+
+def run_signals_record_names_the_signal_of_a_process_it_did_not_reap():
+    """--signals record: the toy compiler aborts with threads inside toyCompile, reaped by its own parent (a
+    shell). The hook noted SIGABRT in the process's statistics file: the report says it died of SIGABRT with the
+    calls in flight, in the JSON and in the table, and the process died as it would have (the shell saw 134)."""
+    r, rep = report_of(["/bin/sh", "-c", '"$0"; echo "shell saw $?"', TOY_RACE], "--signals", "record")
+    check(r.returncode == 0 and "shell saw 134" in r.stdout, "%d %s %s" % (r.returncode, r.stdout, r.stderr))
+    race = [p for p in rep["processes"] if TOY_RACE in p["command"]]
+    check(len(race) == 1 and race[0]["exit"] == {"state": "signaled", "signal": 6, "seen_by": "process, signal hook on"},
+          "the signal the hook noted: %s" % race)
+    inside = [f for f in race[0]["in_flight"] if f["name"] == "toyCompile" and f["state"] == "inside"]
+    check(len(inside) >= 2, "the threads inside toyCompile: %s" % race[0]["in_flight"])
+    path = os.path.join(TMP, "hooked.json")
+    json.dump(rep, open(path, "w"))
+    t = run([CG, "report", path])
+    check("  died of SIGABRT with %d threads inside toyCompile" % len(inside) in t.stdout, t.stdout)
+    # The same through the environment; and a process that exits normally is not "signaled".
+    r, rep = report_of([PROG, "calls"], env={"CALLGUARD_SIGNALS": "record"})
+    check(r.returncode == 0 and rep["processes"][0]["exit"] == {"state": "exited", "status": 0}, "%s" % rep)
+
+
+def run_signals_record_keeps_the_programs_own_handler():
+    """--signals record and a program's own SIGSEGV handler: set after callguard's (sigaction or signal, in
+    main: it reads its own handler back), or before it (the C API turns the hook on later), it still runs on a
+    real fault, and the program exits as its handler says; a handler that repairs the fault lets the program go
+    on. A fault with no handler still kills the program with SIGSEGV."""
+    for how in ("sigaction", "signal"):
+        r = guarded([PROG, "own-segv", how], "--signals", "record")
+        check(r.returncode == 42 and r.stdout == "own handler ran\n", "%s: %d %r %s" % (how, r.returncode, r.stdout,
+                                                                                         r.stderr))
+    r = guarded([PROG, "own-segv", "before"])
+    check(r.returncode == 42 and r.stdout == "own handler ran\n", "before: %d %r %s" % (r.returncode, r.stdout, r.stderr))
+    r, rep = report_of([PROG, "own-segv", "recover"], "--signals", "record")
+    check(r.returncode == 0 and r.stdout == "own handler ran\nrecovered\n", "recover: %d %r" % (r.returncode, r.stdout))
+    check(rep["processes"][0]["exit"] == {"state": "exited", "status": 0}, "%s" % rep["processes"][0]["exit"])
+    r = guarded([PROG, "segv"], "--signals", "record")
+    check(r.returncode == -signal.SIGSEGV, "no handler: %d %s" % (r.returncode, r.stderr))
+
+
+def run_signals_rejects_a_bad_value():
+    """--signals and CALLGUARD_SIGNALS take record or off; anything else stops the run before the program."""
+    marker = os.path.join(TMP, "started-signals")
+    for opts, env in ((["--signals", "on"], None), ([], {"CALLGUARD_SIGNALS": "yes"})):
+        r = guarded([PROG, "touch", marker], *opts, env=env)
+        check(r.returncode == 2 and "expected record" in r.stderr and not os.path.exists(marker),
+              "%s %s: %d %s" % (opts, env, r.returncode, r.stderr))
 
 
 def run_prepends_existing_preload():

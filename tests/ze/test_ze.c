@@ -362,7 +362,39 @@ static int ze_event_poll_policy_file_states_for_one_entry_point(int argc, char *
     return 0;
 }
 
+/* argv: CALLGUARD PROG: the compile race aborts in a grandchild that its own
+ * parent (a shell) reaps, so callguard never sees how it ended. With
+ * --signals record the process noted SIGABRT itself: the report says it died
+ * of SIGABRT with the threads inside zeModuleCreate; without, that how it
+ * ended is not known. The shell sees the abort either way. */
+static int ze_compile_race_grandchild_signals_record_names_sigabrt(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    for (int hook = 1; hook >= 0; hook--) {
+        cgtest_result r;
+        const char *with[] = {argv[0], "run", "--api", "ze", "--signals", "record", "--report", "-", "--", "/bin/sh",
+                              "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
+        const char *without[] = {argv[0], "run", "--api", "ze", "--report", "-", "--", "/bin/sh",
+                                 "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
+        CHECK(cgtest_run(&r, NULL, hook ? with : without) == 0);
+        show(&r);
+        CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "the shell exits 0: wait status 0x%x", r.status);
+        CHECK(strstr(r.out, "shell saw 134") != NULL);
+        const char *want = hook ? "  died of SIGABRT with " : "  ended without exit handlers (how is not known: ";
+        const char *line = strstr(r.err, want);
+        CHECKF(line != NULL, "the report says: %s", want);
+        const char *with_threads = strstr(line, ") with ");
+        int n = 0;
+        CHECKF(sscanf(hook ? line + strlen(want) : with_threads ? with_threads + 7 : "", "%d threads inside zeModuleCreate",
+                      &n) == 1 &&
+                   n >= 2,
+               "the calls in flight are named");
+    }
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"ze_compile_race_grandchild_signals_record_names_sigabrt", ze_compile_race_grandchild_signals_record_names_sigabrt},
     {"ze_event_poll_callguard_run_not_ready_is_a_state", ze_event_poll_callguard_run_not_ready_is_a_state},
     {"ze_event_poll_policy_file_states_for_one_entry_point", ze_event_poll_policy_file_states_for_one_entry_point},
     {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},

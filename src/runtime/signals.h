@@ -1,0 +1,18 @@
+/* The opt-in hook for fatal signals (signals.c, CALLGUARD_SIGNALS=record):
+ * a process that dies of SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT says so
+ * in its statistics file, so a report can name the signal even when
+ * callguard did not reap the process (a grandchild its own parent waited for). */
+#ifndef CGI_SIGNALS_H
+#define CGI_SIGNALS_H
+
+#include "internal.h"
+
+/* "off" or "record". Installs the handlers for "record" unless only_check
+ * (the callguard command checks values for the program it starts).
+ * Caller holds cgi_cfg_lock. */
+CGI_HIDDEN int cgi_signals_set(const char *value, int only_check);
+
+/* Set in the callguard command's own process: values are checked, nothing installed. */
+CGI_HIDDEN extern int cgi_in_cli;
+
+#endif
