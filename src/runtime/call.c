@@ -75,6 +75,15 @@ static void cgi_max(_Atomic uint64_t *m, uint64_t v)
     }
 }
 
+/* The end of a counted-only call whose result was not success. */
+__attribute__((noinline)) static int cgi_counted_result(cg_counters *c, int err, uint64_t entered, uint64_t ns)
+{
+    int failure = cgi_stats_result(c, err);
+    if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
+        return cgi_trace_call(c, entered, ns, 0, failure, 0);
+    return 0;
+}
+
 /* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
  * to read): the common case of `callguard run` on a program that is not
  * Python, in the few instructions docs/benchmarks.md measures. It touches
@@ -91,10 +100,12 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
     cgi_depth--;
-    /* Not success: a failure or a state, counted by code out of line. */
-    if (__builtin_expect(err != 0, 0)) err = cgi_stats_result(s, err);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
+    /* Not success: a failure or a state, counted by its code out of line
+     * (a tail call: the success path keeps no more registers than before). */
+    if (__builtin_expect(err != 0, 0))
+        return cgi_counted_result(c, err, atomic_load_explicit(&slot->entered, memory_order_relaxed), ns);
     /* Tracing (trace.c): one predictable branch when off, and a tail call. */
     if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
         return cgi_trace_call(c, atomic_load_explicit(&slot->entered, memory_order_relaxed), ns, 0, err, 0);
@@ -122,7 +133,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     cg_counters *c = f->site->ctr;
     f->call_ns = cgi_ticks_ns(f->t1 - f->t0);
     f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
-    if (f->err) f->err = cgi_stats_result(f->site, f->err);
+    if (f->err) f->err = cgi_stats_result(c, f->err);
     atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
     cgi_max(&c->max_ns, f->call_ns);
     if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
@@ -158,7 +169,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
         }
         int err = thunk(args);
-        if (stats && err) cgi_stats_result(s, err);
+        if (stats && err) cgi_stats_result(c, err);
         return 0;
     }
 

@@ -232,6 +232,7 @@ void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
 {
     if (!s->ctr) return;
     cgi_stats_record *r = cgi_record_of(s->ctr);
+    r->layer = s->layer;
     if (n > CG_MAX_STATES) n = CG_MAX_STATES;
     atomic_store(&r->nstates, 0);
     for (unsigned i = 0; i < n; i++) atomic_store(&r->state[i], codes[i]);
@@ -276,15 +277,14 @@ static cgi_code *cgi_code_slot(cgi_stats_record *r, const cg_layer *layer, int32
     return NULL;
 }
 
-int cgi_stats_result(const cg_site *s, int err)
+int cgi_stats_result(cg_counters *c, int err)
 {
-    cg_counters *c = s->ctr;
     if (!c) return 1;
     cgi_stats_record *r = cgi_record_of(c);
     int32_t code = err == CG_RESULT_ZERO ? 0 : err;
     int state = cgi_is_state(r, code);
     atomic_fetch_add_explicit(state ? &c->states : &c->errors, 1, memory_order_relaxed);
-    cgi_code *k = cgi_code_slot(r, s->layer, code, state);
+    cgi_code *k = cgi_code_slot(r, r->layer, code, state);
     if (k) atomic_fetch_add_explicit(&k->count, 1, memory_order_relaxed);
     return !state;
 }

@@ -57,8 +57,9 @@ typedef struct cgi_stats_record {
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];
+    const cg_layer *layer;            /* names the codes; an address in the process that wrote it */
     char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) -
-             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code)];
+             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
 } cgi_stats_record;
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
@@ -137,9 +138,9 @@ CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
  * already counted). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n);
 /* Counts a result other than success (a thunk's nonzero return) at the
- * site: a failure or a state. Returns 1 for a failure. Off the success
- * path; touches no errno. */
-CGI_HIDDEN int cgi_stats_result(const cg_site *s, int err);
+ * site whose counters are c: a failure or a state. Returns 1 for a
+ * failure. Off the success path; touches no errno. */
+CGI_HIDDEN int cgi_stats_result(cg_counters *c, int err);
 
 /* This thread's slot; NULL until its first timed call claims one. */
 CGI_HIDDEN extern __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
