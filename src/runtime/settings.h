@@ -12,13 +12,13 @@ enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES }
 typedef struct cgi_setting {
     int kind;
     char *site; /* NULL: every site */
+    char *api;  /* with site NULL: only that layer's sites (a policy file's [defaults]); NULL: every layer's */
     cg_transition transition;
     char *domain; /* NULL: not serialized */
     cg_scope scope;
     int blocking;
     char *reason; /* never freed: sites point at it */
     char *states; /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
-    char *api;    /* CGI_SET_STATES without a site: the layer it is for ([api] name) */
     char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
     int from_env; /* read at start-up: a bad name found later exits 2 */
     int matched;  /* applied to some layer */
