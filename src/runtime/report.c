@@ -290,9 +290,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
-        /* How it ended came from the process itself (its exit handlers, or
-         * the fatal-signal hook), not from callguard reaping it. */
-        if (!procs[i].have_exit) fprintf(out, ", \"seen_by\": \"%s\"", atomic_load(&r->h.signal_hook) ? "process, signal hook on" : "process");
+        /* Not reaped by callguard, with the fatal-signal hook on: what the
+         * process itself noted (its exit, or the signal it died of). */
+        if (!procs[i].have_exit && atomic_load(&r->h.signal_hook)) fputs(", \"signal_hook\": true", out);
         fputs("},", out);
         if (procs[i].have_trace)
             fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)procs[i].trace_events,

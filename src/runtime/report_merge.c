@@ -581,10 +581,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                                                                   : CGI_PROC_RUNNING;
                 } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cgi_num(j, &num)) {
                     v->exit_status = (int)num;
-                } else if (strcmp(ek, "seen_by") == 0) {
-                    char by[40] = "";
-                    cgi_str(j, by, sizeof by);
-                    atomic_store(&r->h.signal_hook, strstr(by, "signal hook") != NULL);
+                } else if (strcmp(ek, "signal_hook") == 0) {
+                    atomic_store(&r->h.signal_hook, cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0));
                 } else cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
