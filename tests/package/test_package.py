@@ -364,6 +364,109 @@ def load_binary_opencl_source_on_pocl():
     check(r.stdout.strip() == "ok", r.stdout)
 
 
+# api="cl" from SPIR-V on Intel's CPU OpenCL runtime: a pool of N threads,
+# released together, each loading k<i>.spv; the figures and where each
+# module came from as JSON.
+CL_IL_PROGRAM = """
+import concurrent.futures, ctypes, json, os, sys, threading
+import callguard
+n, spirv = int(sys.argv[1]), sys.argv[2]
+cl = ctypes.CDLL("libOpenCL.so.1")
+platform, device = ctypes.c_void_p(), ctypes.c_void_p()
+assert cl.clGetPlatformIDs(1, ctypes.byref(platform), None) == 0
+assert cl.clGetDeviceIDs(platform, ctypes.c_uint64(0xFFFFFFFF), 1, ctypes.byref(device), None) == 0
+name = ctypes.create_string_buffer(256)
+assert cl.clGetPlatformInfo(platform, 0x0902, 256, name, None) == 0  # CL_PLATFORM_NAME
+err = ctypes.c_int(0)
+cl.clCreateContext.restype = ctypes.c_void_p
+context = ctypes.c_void_p(cl.clCreateContext(None, 1, ctypes.byref(device), None, None, ctypes.byref(err)))
+assert err.value == 0 and context.value
+barrier = threading.Barrier(n)
+def load(i):
+    with open(os.path.join(spirv, "k%d.spv" % i), "rb") as f:
+        il = f.read()
+    barrier.wait()
+    r = callguard.load_binary("k%d" % i, il, 0, device, "-cl-mad-enable", api="cl", context=context)
+    fname = ctypes.create_string_buffer(64)  # the kernel handle is Intel's: its name
+    assert cl.clGetKernelInfo(ctypes.c_void_p(r.function), 0x1190, 64, fname, None) == 0
+    return dict(zip(r._fields, r), build_flags=r.build_flags, build_log=r.build_log, source=r.source,
+                simd_width=r.simd_width, local_bytes=r.local_bytes, private_bytes=r.private_bytes,
+                kernel_name=fname.value.decode())
+with concurrent.futures.ThreadPoolExecutor(n) as pool:
+    results = list(pool.map(load, range(n)))
+try:
+    callguard.load_binary("k0", b"no SPIR-V at all, only words", 0, device, api="cl", context=context, cache=False)
+    bad = "loaded"
+except callguard.OutOfResources as e:
+    bad = "out of resources: %s" % e
+except callguard.DriverError as e:
+    bad = "%s %s" % (e.function, e.result_name)
+print(json.dumps({"platform": name.value.decode(), "results": results, "bad": bad,
+                  "stats": callguard.load_stats()}))
+"""
+
+
+def load_binary_opencl_il_on_intel():
+    """api="cl" from real SPIR-V (clCreateProgramWithIL) on Intel's CPU
+    OpenCL runtime (build-venv, scripts/setup-venv.sh): 16 threads at once
+    under `callguard run --serialize clBuildProgram`, each kernel with
+    Intel's build log and CL_KERNEL_* figures; a second process loads all
+    16 from the disk cache; two damaged entries are reported, rebuilt and
+    replaced; bytes that are no SPIR-V raise DriverError naming
+    clCreateProgramWithIL and its result."""
+    lib, venv, spirv = (os.environ.get(k, "") for k in ("CG_INTEL_OCL", "CG_INTEL_OCL_VENV", "CG_LOAD_SPIRV_DIR"))
+    check(spirv and os.path.isdir(spirv), "no SPIR-V made at build time (clang-14, llvm-spirv-14): %r" % spirv)
+    if not os.path.exists(lib):
+        if venv and not os.path.exists(venv):
+            print("SKIP: no %s (Intel's CPU OpenCL runtime): %s does not exist; run scripts/setup-venv.sh" % (lib, venv))
+            return SKIP
+        raise AssertionError("%s (Intel's CPU OpenCL runtime) is missing: scripts/setup-venv.sh installs it" % lib)
+    os.makedirs(TMP, exist_ok=True)
+    icd = os.path.join(TMP, "icd")
+    os.makedirs(icd, exist_ok=True)
+    with open(os.path.join(icd, "intel-cpu.icd"), "w") as f:
+        f.write(lib + "\n")
+    prog = os.path.join(TMP, "cl_il_program.py")
+    with open(prog, "w") as f:
+        f.write(CL_IL_PROGRAM)
+    cache = os.path.join(TMP, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"OCL_ICD_VENDORS": icd, "CALLGUARD_CACHE_DIR": cache}
+    runs = [([VCG, "run", "--api", "cl", "--serialize", "clBuildProgram", "--", VPY, prog, "16", spirv], "built",
+             {"builds": 17, "disk_writes": 16, "disk_hits": 0, "corrupt": 0}),
+            ([VPY, prog, "16", spirv], "disk", {"builds": 1, "disk_writes": 0, "disk_hits": 16, "corrupt": 0})]
+    # (each run's last build is the bad IL's, uncached)
+    for n, (cmd, source, want) in enumerate(runs, 1):
+        r = ok(run(cmd, env=env, cwd=TMP), "load_binary on Intel, run %d" % n)
+        out = json.loads(r.stdout.splitlines()[-1])
+        check(out["platform"] == "Intel(R) OpenCL", "Intel's platform: %s" % out["platform"])
+        res = out["results"]
+        check(len(res) == 16 and all(x["module"] and x["function"] for x in res), "16 modules and kernels: %s" % res)
+        check([x["kernel_name"] for x in res] == ["k%d" % i for i in range(16)], "each kernel named: %s" % res)
+        check(all(x["n_max_threads"] > 0 and x["simd_width"] > 0 and x["n_regs"] == -1 and x["n_spills"] == -1
+                  and x["local_bytes"] >= 0 and x["private_bytes"] >= 0 for x in res), "CL_KERNEL_* figures: %s" % res)
+        check(all(x["build_flags"] == "-cl-mad-enable" and x["build_log"].strip() for x in res),
+              "the flags and Intel's build log: %s" % res)
+        check(all(x["source"] == source for x in res), "run %d: every module %s: %s" % (n, source, res))
+        check({k: out["stats"][k] for k in want} == want, "run %d: %s, expected %s" % (n, out["stats"], want))
+        check(out["bad"] == "clCreateProgramWithIL CL_INVALID_VALUE", "bad IL: %s" % out["bad"])
+    # A flipped byte in one entry, another truncated: both reported, rebuilt and replaced.
+    entries = sorted(glob.glob(os.path.join(cache, "load-v1", "[0-9a-f]*")))
+    check(len(entries) == 16, "16 entries: %s" % entries)
+    with open(entries[0], "r+b") as f:
+        f.seek(-2, os.SEEK_END)
+        c = f.read(1)
+        f.seek(-2, os.SEEK_END)
+        f.write(bytes([c[0] ^ 0x5A]))
+    os.truncate(entries[1], 40)
+    r = ok(run([VPY, prog, "16", spirv], env=env, cwd=TMP), "load_binary on Intel after damage")
+    out = json.loads(r.stdout.splitlines()[-1])
+    want = {"builds": 3, "disk_writes": 2, "disk_hits": 14, "corrupt": 2}
+    check({k: out["stats"][k] for k in want} == want, "after damage: %s, expected %s" % (out["stats"], want))
+    check(r.stderr.count("is corrupt") == 2, "two reports: %s" % r.stderr)
+    check(sorted(x["source"] for x in out["results"]) == ["built"] * 2 + ["disk"] * 14, out["results"])
+
+
 def abi3_build_serves_python312():
     """The one cp311-abi3 build, installed unchanged into a 3.12 venv."""
     # On PATH, or pyenv's (whose shim on PATH answers only for its selected version).
