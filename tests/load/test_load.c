@@ -245,6 +245,68 @@ static int ze_failed_build_reports_call_result_and_log(int argc, char **argv)
     return 0;
 }
 
+/* A kernel that needs 200 registers per thread (the simulator's grf=200)
+ * runs out of resources in the default GRF mode: the large-GRF retry builds
+ * it, and its flags (with -cl-intel-256-GRF-per-thread) and 256 registers
+ * are the answer; a second process loads that build from disk. */
+static int ze_out_of_registers_build_retried_with_large_grf(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "needregs", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "retried") == 1 && figure(r.out, "regs") == 256);
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "retries") == 1 && figure(r.out, "disk_writes") == 1);
+    CHECK(strstr(r.out, "flags=-cl-intel-greater-than-4GB-buffer-required -cl-intel-256-GRF-per-thread\n"));
+    run_ze(&r, env, "needregs", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "from_disk") == 1 && figure(r.out, "builds") == 0);
+    CHECK(figure(r.out, "regs") == 256 && strstr(r.out, "-cl-intel-256-GRF-per-thread\n"));
+    return 0;
+}
+
+/* Out of registers in both GRF modes (grf=300): the retry's failure is the
+ * answer, CG_LOAD_ERESOURCES with the driver's result and the retry's build
+ * log naming the kernel. Flags that choose a GRF mode (128) get no retry. */
+static int ze_out_of_registers_in_every_grf_mode_is_eresources(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "regs300", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeModuleCreate result=0x70000003 retried=1 oor=1"));
+    CHECK(strstr(r.out, "error_log=error: kernel fat needs 300 registers per thread; the GRF mode of this build "
+                        "gives 256"));
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "retries") == 1 && figure(r.out, "disk_writes") == 0);
+    run_ze(&r, env, "regs128", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeModuleCreate result=0x70000003 retried=0 oor=1"));
+    CHECK(strstr(r.out, "needs 200 registers per thread; the GRF mode of this build gives 128"));
+    CHECK(figure(r.out, "builds") == 1 && figure(r.out, "retries") == 0);
+    return 0;
+}
+
+/* More shared local memory than the device has (slm=131072 of 64 KiB):
+ * zeKernelCreate runs out of resources, the retry too, CG_LOAD_ERESOURCES
+ * names zeKernelCreate and nothing stays loaded or cached; 32 KiB loads and
+ * is reported as local_bytes. */
+static int ze_kernel_create_out_of_shared_memory_is_eresources(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "bigslm", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeKernelCreate result=0x70000003 retried=1 oor=1"));
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "disk_writes") == 0);
+    run_ze(&r, env, "slm", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "local") == 32768 && figure(r.out, "retried") == 0);
+    return 0;
+}
+
 /* A kernel name the module lacks: CG_ENOENT naming the kernels it has. */
 static int ze_unknown_kernel_name_lists_the_module_kernels(int argc, char **argv)
 {
@@ -617,6 +679,9 @@ const cgtest_case cgtest_cases[] = {
     {"ze_spilling_kernel_retried_with_large_grf", ze_spilling_kernel_retried_with_large_grf},
     {"ze_failed_build_reports_call_result_and_log", ze_failed_build_reports_call_result_and_log},
     {"ze_unknown_kernel_name_lists_the_module_kernels", ze_unknown_kernel_name_lists_the_module_kernels},
+    {"ze_out_of_registers_build_retried_with_large_grf", ze_out_of_registers_build_retried_with_large_grf},
+    {"ze_out_of_registers_in_every_grf_mode_is_eresources", ze_out_of_registers_in_every_grf_mode_is_eresources},
+    {"ze_kernel_create_out_of_shared_memory_is_eresources", ze_kernel_create_out_of_shared_memory_is_eresources},
     {"ze_bad_cache_setting_is_named", ze_bad_cache_setting_is_named},
     {"ze_processes_share_the_cache_directory", ze_processes_share_the_cache_directory},
 };
