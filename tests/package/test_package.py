@@ -292,6 +292,27 @@ def load_binary_errors_on_simulator():
         assert e.result_name == "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE", e.result_name
         assert e.build_log.strip() and e.build_log.strip() in str(e), (e.build_log, str(e))
         assert e.api == "ze" and e.status_name == "CG_LOAD_EDRIVER", (e.api, e.status_name)
+    # Out of resources (the simulator's grf= and slm= keys): its own exception, with the result's name and log.
+    fat = b"\\x03\\x02\\x23\\x07" + b"fat:args=1:grf=%d\\0"
+    r = callguard.load_binary("fat", fat % 200, 0, 0, cache=False)
+    assert r.retried and r.n_regs == 256 and "-cl-intel-256-GRF-per-thread" in r.build_flags, (r, r.build_flags)
+    try:
+        callguard.load_binary("fat", fat % 300, 0, 0, cache=False)
+        raise SystemExit("a kernel needing 300 registers loaded")
+    except callguard.OutOfResources as e:
+        assert isinstance(e, callguard.DriverError) and e.status_name == "CG_LOAD_ERESOURCES", (type(e), e.status_name)
+        assert e.function == "zeModuleCreate" and e.result_name == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", vars(e)
+        assert "needs 300 registers per thread" in e.build_log and e.build_log.strip() in str(e), e.build_log
+    try:
+        callguard.load_binary("fat", fat % 200, 0, 0, "-cl-intel-128-GRF-per-thread", cache=False)
+        raise SystemExit("200 registers in the 128-register GRF mode loaded")
+    except callguard.OutOfResources as e:
+        assert "-cl-intel-128-GRF-per-thread" in str(e) and "gives 128" in e.build_log, (str(e), e.build_log)
+    try:
+        callguard.load_binary("fat", b"\\x03\\x02\\x23\\x07fat:slm=131072\\0", 0, 0, cache=False)
+        raise SystemExit("128 KiB of shared local memory on a 64 KiB device")
+    except callguard.OutOfResources as e:
+        assert e.function == "zeKernelCreate" and e.result_name == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", vars(e)
     try:
         callguard.load_binary("nosuchkernel", ok, 0, 0, cache=False)
         raise SystemExit("a kernel the module lacks loaded")
