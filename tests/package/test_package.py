@@ -488,6 +488,36 @@ def load_binary_opencl_il_on_intel():
     check(sorted(x["source"] for x in out["results"]) == ["built"] * 2 + ["disk"] * 14, out["results"])
 
 
+def load_binary_cuda_on_standin():
+    """api="cuda" from Python on the stand-in libcuda.so.1 (tests/cuda/standin.c) under `callguard run
+    --api cuda`: tests/gpu/load_binary_cuda.py (what tests/gpu/run.sh runs on the H200 with the same PTX)
+    loads 16 PTX modules from 16 threads with the stand-in's JIT aborting on overlap and cuModuleLoadData
+    and cuLinkComplete serialized in one domain: all load with the primary context, Triton's figures, the
+    shared memory opt-in, OutOfResources beyond it, CG_ENOENT, a DriverError with CUDA's result name; a
+    second process takes all 16 cubins from disk; unserialized, the threads meet in the JIT and the
+    stand-in aborts (the GIL was released)."""
+    standin = os.environ.get("CG_CUDA_STANDIN", "")
+    check(os.path.exists(standin), "the stand-in libcuda.so.1 %r (CMake passes it)" % standin)
+    os.makedirs(TMP, exist_ok=True)
+    cache = os.path.join(TMP, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    script = os.path.join(SRC, "tests", "gpu", "load_binary_cuda.py")
+    ptx = os.path.join(SRC, "tests", "gpu", "ptx")
+    env = {"CALLGUARD_CUDA_LIBRARY": standin, "CALLGUARD_CACHE_DIR": cache, "CGCUDA_COMPILER_RACE": "abort",
+           "CGCUDA_COMPILE_MS": "30"}
+    serialized = [VCG, "run", "--api", "cuda", "--serialize", "cuModuleLoadData=jit,cuLinkComplete=jit", "--"]
+    for expect in ("built", "disk"):
+        r = run(serialized + [VPY, script, ptx, expect], env=env, cwd=TMP, preexec_fn=no_core)
+        check(r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("PASS: ") == 9,
+              "load_binary_cuda.py %s: exit %d\n%s\n%s" % (expect, r.returncode, r.stdout[:3000], r.stderr[-2000:]))
+        out = json.loads(r.stdout.splitlines()[-1])
+        check(len(out["results"]) == 16 and out["cache_dir"] == cache, out)
+    shutil.rmtree(cache, ignore_errors=True)
+    r = run([VCG, "run", "--api", "cuda", "--", VPY, script, ptx, "built"], env=env, cwd=TMP, preexec_fn=no_core)
+    check(r.returncode in (-6, 134) and "CGCUDA_COMPILER_RACE=abort" in r.stderr,
+          "unserialized, the stand-in's JIT race aborts: exit %d\n%s" % (r.returncode, r.stderr[-2000:]))
+
+
 def abi3_build_serves_python312():
     """The one cp311-abi3 build, installed unchanged into a 3.12 venv."""
     # On PATH, or pyenv's (whose shim on PATH answers only for its selected version).
