@@ -121,7 +121,10 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
     /* First: the TSC read clobbers err's register. Not success: a failure
      * or a state, counted by its code out of line (stats.c). */
-    if (__builtin_expect(err != 0, 0)) err = cgi_stats_result(c, err);
+    if (__builtin_expect(err != 0, 0)) {
+        err = cgi_stats_result(c, err);
+        c = atomic_load_explicit(&slot->counters, memory_order_relaxed); /* again: not kept across the call */
+    }
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
