@@ -10,8 +10,9 @@
  *   - before (a library constructor that ran first, ASan's): sigaction
  *     hands it back when ours is installed; ours calls it.
  *   - after (main, CPython's faulthandler, a JIT): sigaction() and signal()
- *     are defined here too. When libcallguard comes before libc in the
- *     lookup order (`callguard run --signals record` preloads it for that),
+ *     are defined by libcallguard too (signals_interpose.c). When
+ *     libcallguard comes before libc in the lookup order (`callguard run
+ *     --signals record` preloads it for that),
  *     a program that sets a handler for one of these signals sets "its"
  *     action, which ours calls, and reads back its own previous one; ours
  *     stays installed. For every other signal, or with the hook off, they
@@ -35,9 +36,8 @@
 #include <signal.h>
 #include <string.h>
 
-/* glibc's own sigaction and signal, whatever the lookup order: the ones we call. */
+/* glibc's own sigaction, whatever the lookup order: the one we call. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
-extern sighandler_t bsd_signal(int sig, sighandler_t handler);
 
 static const int cgi_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define CGI_NFATAL ((int)(sizeof cgi_fatal / sizeof *cgi_fatal))
@@ -154,28 +154,14 @@ int cgi_signals_set(const char *v, int only_check)
     return atomic_load(&cgi_hook_on) ? CG_OK : cgi_signals_install();
 }
 
-/* ---- the program's sigaction() and signal() ----------------------------------- */
-
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+int cgi_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int i = cgi_fatal_index(sig);
-    if (i < 0 || !atomic_load_explicit(&cgi_hook_on, memory_order_acquire)) return __sigaction(sig, act, old);
+    if (i < 0 || !atomic_load_explicit(&cgi_hook_on, memory_order_acquire)) return 1;
     while (atomic_flag_test_and_set_explicit(&cgi_prog_lock, memory_order_acquire)) {
     }
     if (old) *old = cgi_prog[i][atomic_load(&cgi_prog_cur[i])];
     if (act) cgi_set_prog(i, act);
     atomic_flag_clear_explicit(&cgi_prog_lock, memory_order_release);
     return 0;
-}
-
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its handler). */
-__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
-{
-    if (cgi_fatal_index(sig) < 0 || !atomic_load_explicit(&cgi_hook_on, memory_order_acquire) || handler == SIG_ERR)
-        return bsd_signal(sig, handler);
-    struct sigaction act = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
-    sigemptyset(&act.sa_mask);
-    sigaddset(&act.sa_mask, sig);
-    if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
-    return old.sa_handler;
 }

@@ -12,6 +12,12 @@
  * Caller holds cgi_cfg_lock. */
 CGI_HIDDEN int cgi_signals_set(const char *value, int only_check);
 
+/* For the interposed sigaction(): while the hook is on and sig is one of
+ * its signals, reads and sets the program's action (the one the hook
+ * chains to) and returns 0; else returns 1 (libc's sigaction applies). */
+struct sigaction;
+CGI_HIDDEN int cgi_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old);
+
 /* Set in the callguard command's own process: values are checked, nothing installed. */
 CGI_HIDDEN extern int cgi_in_cli;
 
