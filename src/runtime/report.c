@@ -340,14 +340,20 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
  * nothing of it is kept after. What grows is the combined table: one row per
  * entry point (its names and counts) and one entry per host name. */
 
-/* One entry point of the combined table: its counts over all processes. */
+/* One entry point of the combined table: its counts over all processes.
+ * 80 bytes and its names: the bound docs/report.md states counts on it. */
 typedef struct cgi_row {
-    const char *api, *name, *domain; /* in the arena */
+    const char *api;            /* "api\0name\0domain\0" in the arena */
+    uint8_t name_at, domain_at; /* where name and domain start in it */
     uint8_t transition, scope, blocking;
     uint8_t mixed; /* the processes ran it with different policies */
     cgi_totals t;
     uint64_t max_ns;
 } cgi_row;
+#define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
+#define CGI_ROW_DOMAIN(row) ((row)->api + (row)->domain_at)
+/* Rows are kept in blocks that never move: no copy of them all to grow. */
+#define CGI_ROW_BLOCK 4096
 
 /* The rows' strings and the host names, copied into large blocks. */
 typedef struct cgi_arena_block {
@@ -369,8 +375,8 @@ struct cgi_report_writer {
     cg_report_format format;
     size_t nproc;
     cgi_totals all;
-    cgi_row *rows; /* first-seen order */
-    size_t nrow, rowcap;
+    cgi_row **rowblk; /* first-seen order, CGI_ROW_BLOCK a block */
+    size_t nrow, nblk, blkcap;
     cgi_index rowix;
     const char **hosts;
     size_t nhosts, hostcap;
@@ -380,20 +386,31 @@ struct cgi_report_writer {
     cgi_arena_block *arena;
 };
 
-static const char *cgi_arena_str(cgi_report_writer *w, const char *s, size_t cap)
+/* Room for len bytes in the arena; NULL: out of memory. */
+static char *cgi_arena_take(cgi_report_writer *w, size_t len)
 {
-    size_t len = strnlen(s, cap);
     cgi_arena_block *b = w->arena;
-    if (!b || b->used + len + 1 > CGI_ARENA_BLOCK) {
+    if (!b || b->used + len > CGI_ARENA_BLOCK) {
         b = malloc(sizeof *b + CGI_ARENA_BLOCK);
         if (!b) return NULL;
         b->next = w->arena, b->used = 0, w->arena = b;
     }
     char *out = b->bytes + b->used;
-    memcpy(out, s, len);
-    out[len] = '\0';
-    b->used += len + 1;
+    b->used += len;
     return out;
+}
+
+static const char *cgi_arena_str(cgi_report_writer *w, const char *s, size_t cap)
+{
+    size_t len = strnlen(s, cap);
+    char *out = cgi_arena_take(w, len + 1);
+    if (out) memcpy(out, s, len), out[len] = '\0';
+    return out;
+}
+
+static cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i)
+{
+    return &w->rowblk[i / CGI_ROW_BLOCK][i % CGI_ROW_BLOCK];
 }
 
 /* FNV-1a of a, then b (NULL: none); each at most its field's size. */
@@ -408,7 +425,8 @@ static uint64_t cgi_hash(const char *a, size_t acap, const char *b, size_t bcap)
 
 static uint64_t cgi_row_hash(const cgi_report_writer *w, size_t i)
 {
-    return cgi_hash(w->rows[i].api, CGI_API_NAME_MAX, w->rows[i].name, CGI_NAME_MAX);
+    const cgi_row *row = cgi_row_at(w, i);
+    return cgi_hash(row->api, CGI_API_NAME_MAX, CGI_ROW_NAME(row), CGI_NAME_MAX);
 }
 
 static uint64_t cgi_host_hash(const cgi_report_writer *w, size_t i) { return cgi_hash(w->hosts[i], 64, NULL, 0); }
@@ -455,24 +473,34 @@ static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec)
 {
     uint64_t h = cgi_hash(rec->api, sizeof rec->api, rec->name, sizeof rec->name);
     for (size_t k = h & (w->rowix.cap - 1); w->rowix.cap && w->rowix.ix[k]; k = (k + 1) & (w->rowix.cap - 1)) {
-        cgi_row *row = &w->rows[w->rowix.ix[k] - 1];
-        if (strncmp(row->api, rec->api, sizeof rec->api) == 0 && strncmp(row->name, rec->name, sizeof rec->name) == 0)
+        cgi_row *row = cgi_row_at(w, w->rowix.ix[k] - 1);
+        if (strncmp(row->api, rec->api, sizeof rec->api) == 0 &&
+            strncmp(CGI_ROW_NAME(row), rec->name, sizeof rec->name) == 0)
             return row;
     }
-    if (!cgi_index_room(&w->rowix, w->nrow, w, cgi_row_hash) ||
-        !cgi_array_room(&w->rows, &w->rowcap, w->nrow, sizeof *w->rows))
-        return NULL;
-    cgi_row *row = &w->rows[w->nrow];
-    *row = (cgi_row){.api = cgi_arena_str(w, rec->api, sizeof rec->api),
-                     .name = cgi_arena_str(w, rec->name, sizeof rec->name),
-                     .domain = cgi_arena_str(w, rec->domain, sizeof rec->domain),
+    if (!cgi_index_room(&w->rowix, w->nrow, w, cgi_row_hash)) return NULL;
+    if (w->nrow == w->nblk * CGI_ROW_BLOCK) {
+        if (!cgi_array_room(&w->rowblk, &w->blkcap, w->nblk, sizeof *w->rowblk) ||
+            !(w->rowblk[w->nblk] = malloc(CGI_ROW_BLOCK * sizeof(cgi_row))))
+            return NULL;
+        w->nblk++;
+    }
+    size_t la = strnlen(rec->api, sizeof rec->api), ln = strnlen(rec->name, sizeof rec->name),
+           ld = strnlen(rec->domain, sizeof rec->domain);
+    char *names = cgi_arena_take(w, la + ln + ld + 3);
+    if (!names) return NULL;
+    memcpy(names, rec->api, la), names[la] = '\0';
+    memcpy(names + la + 1, rec->name, ln), names[la + 1 + ln] = '\0';
+    memcpy(names + la + ln + 2, rec->domain, ld), names[la + ln + 2 + ld] = '\0';
+    cgi_row *row = cgi_row_at(w, w->nrow);
+    *row = (cgi_row){.api = names,
+                     .name_at = (uint8_t)(la + 1),
+                     .domain_at = (uint8_t)(la + ln + 2),
                      .transition = rec->transition,
                      .scope = rec->scope,
                      .blocking = rec->blocking};
-    if (!row->api || !row->name || !row->domain) return NULL;
     cgi_index_put(&w->rowix, h, w->nrow++);
-    int len = (int)strlen(row->api);
-    if (len > w->apiw) w->apiw = len;
+    if ((int)la > w->apiw) w->apiw = (int)la;
     return row;
 }
 
@@ -502,7 +530,7 @@ static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
             w->oom = 1;
             break;
         }
-        if (strncmp(row->domain, rec->domain, sizeof rec->domain) != 0 || row->transition != rec->transition ||
+        if (strncmp(CGI_ROW_DOMAIN(row), rec->domain, sizeof rec->domain) != 0 || row->transition != rec->transition ||
             row->scope != rec->scope || row->blocking != rec->blocking)
             row->mixed = 1;
         cgi_add(&row->t, &rec->c);
@@ -576,15 +604,15 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
     fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
             "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
     for (size_t x = 0; x < w->nrow; x++) {
-        const cgi_row *row = &w->rows[x];
+        const cgi_row *row = cgi_row_at(w, x);
         char policy[128];
         int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(row->transition));
-        if (row->domain[0])
-            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", row->domain,
+        if (CGI_ROW_DOMAIN(row)[0])
+            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", CGI_ROW_DOMAIN(row),
                             row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
         if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
         if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api, row->name,
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api, CGI_ROW_NAME(row),
                 (unsigned long)row->t.calls, (unsigned long)row->t.nested, (unsigned long)row->t.errors,
                 cgi_ms(row->t.total_ns), cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns),
                 (unsigned long)row->t.stalls, policy);
@@ -643,7 +671,8 @@ void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 static void cgi_report_free(cgi_report_writer *w)
 {
     for (cgi_arena_block *b = w->arena, *next; b; b = next) next = b->next, free(b);
-    free(w->rows), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->path), free(w);
+    for (size_t b = 0; b < w->nblk; b++) free(w->rowblk[b]);
+    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->path), free(w);
 }
 
 /* A report that cannot be written leaves no file and is named with the

@@ -42,10 +42,11 @@ typedef struct cgi_stats_entry {
 
 /* Lists the statistics files of dir (cg-*.stats) in start order, by their
  * headers, with how each process ended as far as the files and exits say,
- * and its trace counts. A missing dir is an empty list. *out is malloc'd;
- * free with cgi_stats_list_free. */
+ * and its trace counts. A missing dir is an empty list. *cut (NULL: not
+ * wanted): files with a header but cut short, each said on stderr. *out is
+ * malloc'd; free with cgi_stats_list_free. */
 CGI_HIDDEN int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_stats_entry **out,
-                                  size_t *n);
+                                  size_t *n, size_t *cut);
 CGI_HIDDEN void cgi_stats_list_free(cgi_stats_entry *v, size_t n);
 /* The entry of a process (pid and start), or NULL; v is in start order. */
 CGI_HIDDEN cgi_stats_entry *cgi_stats_find(cgi_stats_entry *v, size_t n, int32_t pid, uint64_t start_unix_ns);

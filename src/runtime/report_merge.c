@@ -119,7 +119,7 @@ static size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
  * line of a message: control characters become '?'. */
 static void cgi_safe_name(char *out, size_t cap, const char *name)
 {
-    snprintf(out, cap, "%s", name);
+    if (out != name) snprintf(out, cap, "%s", name);
     for (char *c = out; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
@@ -186,7 +186,7 @@ static void cgi_note_traces(const char *dir, cgi_stats_entry *v, size_t n)
     while (d && head && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
-        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
             if (fd >= 0) close(fd);
@@ -246,9 +246,11 @@ static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exit
     return 0;
 }
 
-int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_stats_entry **out, size_t *count)
+int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_stats_entry **out, size_t *count,
+                       size_t *cut)
 {
     *out = NULL, *count = 0;
+    if (cut) *cut = 0;
     DIR *d = dir ? opendir(dir) : NULL;
     /* Removed during the run: no process left a file; the report says how
      * many the CLI reaped. */
@@ -262,15 +264,26 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     while (!oom && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".stats") != 0) continue;
-        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
-        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= sizeof(cgi_stats_region) &&
-                 cgi_pread_full(fd, h, sizeof *h, 0) == sizeof *h;
+        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && cgi_pread_full(fd, h, sizeof *h, 0) == sizeof *h;
         if (fd >= 0) close(fd);
         /* A file whose process died before it wrote its header, or of
          * another version: not a process of this run that callguard can read. */
         if (!ok || memcmp(h->magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) != 0 || h->version != CGI_STATS_VERSION)
             continue;
+        if ((size_t)st.st_size < sizeof(cgi_stats_region)) {
+            /* Its process wrote a header, then the file was cut (the file
+             * is allocated whole before anything is written). */
+            if (!cut) continue; /* said by the report's listing, not again */
+            char safe[4096];
+            snprintf(safe, sizeof safe, "%s/%s", dir, e->d_name);
+            cgi_safe_name(safe, sizeof safe, safe);
+            fprintf(stderr, "callguard: %s: cut short: %lld bytes, a statistics file has %zu; process %d is left out "
+                            "of the report\n", safe, (long long)st.st_size, sizeof(cgi_stats_region), (int)h->pid);
+            (*cut)++;
+            continue;
+        }
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 64;
             cgi_stats_entry *nv = realloc(v, ncap * sizeof *nv);
@@ -310,7 +323,7 @@ int cgi_stats_read_entry(const char *dir, const cgi_stats_entry *e, cgi_stats_re
 {
     char file[4096], why[160];
     snprintf(file, sizeof file, "%s/%s", dir, e->name);
-    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
     int rc = fd < 0 ? (snprintf(why, sizeof why, "cannot open it: %s", strerror(errno)), -1)
                     : cgi_stats_read_fd(fd, r, why, sizeof why);
     if (fd >= 0) close(fd);
@@ -328,12 +341,12 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
                     cg_report_format format)
 {
     cgi_stats_entry *v;
-    size_t n;
-    int rc = cgi_stats_list_dir(dir, exits, nexits, &v, &n);
+    size_t n, lost;
+    /* lost: files cut short; then processes the CLI reaped that left no
+     * file: their storage was full, read-only or removed (each counted in
+     * memory and said so). */
+    int rc = cgi_stats_list_dir(dir, exits, nexits, &v, &n, &lost);
     if (rc != CG_OK) return rc;
-    /* A process the CLI reaped that left no file: its storage was full,
-     * read-only or removed (it counted in memory and said so). */
-    size_t lost = 0;
     int32_t *pids = malloc((n ? n : 1) * sizeof *pids);
     cgi_stats_region *r = calloc(1, sizeof *r);
     cgi_report_writer *w = NULL;

@@ -296,7 +296,7 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     if (!path || !*path) return cgi_fail(CG_EINVAL, "trace path is empty: expected a file name");
     cgi_stats_entry *procs;
     size_t nprocs;
-    int rc = cgi_stats_list_dir(dir, NULL, 0, &procs, &nprocs);
+    int rc = cgi_stats_list_dir(dir, NULL, 0, &procs, &nprocs, NULL);
     if (rc != CG_OK) return rc;
     cgi_tj j;
     cgi_trace_view *v = malloc(sizeof *v);
