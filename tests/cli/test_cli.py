@@ -678,6 +678,32 @@ def report_prints_a_saved_report():
           "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
 
 
+def report_names_at_most_4_result_codes_a_site_and_counts_the_rest():
+    """A site keeps its first 4 result codes by name; a saved report with more (and two processes of it, merged)
+    shows 4 by name and the rest as "other", in the process's table and in the combined one; states stay states."""
+    path = os.path.join(TMP, "codes.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    site = rep["processes"][0]["sites"][0]
+    names = ["TOY_ERROR_INVALID_HANDLE", "TOY_ERROR_INVALID_VALUE", "TOY_ERROR_BUILD_FAILED", "TOY_ERROR_TIMEOUT",
+             "TOY_ERROR_OUT_OF_RESOURCES"]
+    site["errors"], site["states"] = 8, 3
+    site["results"] = [{"name": "TOY_ERROR_TIMEOUT", "code": -5, "calls": 3, "kind": "state"}] + [
+        {"name": n, "code": -1 - i, "calls": 2, "kind": "error"} for i, n in enumerate(names[:4]) if i != 3]
+    site["results"].append({"name": names[4], "code": -4, "calls": 2, "kind": "error"})
+    json.dump(rep, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    want = ("results: TOY_ERROR_TIMEOUT 3 (a state), TOY_ERROR_INVALID_HANDLE 2, TOY_ERROR_INVALID_VALUE 2, "
+            "TOY_ERROR_BUILD_FAILED 2, other failures 2\n")
+    check(want in r.stdout, r.stdout)
+    r = run([CG, "report", path, path])
+    check(r.returncode == 0 and r.stdout.count(want) == 2, r.stdout)
+    check("results: TOY_ERROR_TIMEOUT 6 (a state), TOY_ERROR_INVALID_HANDLE 4, TOY_ERROR_INVALID_VALUE 4, "
+          "TOY_ERROR_BUILD_FAILED 4, other failures 4\n" in r.stdout, "the combined table: " + r.stdout)
+    check("(0 nested, 16 errors, 6 states)" in r.stdout, r.stdout)
+
+
 def report_refuses_what_is_not_a_report():
     path = os.path.join(TMP, "saved2.json")
     guarded([PROG, "calls"], "--report", path)
