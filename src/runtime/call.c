@@ -13,6 +13,7 @@
 #include "site.h"
 #include "stall.h"
 #include "stats.h"
+#include "threads.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@ typedef struct cgi_frame {
     cg_thunk thunk;
     void *args;
     uint32_t domain, scope;
+    uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
     int err;
     int saved_errno;
@@ -49,7 +51,7 @@ static inline void cgi_stats_enter(cgi_frame *f)
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     f->t0 = cgi_ticks();
     atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
-    if (f->domain) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
+    if (f->domain || (f->threads & CGI_DOM_HLOCK)) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
     atomic_store_explicit(&f->slot->counters, c, memory_order_release);
 }
 
@@ -100,11 +102,34 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     return 0;
 }
 
+/* cgi_inner for a site with thread rules to check or lock (threads.c):
+ * the handle locks before the domain lock, the check inside both, so
+ * serialized calls are never reported as overlapping. */
+__attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
+{
+    cgi_thr_call tc;
+    int waited = 0;
+    if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, &tc);
+    if (f->domain) waited |= cgi_domain_lock(f->domain, f->scope, f->key);
+    if (f->slot && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, &tc);
+    f->err = f->thunk(f->args);
+    f->saved_errno = errno;
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, &tc);
+    if (f->slot) cgi_stats_leave(f);
+    if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
+    if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(&tc);
+}
+
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
     if (f->slot) cgi_stats_enter(f);
+    if (__builtin_expect(f->threads != 0, 0)) {
+        cgi_inner_threads(f);
+        return;
+    }
     if (f->domain) {
         int waited = cgi_domain_lock(f->domain, f->scope, f->key);
         if (f->slot) cgi_stats_locked(f, waited);
@@ -174,6 +199,8 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         f.slot = slot;
     }
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
+    f.threads = f.domain & ~CGI_DOM_ID;
+    f.domain &= CGI_DOM_ID;
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
