@@ -158,6 +158,19 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
+/* A site whose only work is checking its thread rules (no statistics, no
+ * lock, no runtime): the check around the call and nothing else. */
+__attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args)
+{
+    cgi_thr_call tc;
+    cgi_thr_check_enter(s, args, &tc);
+    cgi_depth++;
+    thunk(args);
+    cgi_depth--;
+    cgi_thr_check_leave(s, args, &tc);
+    return 0;
+}
+
 /* Everything but the counted-only path. */
 __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
@@ -189,6 +202,10 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         }
         return 0;
     }
+
+    uint32_t dom = atomic_load_explicit(&s->domain, memory_order_acquire);
+    if (dom == CGI_DOM_CHECK && !stats && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
+        return cgi_call_checked(s, thunk, args);
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
     cgi_slot *slot = stats ? cgi_my_slot : NULL;

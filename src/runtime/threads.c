@@ -45,7 +45,8 @@
 #define CGI_THR_MAX_LAYERS 255
 #define CGI_HOLD_GID 0x0fffffffu    /* the other side is a hold */
 #define CGI_UNKNOWN_GID 0x0ffffffeu /* the other side could not be told */
-static cg_layer *cgi_thr_layers[CGI_THR_MAX_LAYERS];
+/* Written once per layer as it registers (before any of its calls), read when a violation names a site. */
+static cg_layer *_Atomic cgi_thr_layers[CGI_THR_MAX_LAYERS];
 static unsigned cgi_thr_nlayers;
 
 static __thread int32_t cgi_thr_tid __attribute__((tls_model("initial-exec")));
@@ -64,15 +65,14 @@ static inline uint64_t cgi_who(int32_t tid, uint32_t gid, unsigned rule)
 static const cg_site *cgi_who_site(uint64_t who)
 {
     uint32_t gid = (uint32_t)who & 0x0fffffffu, l = gid >> 20, i = gid & 0xfffffu;
-    if (gid == CGI_HOLD_GID || l >= CGI_THR_MAX_LAYERS || !cgi_thr_layers[l] || i >= cgi_thr_layers[l]->nsites)
-        return NULL;
-    return &cgi_thr_layers[l]->sites[i];
+    cg_layer *layer = l < CGI_THR_MAX_LAYERS ? atomic_load_explicit(&cgi_thr_layers[l], memory_order_acquire) : NULL;
+    if (gid == CGI_HOLD_GID || !layer || i >= layer->nsites) return NULL;
+    return &layer->sites[i];
 }
 
 void cgi_thr_layer_registered(cg_layer *l)
 {
     unsigned id = cgi_thr_nlayers < CGI_THR_MAX_LAYERS ? cgi_thr_nlayers++ : CGI_THR_MAX_LAYERS;
-    if (id < CGI_THR_MAX_LAYERS) cgi_thr_layers[id] = l;
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];
         s->rules = l->defaults[i].rules;
@@ -81,6 +81,7 @@ void cgi_thr_layer_registered(cg_layer *l)
         if (id >= CGI_THR_MAX_LAYERS || i > 0xfffffu) s->nrules = 0;
         s->gid = id << 20 | i;
     }
+    if (id < CGI_THR_MAX_LAYERS) atomic_store_explicit(&cgi_thr_layers[id], l, memory_order_release);
 }
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -115,7 +116,8 @@ typedef struct cgi_hobj {
     _Atomic uintptr_t key;
     _Atomic uint64_t count;     /* writers << 32 | readers, inside calls now */
     _Atomic uint64_t inside[2]; /* who is inside (0: free), for naming the other side */
-    _Atomic uint32_t lock;           /* the sequence state's spin lock */
+    _Atomic uint64_t seq;       /* the sequence rule: 0, one pending thread's who, or CGI_SEQ_LIST */
+    _Atomic uint32_t lock;      /* the list's spin lock */
     uint32_t npend;
     cgi_pending pend[CGI_THR_PENDING];
 } cgi_hobj;
@@ -150,20 +152,12 @@ static cgi_hobj *cgi_thr_entry(uintptr_t key)
     return NULL;
 }
 
-static inline int cgi_slot_take(cgi_hobj *e, uint64_t me)
+/* The word naming a call inside: the one it entered as (0 when the handle
+ * was free, else 1). Plain stores: naming costs no atomic update, and with
+ * more than two threads inside at once a name can be a recent one's. */
+static inline void cgi_slot_take(cgi_hobj *e, uint64_t me, uint64_t prev)
 {
-    for (int i = 0; i < 2; i++) {
-        uint64_t free_ = 0;
-        if (atomic_compare_exchange_strong_explicit(&e->inside[i], &free_, me, memory_order_relaxed,
-                                                    memory_order_relaxed))
-            return i;
-    }
-    return -1;
-}
-
-static inline void cgi_slot_give(cgi_hobj *e, int slot)
-{
-    if (slot >= 0) atomic_store_explicit(&e->inside[slot], 0, memory_order_relaxed);
+    atomic_store_explicit(&e->inside[prev != 0], me, memory_order_relaxed);
 }
 
 /* Another thread inside, or "unknown" when it has not taken its slot yet or found none. */
@@ -179,7 +173,10 @@ static uint64_t cgi_slot_other(cgi_hobj *e, int32_t tid)
 static inline uintptr_t cgi_rule_handle(const cg_rule *r, const void *args)
 {
     uintptr_t h = 0;
-    memcpy(&h, (const char *)args + r->offset, r->size < sizeof h ? r->size : sizeof h);
+    const char *p = (const char *)args + r->offset;
+    /* A pointer-sized handle (every opaque handle type) with a constant-size copy. */
+    if (__builtin_expect(r->size == sizeof h, 1)) memcpy(&h, p, sizeof h);
+    else memcpy(&h, p, r->size < sizeof h ? r->size : sizeof h);
     return h;
 }
 
@@ -193,7 +190,6 @@ typedef struct cgi_holds {
     struct {
         uintptr_t handle;
         uint16_t stripe;
-        int8_t slot; /* the checker's slot in the handle's entry, -1 if none */
         unsigned depth;
     } h[CGI_THR_MAX_HOLDS];
 } cgi_holds;
@@ -298,7 +294,17 @@ static void cgi_record_violation(uint32_t kind, uintptr_t handle, uint64_t who, 
     pthread_mutex_unlock(&cgi_viol_lock);
 }
 
-/* ---- the sequence rule ---------------------------------------------------------- */
+/* ---- the sequence rule ----------------------------------------------------------
+ * The common case costs at most one atomic update: a thread sets a kernel's
+ * arguments and launches it, alone. `seq` is 0 (nothing pending) or the
+ * `who` of the one thread with settings pending and nobody else's since:
+ * its further settings change nothing, its launch empties it (one CAS). A
+ * second thread's setting while one is pending moves the handle to the
+ * list under its spin lock (CGI_SEQ_LIST) until the list empties. */
+
+#define CGI_SEQ_LIST (~0ull)
+
+static inline uint32_t cgi_tid_of(uint64_t who) { return (uint32_t)(who >> 32); }
 
 static inline void cgi_seq_lock(cgi_hobj *e)
 {
@@ -308,26 +314,60 @@ static inline void cgi_seq_lock(cgi_hobj *e)
 
 static inline void cgi_seq_unlock(cgi_hobj *e) { atomic_store_explicit(&e->lock, 0, memory_order_release); }
 
+/* Under the lock: the list's state back in `seq` where it fits one word. */
+static void cgi_seq_settle(cgi_hobj *e)
+{
+    uint64_t w = CGI_SEQ_LIST;
+    if (e->npend == 0) w = 0;
+    else if (e->npend == 1 && !e->pend[0].intruder) w = e->pend[0].who, e->npend = 0;
+    atomic_store_explicit(&e->seq, w, memory_order_release);
+}
+
+/* Under the lock: a single pending thread's word becomes the list's first entry. */
+static void cgi_seq_to_list(cgi_hobj *e, uint64_t w)
+{
+    if (w != CGI_SEQ_LIST) {
+        e->npend = 0;
+        if (w) e->pend[e->npend++] = (cgi_pending){w, 0};
+    }
+}
+
 static void cgi_seq_sets(cgi_hobj *e, uint64_t me)
 {
-    uint32_t tid = (uint32_t)(me >> 32);
-    int mine = 0;
+    uint32_t tid = cgi_tid_of(me);
+    uint64_t w = atomic_load_explicit(&e->seq, memory_order_acquire);
+    if (w != CGI_SEQ_LIST && w && cgi_tid_of(w) == tid) return; /* mine already */
+    if (!w && atomic_compare_exchange_strong_explicit(&e->seq, &w, me, memory_order_acq_rel, memory_order_acquire))
+        return;
     cgi_seq_lock(e);
+    w = atomic_load_explicit(&e->seq, memory_order_acquire);
+    cgi_seq_to_list(e, w);
+    int mine = 0;
     for (uint32_t i = 0; i < e->npend; i++) {
-        if ((uint32_t)(e->pend[i].who >> 32) == tid) mine = 1;
+        if (cgi_tid_of(e->pend[i].who) == tid) mine = 1;
         else if (!e->pend[i].intruder) e->pend[i].intruder = me;
     }
     if (!mine && e->npend < CGI_THR_PENDING) e->pend[e->npend++] = (cgi_pending){me, 0};
+    /* Several pending: stays a list (settle keeps one clean entry in the word). */
+    cgi_seq_settle(e);
     cgi_seq_unlock(e);
 }
 
 static void cgi_seq_launches(cgi_hobj *e, uintptr_t handle, uint64_t me)
 {
-    uint32_t tid = (uint32_t)(me >> 32);
+    uint32_t tid = cgi_tid_of(me);
+    uint64_t w = atomic_load_explicit(&e->seq, memory_order_acquire);
+    if (!w) return; /* nothing pending: arguments kept from before */
+    /* One thread pending, this one or one that handed the kernel over: the launch consumes it. */
+    if (w != CGI_SEQ_LIST &&
+        atomic_compare_exchange_strong_explicit(&e->seq, &w, 0, memory_order_acq_rel, memory_order_acquire))
+        return;
     cgi_pending hit = {0, 0};
     cgi_seq_lock(e);
+    w = atomic_load_explicit(&e->seq, memory_order_acquire);
+    cgi_seq_to_list(e, w);
     uint32_t i = 0;
-    while (i < e->npend && (uint32_t)(e->pend[i].who >> 32) != tid) i++;
+    while (i < e->npend && cgi_tid_of(e->pend[i].who) != tid) i++;
     if (i == e->npend) {
         /* Nothing of this thread's pending: it launches what others set and handed over. */
         e->npend = 0;
@@ -335,15 +375,19 @@ static void cgi_seq_launches(cgi_hobj *e, uintptr_t handle, uint64_t me)
         hit = e->pend[i];
         e->pend[i] = e->pend[--e->npend];
     }
+    cgi_seq_settle(e);
     cgi_seq_unlock(e);
     if (hit.intruder)
-        cgi_record_violation(CGI_VIOLATION_SEQUENCE, handle, me, CG_RULE_LAUNCHES, hit.intruder, CG_RULE_SETS, hit.who);
+        cgi_record_violation(CGI_VIOLATION_SEQUENCE, handle, me, CG_RULE_LAUNCHES, hit.intruder, CG_RULE_SETS,
+                             hit.who);
 }
 
 static void cgi_seq_forget(cgi_hobj *e)
 {
+    if (!atomic_load_explicit(&e->seq, memory_order_relaxed)) return;
     cgi_seq_lock(e);
     e->npend = 0;
+    atomic_store_explicit(&e->seq, 0, memory_order_release);
     cgi_seq_unlock(e);
 }
 
@@ -374,14 +418,12 @@ void cgi_thr_check_enter(const cg_site *s, const void *args, cgi_thr_call *c)
         if (rw) {
             int write = (a & CG_RULE_WRITE) != 0;
             uint64_t prev = atomic_fetch_add_explicit(&e->count, write ? CGI_W1 : 1, memory_order_acq_rel);
-            /* Who is inside: two slots name the calls inside now (a third is counted, not named). */
-            int slot = cgi_slot_take(e, me);
+            cgi_slot_take(e, me, prev);
             if (prev && (prev >> 32 || write)) {
                 uint64_t other = cgi_slot_other(e, tid);
                 cgi_record_violation(CGI_VIOLATION_OVERLAP, h, me, CG_RULE_READ | CG_RULE_WRITE, other,
                                      CG_RULE_READ | CG_RULE_WRITE, 0);
             }
-            c->ent[c->nent].slot = (int8_t)slot;
             c->ent[c->nent].e = e;
             c->ent[c->nent].write = (uint8_t)write;
             c->ent[c->nent].destroy = (a & CG_RULE_DESTROY) != 0;
@@ -390,7 +432,6 @@ void cgi_thr_check_enter(const cg_site *s, const void *args, cgi_thr_call *c)
             /* A destroy of a handle this thread holds: still forget its sequence state on leaving. */
             c->ent[c->nent].e = e;
             c->ent[c->nent].write = 2; /* nothing counted */
-            c->ent[c->nent].slot = -1;
             c->ent[c->nent].destroy = 1;
             c->nent++;
         }
@@ -407,10 +448,8 @@ void cgi_thr_check_leave(const cg_site *s, const void *args, cgi_thr_call *c)
     for (unsigned i = 0; i < c->nent; i++) {
         cgi_hobj *e = c->ent[i].e;
         if (c->ent[i].destroy) cgi_seq_forget(e);
-        if (c->ent[i].write != 2) {
-            cgi_slot_give(e, c->ent[i].slot);
+        if (c->ent[i].write != 2)
             atomic_fetch_sub_explicit(&e->count, c->ent[i].write ? CGI_W1 : 1, memory_order_acq_rel);
-        }
     }
 }
 
@@ -577,7 +616,6 @@ int cg_handle_hold(const void *handle)
     hs->h[hs->n].handle = h;
     hs->h[hs->n].stripe = (uint16_t)st;
     hs->h[hs->n].depth = 1;
-    hs->h[hs->n].slot = -1;
     hs->n++;
     /* For the checker the hold is a writer of the handle from now until its release. */
     if (atomic_load_explicit(&cgi_thr_check, memory_order_relaxed) && cgi_thr_table) {
@@ -586,7 +624,7 @@ int cg_handle_hold(const void *handle)
             int32_t tid = cgi_thr_me();
             uint64_t me = cgi_who(tid, CGI_HOLD_GID, 0);
             uint64_t prev = atomic_fetch_add_explicit(&e->count, CGI_W1, memory_order_acq_rel);
-            hs->h[hs->n - 1].slot = (int8_t)cgi_slot_take(e, me);
+            cgi_slot_take(e, me, prev);
             if (prev)
                 cgi_record_violation(CGI_VIOLATION_OVERLAP, h, me, CG_RULE_WRITE, cgi_slot_other(e, tid),
                                      CG_RULE_READ | CG_RULE_WRITE, 0);
@@ -610,15 +648,12 @@ int cg_handle_release(const void *handle)
         hs->h[i].depth--;
         return CG_OK;
     }
-    int counted = (hs->h[i].depth >> 31) != 0, slot = hs->h[i].slot;
+    int counted = (hs->h[i].depth >> 31) != 0;
     unsigned st = hs->h[i].stripe;
     hs->h[i] = hs->h[--hs->n];
     if (counted) {
         cgi_hobj *e = cgi_thr_entry(h);
-        if (e) {
-            cgi_slot_give(e, slot);
-            atomic_fetch_sub_explicit(&e->count, CGI_W1, memory_order_acq_rel);
-        }
+        if (e) atomic_fetch_sub_explicit(&e->count, CGI_W1, memory_order_acq_rel);
     }
     if (!cgi_holds_stripe(st)) pthread_rwlock_unlock(&cgi_stripe[st]);
     return CG_OK;

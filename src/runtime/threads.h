@@ -15,7 +15,6 @@ typedef struct cgi_thr_call {
     struct {
         void *e;         /* the handle's entry in the checker's table */
         uint8_t write, destroy;
-        int8_t slot;     /* which of the entry's two names this call took, -1 none */
     } ent[CGI_THR_MAX_RULES];
     struct {
         uint16_t stripe;
