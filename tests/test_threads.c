@@ -15,19 +15,24 @@ static toy_device_t dev;
 static pthread_barrier_t start;
 static toy_device_t call_with; /* the handle both threads pass */
 static pid_t tids[2];
+/* Each thread goes on until the other has done its calls too, so they overlap on a busy machine. */
+static atomic_int done[2];
 
 static void *set_dims_worker(void *arg)
 {
     static const uint32_t dims[3] = {1, 1, 1};
-    tids[(long)arg] = gettid();
+    int me = (int)(long)arg;
+    tids[me] = gettid();
     pthread_barrier_wait(&start);
-    for (int i = 0; i < 5; i++) (void)toySetDims(call_with, dims);
+    for (int i = 0; i < 5 || atomic_load(&done[1 - me]) < 5; i++, atomic_fetch_add(&done[me], 1))
+        (void)toySetDims(call_with, dims);
     return NULL;
 }
 
 static void two_threads(toy_device_t d)
 {
     call_with = d;
+    atomic_store(&done[0], 0), atomic_store(&done[1], 0);
     pthread_barrier_init(&start, NULL, 2);
     pthread_t t[2];
     for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, set_dims_worker, (void *)i);
@@ -89,7 +94,7 @@ static int toy_serialize_handles_leaves_no_overlap(int argc, char **argv)
     CHECKF(strstr(json, "\"thread_violations\": []"), "%s", json);
     cg_site_stats st;
     CHECK(cg_get_stats("toySetDims", &st) == CG_OK);
-    CHECKF(st.calls == 10 && st.lock_wait_ns > 0, "calls %lu, lock wait %lu ns", (unsigned long)st.calls,
+    CHECKF(st.calls >= 10 && st.lock_wait_ns > 0, "calls %lu, lock wait %lu ns", (unsigned long)st.calls,
            (unsigned long)st.lock_wait_ns);
     return 0;
 }

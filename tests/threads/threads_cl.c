@@ -7,6 +7,7 @@
  *              (found in the process: callguard run preloads libcallguard)
  *   handoff    one thread sets the arguments, the other launches (twice:
  *              arguments kept across launches)
+ * Each thread goes on until the other has done 6 rounds as well.
  * Prints "thread A TID" and "thread B TID", then the kernel's output, which
  * must not change under callguard. Exits 1 on any unexpected result. */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,11 @@ static void launch(cl_kernel k)
 }
 
 static pid_t tids[2];
+/* Rounds each thread has done: a thread goes on until the other has done
+ * its rounds too, so the other's calls all come while it is still calling
+ * (inside a held-open call nearly all the time), however the two threads
+ * are scheduled on a busy machine. */
+static _Atomic int done[2];
 
 static void *worker(void *arg)
 {
@@ -60,7 +67,7 @@ static void *worker(void *arg)
     tids[me] = gettid();
     pthread_barrier_wait(&start);
     cl_kernel k = strcmp(mode, "distinct") == 0 ? kernels[me] : kernels[0];
-    for (int r = 0; r < rounds; r++) {
+    for (int r = 0; r < rounds || atomic_load(&done[1 - me]) < rounds; r++, atomic_fetch_add(&done[me], 1)) {
         if (!strcmp(mode, "overlap") || !strcmp(mode, "distinct")) {
             set_args(k, bufs[me], me + 1);
         } else if (!strcmp(mode, "sequence")) {

@@ -73,7 +73,7 @@ threads_cl_set_arg_on_one_kernel_reported_with_both_threads)
     ;;
 threads_cl_set_arg_on_distinct_kernels_not_reported)
     guard checked cl --check-threads -- "$CLPROG" distinct
-    violations checked "v == [] and proc['thread_violations_dropped'] == 0 and any(s['name'] == 'clSetKernelArg' and s['calls'] == 24 for s in proc['sites'])"
+    violations checked "v == [] and proc['thread_violations_dropped'] == 0 and any(s['name'] == 'clSetKernelArg' and s['calls'] >= 24 for s in proc['sites'])"
     ;;
 threads_cl_set_then_launch_sequence_reported)
     # Per-handle locks make each call exclusive, so only the sequence is left to report.
@@ -88,7 +88,7 @@ threads_cl_serialize_handles_removes_set_arg_overlap)
     plain alone "$CLPROG" overlap
     guard serialized cl --check-threads --serialize-handles -- "$CLPROG" overlap
     same_output alone serialized
-    violations serialized "v == [] and any(s['name'] == 'clSetKernelArg' and s['calls'] == 24 and s['lock_wait_ns'] > 0 for s in proc['sites'])"
+    violations serialized "v == [] and any(s['name'] == 'clSetKernelArg' and s['calls'] >= 24 and s['lock_wait_ns'] > 0 for s in proc['sites'])"
     ;;
 threads_cl_handle_hold_removes_sequence_violation)
     guard held cl --check-threads --serialize-handles -- "$CLPROG" held
@@ -120,7 +120,7 @@ threads_ze_append_to_one_command_list_reported)
     ;;
 threads_ze_append_to_own_command_lists_not_reported)
     guard checked ze --check-threads -- "$ZEPROG" own
-    violations checked "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] == 12 for s in proc['sites'])"
+    violations checked "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] >= 12 for s in proc['sites'])"
     ;;
 threads_ze_set_then_launch_sequence_reported)
     guard checked ze --check-threads --serialize-handles -- "$ZEPROG" sequence
@@ -133,7 +133,7 @@ threads_ze_kernel_handle_reused_after_destroy_not_reported)
     ;;
 threads_ze_serialize_handles_removes_append_overlap)
     guard serialized ze --check-threads --serialize-handles -- "$ZEPROG" append
-    violations serialized "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] == 12 for s in proc['sites'])"
+    violations serialized "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] >= 12 for s in proc['sites'])"
     ;;
 threads_check_values_are_validated)
     for bad in "CALLGUARD_CHECK=thread" "CALLGUARD_SERIALIZE_HANDLES=maybe" "CALLGUARD_CHECK_HOLD_US=-1" "CALLGUARD_CHECK_HOLD_US=2000000"; do

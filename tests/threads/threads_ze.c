@@ -15,6 +15,7 @@
 #include "../ze/ze_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 static ze_sim sim;
@@ -24,6 +25,8 @@ static ze_command_list_handle_t lists[2];
 static pthread_barrier_t start;
 static const char *mode;
 static pid_t tids[2];
+/* Rounds done: each thread goes on until the other has done its rounds too (threads_cl.c). */
+static _Atomic int done[2];
 
 static ze_kernel_handle_t new_kernel(void)
 {
@@ -47,7 +50,7 @@ static void *worker(void *arg)
     int me = (int)(long)arg;
     tids[me] = gettid();
     pthread_barrier_wait(&start);
-    for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 6 || atomic_load(&done[1 - me]) < 6; r++, atomic_fetch_add(&done[me], 1)) {
         if (!strcmp(mode, "append")) append(lists[0], kernels[me]);
         else if (!strcmp(mode, "own")) append(lists[me], kernels[me]);
         else if (!strcmp(mode, "sequence")) set_arg(kernels[0], me), append(lists[me], kernels[0]);
