@@ -44,6 +44,12 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
+    /* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
+    PINI_WRITES,
+    PINI_READS,
+    PINI_DESTROYS,
+    PINI_SETS,
+    PINI_LAUNCHES,
     /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
     PINI_STATES,
     PINI_NKEYS

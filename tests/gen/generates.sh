@@ -41,10 +41,12 @@ gen_handles_fnptr_array_const_params() {
         "cg_call(&cgl_sites[CGL_shCreate], NULL,"
         # policy values, escaped; the [defaults] transition where a site sets none
         '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0},'
-        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0},'
-        # a variant names its base and carries the base's policy
-        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, NULL, 0},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1},'
+        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
+        # a variant names its base and carries the base's policy; its thread rules are its own frame's
+        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shVoidArgs, 1},'
+        '{"ctx", offsetof(struct cgl_fr_shVoidArgs, ctx), sizeof(((struct cgl_fr_shVoidArgs *)0)->ctx), CG_RULE_READ},'
+        '{"ctx", offsetof(struct cgl_fr_shCallback, ctx), sizeof(((struct cgl_fr_shCallback *)0)->ctx), CG_RULE_WRITE},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
         'case SH_ERROR_B: return "SH_ERROR_B";'
         # a result code starts as the missing-library result (returned when cg_call finds no real function)
