@@ -40,7 +40,7 @@ gen_handles_fnptr_array_const_params() {
         "(const void *)ctx, cgl_th_shCallback"
         "cg_call(&cgl_sites[CGL_shCreate], NULL,"
         # policy values, escaped; the [defaults] transition where a site sets none
-        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0},'
+        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0, NULL, 0},'
         '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1},'
         '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # a variant names its base and carries the base's policy; its thread rules are its own frame's
@@ -120,9 +120,9 @@ gen_writes_variants_and_hand_wrappers() {
     local out="$WORK/cg_toy.c"
     local want=(
         # suffixes stack; a variant carries its base's policy
-        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},'
+        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},'
         # a suffixed name whose base the header lacks stands alone
-        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0},'
+        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # every site's wrapper, for a hand-written resolver
         '[CGL_toyCompile_v2] = (void *)toyCompile_v2,'
         '.wrappers = cgl_wrappers,'
@@ -156,10 +156,10 @@ gen_writes_states() {
     local want=(
         'static const int cgl_states[] = {SH_ERROR_A};'
         'static const int cgl_states_shArrays[] = {SH_ERROR_B_ALIAS, SH_MISSING};'
-        '[CGL_shCreate] = {"shCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},'
-        '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2},'
-        '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},'
+        '[CGL_shCreate] = {"shCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
+        '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2, NULL, 0},'
+        '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # the thunk: success is one compare, another code goes back as itself
         'if (CG_LIKELY(cgl_f->cgl_ret == SH_SUCCESS)) return 0;'
         'return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;'
