@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <toy.h>
 #include <unistd.h>
@@ -50,9 +51,12 @@ static void own_segv(int sig)
     _exit(sig == SIGSEGV ? 42 : 44);
 }
 
+/* A real fault, and no undefined behaviour for UBSan to stop first: a store
+ * to a page mapped without access. */
 static void fault(void)
 {
-    volatile int *nowhere = NULL;
+    volatile int *nowhere = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if ((void *)nowhere == MAP_FAILED) _exit(45);
     *nowhere = 1;
 }
 
