@@ -44,6 +44,7 @@ static const int cgi_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 int cgi_in_cli;
 static _Atomic int cgi_hook_on;
+volatile int cgi_signals_on;
 /* The program's action for each signal: two copies, the current one named
  * by cur, so the handler reads a whole one while sigaction() writes the other. */
 static struct sigaction cgi_prog[CGI_NFATAL][2];
@@ -129,6 +130,7 @@ static int cgi_signals_install(void)
         if (__sigaction(cgi_fatal[i], &ours, NULL) != 0) return cgi_fail(CG_EINVAL, "sigaction: %s", strerror(errno));
     }
     atomic_store(&cgi_hook_on, 1);
+    cgi_signals_on = 1;
     if (cgi_stats) atomic_store(&cgi_stats->h.signal_hook, 1);
     return CG_OK;
 }
@@ -137,6 +139,7 @@ static int cgi_signals_install(void)
 static void cgi_signals_remove(void)
 {
     if (!atomic_exchange(&cgi_hook_on, 0)) return;
+    cgi_signals_on = 0;
     for (int i = 0; i < CGI_NFATAL; i++) __sigaction(cgi_fatal[i], &cgi_prog[i][atomic_load(&cgi_prog_cur[i])], NULL);
     if (cgi_stats) atomic_store(&cgi_stats->h.signal_hook, 0);
 }

@@ -16,6 +16,9 @@ CGI_HIDDEN int cgi_signals_set(const char *value, int only_check);
  * its signals, reads and sets the program's action (the one the hook
  * chains to) and returns 0; else returns 1 (libc's sigaction applies). */
 struct sigaction;
+/* 1 while the hook is installed: what the interposed sigaction() reads first
+ * (a plain load: that function is not instrumented, see signals_interpose.c). */
+CGI_HIDDEN extern volatile int cgi_signals_on;
 CGI_HIDDEN int cgi_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* Set in the callguard command's own process: values are checked, nothing installed. */

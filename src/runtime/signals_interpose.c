@@ -11,20 +11,32 @@
 #include <errno.h>
 #include <signal.h>
 
+/* Not instrumented by a sanitizer: ThreadSanitizer's runtime calls the
+ * next sigaction (this one) while it starts, before instrumented code may
+ * run. Only with the hook on does this call into the rest of callguard. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CGI_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
+#else
+#define CGI_UNINSTRUMENTED
+#endif
+
 /* glibc's own, whatever the lookup order. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 extern sighandler_t bsd_signal(int sig, sighandler_t handler);
 
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+CGI_UNINSTRUMENTED __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+                                                                        struct sigaction *old)
 {
-    if (cgi_signals_program_action(sig, act, old) == 0) return 0;
+    if (cgi_signals_on && cgi_signals_program_action(sig, act, old) == 0)
+        return 0;
     return __sigaction(sig, act, old);
 }
 
 /* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its handler). */
-__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
+CGI_UNINSTRUMENTED __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
 {
-    if (handler == SIG_ERR) return bsd_signal(sig, handler);
+    if (!cgi_signals_on || handler == SIG_ERR)
+        return bsd_signal(sig, handler);
     struct sigaction act = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
     sigemptyset(&act.sa_mask);
     sigaddset(&act.sa_mask, sig);
