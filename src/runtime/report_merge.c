@@ -102,8 +102,7 @@ static int cgi_int32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Reads len bytes at off; the bytes read (fewer: the file ends there). */
-static size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
+size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
 {
     size_t got = 0;
     while (got < len) {
