@@ -258,6 +258,16 @@ static int child_merge_under_limit(int argc, char **argv)
     return 0;
 }
 
+/* Not a test: writes N synthesized statistics files into DIR, for measuring
+ * the merge by hand (docs/report.md: `cgtest_merge synthesize_statistics_files
+ * DIR N`, then `cgtest_merge merge_under_limit BYTES stats DIR OUT json`). */
+static int child_synthesize(int argc, char **argv)
+{
+    if (argc < 2) return 2;
+    CHECK(synth_stats_dir(argv[0], atoi(argv[1])) == 0);
+    return 0;
+}
+
 /* ---- tests ------------------------------------------------------------------- */
 
 /* More files than fit mapped at once under the limit: every process is in
@@ -460,5 +470,6 @@ const cgtest_case cgtest_cases[] = {
     {"trace_file_cut_short_while_merged_is_named_not_a_crash",
      test_trace_file_cut_short_while_merged_is_named_not_a_crash},
     {"merge_under_limit", child_merge_under_limit},
+    {"synthesize_statistics_files", child_synthesize},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
