@@ -9,6 +9,8 @@ derived from the texts so they can be rederived when a header changes.
   derive_rules.py notes API            what the derivation left out, and why
   derive_rules.py summary              the table of docs/thread-rules.md
   derive_rules.py check-doc FILE.md    exit 1 unless FILE.md holds that table
+  derive_rules.py check-listed API CG  exit 1 unless `CG list API` (the built
+                                       layer) shows exactly these rules
   derive_rules.py selftest             exit 1 unless rules the specs plainly
                                        state are derived (the texts were read)
 
@@ -546,6 +548,16 @@ def write_ini(text, api, rules, preamble):
         m = re.match(r"^\[(\w+)\]\s*$", line)
         if m:
             sections[m.group(1)] = i
+    def section_end(i):  # the section's last key line (rules go after its own keys)
+        end = i
+        for j in range(i + 1, len(base)):
+            if re.match(r"^\[", base[j]):
+                break
+            if "=" in base[j] and not base[j].startswith(";"):
+                end = j
+        return end
+
+    sections = {fn: section_end(i) for fn, i in sections.items()}
     inserts, rest = {}, {}
     for fn, r in rules.items():
         if fn in sections:
@@ -564,9 +576,53 @@ def write_ini(text, api, rules, preamble):
     return "\n".join(out) + "\n"
 
 
+def listed_rules(cg, api):
+    """{entry point: {key: [param, ...]}} from `callguard list API`'s
+    thread rules column (a variant, `X_v2 (as X)`, under its own name)."""
+    import subprocess
+    out = subprocess.run([cg, "list", api], check=True, capture_output=True, text=True).stdout
+    rows, started = {}, False
+    for line in out.split("\n"):
+        tok = line.split()
+        if tok[:2] == ["entry", "point"]:
+            started = True
+            continue
+        if not started or not tok:
+            continue
+        i = 3 if len(tok) > 1 and tok[1] == "(as" else 1
+        keys = {}
+        for t in tok[i + 2:]:
+            k, eq, v = t.partition("=")
+            if not eq or k not in RULE_KEYS:
+                break
+            keys[k] = v.split(",")
+        rows[tok[0]] = keys
+    return rows
+
+
+def check_listed(repo, api, cg):
+    rules = DERIVE[api](repo)[0]
+    rows = listed_rules(cg, api)
+    bad = []
+    for fn, keys in sorted(rows.items()):
+        want = rules.get(VARIANT_RE.sub("", fn)) or rules.get(fn)
+        want = want.keys if want else {}
+        if keys != want:
+            bad.append("%s: the layer has %s, derived %s" % (fn, keys or "none", want or "none"))
+    missing = sorted(set(rules) - set(rows))
+    bad += ["%s: derived, but the layer has no such entry point" % fn for fn in missing]
+    for b in bad:
+        print("FAIL: " + b, file=sys.stderr)
+    if not bad:
+        print("PASS: %s list %s shows the %d derived rules on their %d entry points (variants included), no others"
+              % (os.path.basename(cg), api, len(rules), sum(1 for k in rows.values() if k)))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=["list", "write", "check", "notes", "summary", "check-doc", "selftest"])
+    ap.add_argument("mode", choices=["list", "write", "check", "notes", "summary", "check-doc", "selftest",
+                                     "check-listed"])
     ap.add_argument("api", nargs="?")
     ap.add_argument("ini", nargs="?")
     ap.add_argument("--repo", default=".")
@@ -600,6 +656,10 @@ def main():
     if a.mode == "list":
         sys.stdout.write("\n".join(comment(preamble) + [""] + render_sections(rules)))
         return 0
+    if a.mode == "check-listed":
+        if not a.ini:
+            ap.error("check-listed needs the callguard executable")
+        return check_listed(a.repo, a.api, a.ini)
     if a.mode == "notes":
         sys.stdout.write("".join("- %s\n" % n for n in notes))
         return 0
