@@ -94,6 +94,18 @@ def layer_prototypes(repo, api):
     return protos
 
 
+def variant_param(base_params, params, name):
+    """The variant's parameter a rule on the base's `name` falls on: the same
+    name, else the same type at the same position (as callguard-gen does)."""
+    names = [n for n, _ in params]
+    if name in names:
+        return name
+    i = [n for n, _ in base_params].index(name)
+    if i < len(params) and params[i][1] == base_params[i][1]:
+        return params[i][0]
+    return None
+
+
 def by_value_handle(ptype, handle_types):
     """True when ptype is one of handle_types passed by value."""
     t = re.sub(r"\bconst\b", "", ptype).strip()
@@ -322,8 +334,9 @@ CL_RULES = [
 ]
 CL_NOTES = [
     "clReleaseKernel: no destroys: kernels are reference counted (A.2 calls the release thread-safe), so a "
-    "release overlapping another thread's use of its own reference is correct; a kernel freed with sets "
-    "pending and its address reused keeps those pending sets",
+    "release overlapping another thread's use of its own reference is correct (the C++ bindings' cl::Kernel "
+    "releases in every copy's destructor); a kernel freed with sets pending and its address reused keeps "
+    "those pending sets",
     "clEnqueueNDRangeKernel, clEnqueueTask: reads = kernel is the narrowest form of A.2's race paragraph; "
     "A.2 itself calls the enqueues thread-safe, so an overlap reported there is that race, not kernel state "
     "made undefined",
@@ -393,20 +406,24 @@ def derive_cuda(repo):
     noted = cuda_noted()
     bases = {}
     for fn, params in protos.items():
-        handles = [(n, t) for n, t in params if by_value_handle(t, CUDA_HANDLES)]
-        if handles:
-            bases.setdefault(VARIANT_RE.sub("", fn), []).append((fn, tuple(handles)))
+        if any(by_value_handle(t, CUDA_HANDLES) for _, t in params):
+            bases.setdefault(VARIANT_RE.sub("", fn), []).append(fn)
     rules, notes = {}, []
     for base, variants in sorted(bases.items()):
-        # A key names a parameter of every variant (the generator checks each
-        # prototype): keep the names all variants share.
-        common = set(variants[0][1]).intersection(*[set(h) for _, h in variants[1:]])
-        handles = [h for h in variants[0][1] if h in common]
-        for fn, h in sorted(variants):
-            for n, t in h:
-                if (n, t) not in common:
-                    notes.append("%s: its %s %s is named otherwise in another variant of %s (%s): no rule on it"
-                                 % (fn, t, n, base, ", ".join(sorted(v for v, _ in variants))))
+        # The base's prototype names the parameters; a variant must have each
+        # one by name, or of the same type at the same position (callguard-gen:
+        # cuGraphLaunch's hGraph is cuGraphLaunch_ptsz's hGraphExec).
+        ref = base if base in protos else sorted(variants)[0]
+        handles = []
+        for i, (n, t) in enumerate(protos[ref]):
+            if not by_value_handle(t, CUDA_HANDLES):
+                continue
+            lost = [v for v in variants if variant_param(protos[ref], protos[v], n) is None]
+            if lost:
+                notes.append("%s: the %s %s is not in %s by name or position: no rule on it"
+                             % (base, t, n, ", ".join(sorted(lost))))
+            else:
+                handles.append((n, t))
         if not handles:
             continue
         src = [CUDA_NOTED]
@@ -461,6 +478,7 @@ KNOWN = {
         "cuGraphInstantiateWithFlags": {"writes": ["hGraph"]},
         "cuGraphExecKernelNodeSetParams": {"writes": ["hGraphExec", "hNode"]},
         "cuGraphDestroy": {"destroys": ["hGraph"]},
+        "cuGraphLaunch": {"writes": ["hGraph"]},
     },
 }
 # Functions no rule may name: the text says they are free-threaded.
@@ -590,32 +608,36 @@ def listed_rules(cg, api):
         if not started or not tok:
             continue
         i = 3 if len(tok) > 1 and tok[1] == "(as" else 1
+        base = tok[2].rstrip(")") if i == 3 else tok[0]
         keys = {}
         for t in tok[i + 2:]:
             k, eq, v = t.partition("=")
             if not eq or k not in RULE_KEYS:
                 break
             keys[k] = v.split(",")
-        rows[tok[0]] = keys
+        rows[tok[0]] = (base, keys)
     return rows
 
 
 def check_listed(repo, api, cg):
     rules = DERIVE[api](repo)[0]
+    protos = layer_prototypes(repo, api)
     rows = listed_rules(cg, api)
     bad = []
-    for fn, keys in sorted(rows.items()):
-        want = rules.get(VARIANT_RE.sub("", fn)) or rules.get(fn)
-        want = want.keys if want else {}
+    for fn, (base, keys) in sorted(rows.items()):
+        want = {}
+        if base in rules:  # a variant's rules fall on its own parameters
+            bp = protos.get(base, protos[fn])
+            want = {k: [variant_param(bp, protos[fn], n) for n in v] for k, v in rules[base].keys.items()}
         if keys != want:
             bad.append("%s: the layer has %s, derived %s" % (fn, keys or "none", want or "none"))
-    missing = sorted(set(rules) - set(rows))
+    missing = sorted(set(rules) - set(b for b, _ in rows.values()))
     bad += ["%s: derived, but the layer has no such entry point" % fn for fn in missing]
     for b in bad:
         print("FAIL: " + b, file=sys.stderr)
     if not bad:
         print("PASS: %s list %s shows the %d derived rules on their %d entry points (variants included), no others"
-              % (os.path.basename(cg), api, len(rules), sum(1 for k in rows.values() if k)))
+              % (os.path.basename(cg), api, len(rules), sum(1 for _, k in rows.values() if k)))
     return 1 if bad else 0
 
 
