@@ -320,7 +320,7 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     closedir(d);
     free(h);
     if (!oom) {
-        qsort(v, n, sizeof *v, cgi_by_start);
+        if (n) qsort(v, n, sizeof *v, cgi_by_start); /* v is NULL when the folder had no file */
         oom = cgi_note_exits(v, n, exits, nexits) != 0;
     }
     if (oom) {
