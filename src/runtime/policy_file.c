@@ -50,6 +50,14 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
         st->domain = strdup(v[PINI_SERIALIZE]);
         st->scope = v[PINI_SCOPE] ? (cg_scope)pini_word(PINI_SCOPE, v[PINI_SCOPE]) : CG_SCOPE_PROCESS;
     }
+    /* Thread rules are compiled into the layer: a file may repeat them, checked when the site is loaded. */
+    int rules = 0;
+    for (int k = 0; k < CGI_RULE_KEYS; k++) rules |= v[PINI_WRITES + k] != NULL;
+    if (site && rules) {
+        cgi_setting *st = cgi_setting_add(CGI_SET_RULES, site, origin);
+        for (int k = 0; k < CGI_RULE_KEYS; k++)
+            if (v[PINI_WRITES + k] && !(st->rules[k] = strdup(v[PINI_WRITES + k]))) cgi_die("out of memory");
+    }
     return 0;
 }
 
