@@ -118,6 +118,17 @@ threads_ze_append_to_one_command_list_reported)
     guard checked ze --check-threads -- "$ZEPROG" append
     violations checked "any(x['rule'] == 'overlap' and x['entry_point'] == 'zeCommandListAppendLaunchKernel' and x['other_entry_point'] == 'zeCommandListAppendLaunchKernel' and x['param'] == 'hCommandList' and x['access'] == 'writes' and {x['tid'], x['other_tid']} == set(tids) and len(set(tids)) == 2 for x in v)"
     ;;
+threads_ze_violations_survive_an_abort)
+    # The process dies right after: its violations are in its statistics file as they happen.
+    ulimit -c 0
+    set +e
+    CALLGUARD_CHECK_HOLD_US=$HOLD "$CG" run --api ze --check-threads --report "$WORK/died.json" -- "$ZEPROG" append-abort \
+        >"$WORK/died.out" 2>"$WORK/died.err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 134 ] || fail "expected the program's SIGABRT (134), got $rc: $(cat "$WORK/died.err")"
+    violations died "proc['exit']['state'] == 'signaled' and any(x['rule'] == 'overlap' and x['entry_point'] == 'zeCommandListAppendLaunchKernel' and {x['tid'], x['other_tid']} == set(tids) for x in v)"
+    ;;
 threads_ze_append_to_own_command_lists_not_reported)
     guard checked ze --check-threads -- "$ZEPROG" own
     violations checked "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] >= 12 for s in proc['sites'])"
