@@ -9,7 +9,7 @@
 
 /* CGI_SET_RULES: a policy section's thread-rule keys, checked against the
  * layer's built-in rules (they are compiled in; nothing is applied). */
-enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_RULES };
+enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES, CGI_SET_RULES };
 #define CGI_RULE_KEYS 5 /* writes, reads, destroys, sets, launches */
 
 typedef struct cgi_setting {
@@ -22,6 +22,7 @@ typedef struct cgi_setting {
     int blocking;
     char *rules[CGI_RULE_KEYS]; /* CGI_SET_RULES: each key's value, NULL where unset */
     char *reason; /* never freed: sites point at it */
+    char *states; /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
     char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
     int from_env; /* read at start-up: a bad name found later exits 2 */
     int matched;  /* applied to some layer */
