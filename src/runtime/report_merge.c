@@ -102,6 +102,19 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(st->py_file, sizeof st->py_file);
         cgi_fix_str(st->py_func, sizeof st->py_func);
     }
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        cgi_fix_str(q->api, sizeof q->api);
+        cgi_fix_str(q->name, sizeof q->name);
+        cgi_fix_str(q->domain, sizeof q->domain);
+        cgi_fix_str(q->sites, sizeof q->sites);
+        cgi_fix_str(q->source, sizeof q->source);
+        cgi_fix_str(q->why, sizeof q->why);
+        cgi_fix_str(q->driver, sizeof q->driver);
+        cgi_fix_str(q->version, sizeof q->version);
+        cgi_fix_str(q->library, sizeof q->library);
+    }
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         cgi_slot *slot = &r->slot[i];
         if (atomic_load(&slot->tid) == 0) continue;
@@ -462,6 +475,52 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
     if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
 }
 
+/* One quirk applied, of a saved report: {"name", "api", "serialize": [...],
+ * "domain", "source", "why", "matched": {"vendor", "driver", "version",
+ * "library"}}. */
+static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_quirk_rec tmp, *q = *n < CGI_STATS_MAX_QUIRKS ? &r->quirk[*n] : &tmp;
+    memset(q, 0, sizeof *q);
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[32];
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0) cgi_str(j, q->name, sizeof q->name);
+        else if (strcmp(key, "api") == 0) cgi_str(j, q->api, sizeof q->api);
+        else if (strcmp(key, "domain") == 0) cgi_str(j, q->domain, sizeof q->domain);
+        else if (strcmp(key, "source") == 0) cgi_str(j, q->source, sizeof q->source);
+        else if (strcmp(key, "why") == 0) cgi_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "serialize") == 0) {
+            if (!cgi_expect(j, '[')) return;
+            if (!cgi_lit(j, ']')) {
+                do {
+                    char site[CGI_NAME_MAX];
+                    size_t len = strlen(q->sites);
+                    if (cgi_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
+                        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
+                } while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        } else if (strcmp(key, "matched") == 0) {
+            if (!cgi_expect(j, '{')) return;
+            do {
+                char mk[16], vendor[16];
+                if (!cgi_str(j, mk, sizeof mk) || !cgi_expect(j, ':')) return;
+                if (strcmp(mk, "vendor") == 0) {
+                    if (cgi_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
+                } else if (strcmp(mk, "driver") == 0) cgi_str(j, q->driver, sizeof q->driver);
+                else if (strcmp(mk, "version") == 0) cgi_str(j, q->version, sizeof q->version);
+                else if (strcmp(mk, "library") == 0) cgi_str(j, q->library, sizeof q->library);
+                else cgi_skip(j);
+            } while (!j->err && cgi_lit(j, ','));
+            cgi_expect(j, '}');
+        } else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
+}
+
 /* A call in flight of a saved report; its site is found once all sites are read. */
 typedef struct cgi_read_flight {
     char api[CGI_API_NAME_MAX], name[CGI_NAME_MAX];
@@ -514,7 +573,7 @@ static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names
 static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_region *r, cgi_read_flight *flight)
 {
     int have_pid = 0, have_sites = 0;
-    unsigned nstalls = 0, nflight = 0;
+    unsigned nstalls = 0, nflight = 0, nquirks = 0;
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
@@ -567,6 +626,13 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                     if (stalls) cgi_read_stall(j, r, &nstalls);
                     else cgi_read_in_flight(j, r, flight, &nflight);
                 } while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        } else if (strcmp(key, "quirks") == 0) {
+            if (!cgi_expect(j, '[')) break;
+            if (!cgi_lit(j, ']')) {
+                do cgi_read_quirk(j, r, &nquirks);
+                while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
         } else if (strcmp(key, "stalls_dropped") == 0) {

@@ -12,8 +12,9 @@
 #define CGI_STATS_MAGIC "CGSTATS"
 /* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
  * 3: the host and the clock in the header; stalls and thread slots after the records;
- *    `calls` counts a call when it enters, not when it returns. */
-#define CGI_STATS_VERSION 3
+ *    `calls` counts a call when it enters, not when it returns.
+ * 4: the quirks applied (after the thread slots). */
+#define CGI_STATS_VERSION 4
 #define CGI_STATS_MAX_RECORDS 4096
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
@@ -95,11 +96,32 @@ typedef struct cgi_slot {
     char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
 } cgi_slot;
 
+/* Quirks a process can report applied (docs/quirks.md); more are not kept. */
+#define CGI_STATS_MAX_QUIRKS 16
+
+/* A quirk of the quirks file that matched a driver of this process and
+ * switched its fix on (quirks.c). `valid` is set last, as for stalls. */
+typedef struct cgi_quirk_rec {
+    _Atomic uint32_t valid;
+    uint32_t vendor;        /* the matched driver's PCI vendor id (0: not known) */
+    char api[CGI_API_NAME_MAX];
+    char name[64];          /* the section's NAME */
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char sites[256];        /* the entry points it serializes, comma-separated */
+    char source[256];       /* the public URL */
+    char why[256];
+    char driver[128];       /* the matched driver's name, as its API gives it */
+    char version[64];       /* the matched driver's version, as its API gives it */
+    char library[128];      /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
+    char pad[1280 - 8 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
+} cgi_quirk_rec;
+
 typedef struct cgi_stats_region {
     cgi_stats_header h;
     cgi_stats_record r[CGI_STATS_MAX_RECORDS];
     cgi_stall stall[CGI_STATS_MAX_STALLS];
     cgi_slot slot[CGI_STATS_MAX_SLOTS];
+    cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
 } cgi_stats_region;
 
 CGI_HIDDEN extern cgi_stats_region *cgi_stats;
@@ -118,6 +140,10 @@ CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.
  * The caller fills everything else. */
 CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
+/* Records a quirk applied (the caller fills everything but valid); a
+ * process keeps the first CGI_STATS_MAX_QUIRKS. */
+CGI_HIDDEN void cgi_stats_note_quirk(const cgi_quirk_rec *q);
+
 /* Forgets the kept stalls and the count of dropped ones. */
 CGI_HIDDEN void cgi_stats_reset_stalls(void);
 

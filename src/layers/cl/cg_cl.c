@@ -504,7 +504,7 @@ __attribute__((used, visibility("hidden"))) void *cgl_pt_resolve(unsigned i)
     return cg_resolve_passthrough(&cgl_layer, cgl_passthrough[i]);
 }
 
-/* clGetPlatformIDs: returns the result type: checked; no handle key */
+/* clGetPlatformIDs: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_clGetPlatformIDs {
     cl_uint num_entries;
     cl_platform_id *platforms;
@@ -517,7 +517,7 @@ static int cgl_th_clGetPlatformIDs(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms);
     return cgl_f->cgl_ret != CL_SUCCESS;
 }
-CG_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
+static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
@@ -3304,3 +3304,7 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_ke
     if (cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
     return cgl_fr.cgl_ret;
 }
+
+/* The hand-written wrappers (wrapper = hand: clGetPlatformIDs), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_cl_hand.c"

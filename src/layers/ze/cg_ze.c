@@ -1005,7 +1005,7 @@ __attribute__((used, visibility("hidden"))) void *cgl_pt_resolve(unsigned i)
     return cg_resolve_passthrough(&cgl_layer, cgl_passthrough[i]);
 }
 
-/* zeInit: returns the result type: checked; no handle key */
+/* zeInit: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_zeInit {
     ze_init_flags_t flags;
     ze_result_t cgl_ret;
@@ -1016,7 +1016,7 @@ static int cgl_th_zeInit(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(cgl_f->flags);
     return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
-CG_EXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
+static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t flags)
 {
     __typeof__(zeInit) *cgl_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
@@ -1025,7 +1025,7 @@ CG_EXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
     return cgl_fr.cgl_ret;
 }
 
-/* zeDriverGet: returns the result type: checked; no handle key */
+/* zeDriverGet: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_zeDriverGet {
     uint32_t *pCount;
     ze_driver_handle_t *phDrivers;
@@ -1037,7 +1037,7 @@ static int cgl_th_zeDriverGet(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(cgl_f->pCount, cgl_f->phDrivers);
     return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
 }
-CG_EXPORT ze_result_t ZE_APICALL zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
+static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
     __typeof__(zeDriverGet) *cgl_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCount, phDrivers);
@@ -7354,3 +7354,7 @@ CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pC
     if (cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
     return cgl_fr.cgl_ret;
 }
+
+/* The hand-written wrappers (wrapper = hand: zeInit zeDriverGet), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_ze_hand.c"
