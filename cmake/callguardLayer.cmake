@@ -120,6 +120,9 @@ function(_callguard_add_passthrough target source)
   endif()
   string(REGEX REPLACE "\\.c$" "_passthrough.h" list "${source}")
   target_sources(${target} PRIVATE "${CALLGUARD_PASSTHROUGH_ASM}")
+  # The list is included through a macro, which dependency scanning does not
+  # follow: without this, regenerating the list leaves stale trampolines.
+  set_property(SOURCE "${CALLGUARD_PASSTHROUGH_ASM}" TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${list}")
   target_compile_definitions(${target} PRIVATE "$<$<COMPILE_LANGUAGE:ASM>:CGL_PASSTHROUGH_LIST=\"${list}\">")
 endfunction()
 

@@ -153,6 +153,45 @@ static int test_settings_no_layer_had_are_named_at_exit(int argc, char **argv)
     return 0;
 }
 
+/* ---- a policy file's [defaults] ------------------------------------------------ */
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[4][512];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", cgtest_tmpdir(), name);
+    FILE *f = fopen(p, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) return NULL;
+    return p;
+}
+
+/* [defaults] in a file with an [api] section sets that layer's sites only;
+ * a file without [api] sets every layer's. */
+static int test_policy_defaults_apply_to_the_files_own_api(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *cl = write_file("cl.ini", "[api]\nname = cl\nheader = CL/cl.h\nprefix = cl\nlibrary = libOpenCL.so.1\n"
+                                          "[defaults]\ntransition = never\n");
+    const char *toy = write_file("toy.ini", "[api]\nname = toy\nheader = toy.h\nprefix = toy\nlibrary = libcgtoy.so\n"
+                                            "[defaults]\ntransition = blocking\n");
+    const char *any = write_file("any.ini", "[defaults]\ntransition = never\n");
+    CHECK(cl && toy && any);
+    CHECKF(cg_policy_load(cl) == CG_OK, "%s", cg_last_error());
+    CHECK(load_toy());
+    const cg_site_info *s;
+    CHECKF((s = site("toyAdd")) && s->transition == CG_TRANSITION_ALWAYS, "the cl file's defaults left toy's alone: %d",
+           s ? (int)s->transition : -1);
+    CHECKF(cg_policy_load(toy) == CG_OK, "%s", cg_last_error());
+    CHECK((s = site("toyAdd")) && s->transition == CG_TRANSITION_BLOCKING);
+    /* A later cl file's defaults do not undo the toy file's. */
+    CHECKF(cg_policy_load(cl) == CG_OK, "%s", cg_last_error());
+    CHECK((s = site("toyAdd")) && s->transition == CG_TRANSITION_BLOCKING);
+    CHECKF(cg_policy_load(any) == CG_OK, "%s", cg_last_error());
+    CHECK((s = site("toyAdd")) && s->transition == CG_TRANSITION_NEVER);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_settings_before_load", child_settings_before_load},
     {"child_wrong_names_before_load", child_wrong_names_before_load},
@@ -163,5 +202,6 @@ const cgtest_case cgtest_cases[] = {
     {"kept_name_from_environment_exits_2_when_its_layer_loads",
      test_kept_name_from_environment_exits_2_when_its_layer_loads},
     {"settings_no_layer_had_are_named_at_exit", test_settings_no_layer_had_are_named_at_exit},
+    {"policy_defaults_apply_to_the_files_own_api", test_policy_defaults_apply_to_the_files_own_api},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -21,8 +21,13 @@
  * prefixes). variant_of and wrapper are the generator's too. */
 static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
 {
-    (void)user;
-    if (s->kind == PINI_API) return 0;
+    if (s->kind == PINI_API) {
+        /* pini_read's strings do not outlive it. */
+        char **api = user;
+        free(*api);
+        if (s->value[PINI_NAME] && !(*api = strdup(s->value[PINI_NAME]))) cgi_die("out of memory");
+        return 0;
+    }
     if (s->kind == PINI_QUIRK)
         return pini_error(f, s->line, "[%s] is a quirk: quirks go in a quirks file (CALLGUARD_QUIRKS, docs/quirks.md), "
                                       "not a policy file", s->name);
@@ -56,12 +61,18 @@ int cgi_policy_load_locked(const char *path, int from_env)
     if (!path || !*path) return cgi_fail(CG_EINVAL, "policy file name is empty");
     cgi_setting **before = cgi_settings_mark();
     char err[512];
-    int rc = pini_read(path, cgi_policy_section, NULL, err, sizeof err);
+    char *api = NULL; /* the file's [api] name: its [defaults] are that layer's */
+    int rc = pini_read(path, cgi_policy_section, &api, err, sizeof err);
     if (rc != PINI_OK) {
         /* Drop what this file added: a bad file changes nothing. */
         cgi_settings_drop_from(before);
+        free(api);
         return cgi_fail(rc == PINI_EIO ? CG_EIO : rc == PINI_ENOMEM ? CG_ENOMEM : CG_EFORMAT, "%s", err);
     }
+    /* A file without [api] sets the defaults of every layer. */
+    for (cgi_setting *st = *before; st && api; st = st->next)
+        if (!st->site && !(st->api = strdup(api))) cgi_die("out of memory");
+    free(api);
     if (from_env) {
         cgi_settings_keep(before);
         return CG_OK;

@@ -32,7 +32,7 @@ cgi_setting **cgi_settings_mark(void) { return cgi_settings_tail; }
 static void cgi_setting_free(cgi_setting *st)
 {
     /* st->reason stays: sites may point at it. */
-    free(st->site), free(st->domain), free(st->origin), free(st);
+    free(st->site), free(st->api), free(st->domain), free(st->origin), free(st);
 }
 
 void cgi_settings_drop_from(cgi_setting **mark)
@@ -84,9 +84,15 @@ static void cgi_apply_blocking(cg_site *s, void *arg)
 
 /* Applies one setting: to every loaded site of its name, or, naming none,
  * to every site of `layer`. CG_ENOENT when no loaded layer has the name. */
+static int cgi_setting_for_layer(const cgi_setting *st, const cg_layer *layer)
+{
+    return !st->api || strcmp(st->api, layer->api) == 0;
+}
+
 static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
 {
     if (!st->site) {
+        if (!cgi_setting_for_layer(st, layer)) return CG_OK;
         for (unsigned i = 0; i < layer->nsites; i++)
             if (st->kind == CGI_SET_TRANSITION) atomic_store(&layer->sites[i].transition, st->transition);
         return CG_OK;
@@ -133,7 +139,8 @@ static void cgi_setting_supersede(const cgi_setting *st)
 {
     for (cgi_setting **link = &cgi_settings; *link && *link != st;) {
         const cgi_setting *o = *link;
-        int same = o->kind == st->kind && (st->site ? o->site && strcmp(o->site, st->site) == 0 : 1);
+        int same = o->kind == st->kind && (st->site ? o->site && strcmp(o->site, st->site) == 0
+                                                    : !o->site && (!st->api || (o->api && strcmp(o->api, st->api) == 0)));
         if (same) cgi_setting_unlink(link);
         else link = &(*link)->next;
     }
@@ -162,7 +169,8 @@ int cgi_settings_commit(cgi_setting **mark)
     cgi_setting *first = *mark;
     for (cgi_setting *st = first; st; st = st->next) {
         if (!st->site) {
-            for (cg_layer *l = cgi_layers; l; l = l->next) cgi_setting_apply(st, l), st->matched = 1;
+            for (cg_layer *l = cgi_layers; l; l = l->next)
+                if (cgi_setting_for_layer(st, l)) cgi_setting_apply(st, l), st->matched = 1;
         } else if (cgi_setting_apply(st, NULL) == CG_OK) {
             st->matched = 1;
         }
@@ -181,7 +189,7 @@ void cgi_settings_apply_pending(cg_layer *layer)
 {
     for (cgi_setting **link = &cgi_settings; *link;) {
         cgi_setting *st = *link;
-        int rc = CG_OK, mine = !st->site || cgi_layer_for_name(st->site) == layer;
+        int rc = CG_OK, mine = st->site ? cgi_layer_for_name(st->site) == layer : cgi_setting_for_layer(st, layer);
         if (mine) rc = cgi_setting_apply(st, layer);
         if (rc == CG_OK) {
             st->matched |= mine;

@@ -12,6 +12,7 @@ enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING };
 typedef struct cgi_setting {
     int kind;
     char *site; /* NULL: every site */
+    char *api;  /* with site NULL: only that layer's sites (a policy file's [defaults]); NULL: every layer's */
     cg_transition transition;
     char *domain; /* NULL: not serialized */
     cg_scope scope;
