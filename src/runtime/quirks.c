@@ -65,6 +65,7 @@ typedef struct cgi_quirk_set {
 static cgi_quirk_set cgi_quirks;
 static int cgi_quirks_chosen; /* CALLGUARD_QUIRKS said off or a file */
 static char cgi_quirks_apis[256];
+static _Atomic size_t cgi_quirks_count; /* cgi_quirks.n, for cg_layer_identify's first look */
 
 /* APIs probed already, in this process. cgi_probe_lock serializes probes;
  * it is recursive because a driver may call back into a wrapper that asks
@@ -75,6 +76,10 @@ static struct {
 } cgi_probed[CGI_MAX_PROBED];
 static _Atomic unsigned cgi_nprobed;
 static pthread_mutex_t cgi_probe_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* Guards cgi_quirks_apis only, held for a copy or a search: taken under
+ * cgi_cfg_lock (a new file) and under cgi_probe_lock (a probe), never the
+ * other way round. */
+static pthread_mutex_t cgi_apis_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void cgi_quirk_set_free(cgi_quirk_set *s)
 {
@@ -196,10 +201,10 @@ static void cgi_quirks_use(cgi_quirk_set *set)
         memcpy(apis + len, item, strlen(item) + 1);
         len += strlen(item) - 1; /* the trailing comma starts the next item */
     }
-    /* The readers never see a half-written list: they read it under the probe lock. */
-    pthread_mutex_lock(&cgi_probe_lock);
+    pthread_mutex_lock(&cgi_apis_lock);
     memcpy(cgi_quirks_apis, apis, sizeof apis);
-    pthread_mutex_unlock(&cgi_probe_lock);
+    pthread_mutex_unlock(&cgi_apis_lock);
+    atomic_store(&cgi_quirks_count, set->n);
 }
 
 int cgi_quirks_set_locked(const char *value)
@@ -243,8 +248,9 @@ void cgi_quirks_default(void)
 
 void cgi_quirks_after_fork_child(void)
 {
-    pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+    pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, plain = PTHREAD_MUTEX_INITIALIZER;
     cgi_probe_lock = fresh;
+    cgi_apis_lock = plain;
 }
 
 /* ---- applying ------------------------------------------------------------------- */
@@ -407,15 +413,20 @@ static int cgi_probe_done(const char *api)
 
 void cg_layer_identify(cg_layer *layer, cg_probe probe)
 {
-    if (!layer || !probe || !layer->api || cgi_probe_done(layer->api)) return;
+    if (!layer || !probe || !layer->api || !atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) ||
+        cgi_probe_done(layer->api))
+        return;
     pthread_mutex_lock(&cgi_probe_lock);
     char item[CGI_API_NAME_MAX + 2];
     snprintf(item, sizeof item, ",%s,", layer->api);
     unsigned n = atomic_load(&cgi_nprobed), i = 0;
     while (i < n && strcmp(cgi_probed[i].api, layer->api) != 0) i++;
+    pthread_mutex_lock(&cgi_apis_lock);
+    int wanted = strstr(cgi_quirks_apis, item) != NULL;
+    pthread_mutex_unlock(&cgi_apis_lock);
     /* Probed, being probed by this thread (a call back from the driver), no
      * quirk for this API, or no room: nothing to do. */
-    if (i < n || !strstr(cgi_quirks_apis, item) || n == CGI_MAX_PROBED) {
+    if (i < n || !wanted || n == CGI_MAX_PROBED) {
         pthread_mutex_unlock(&cgi_probe_lock);
         return;
     }
