@@ -1,22 +1,51 @@
 #!/bin/sh
-# Makes build-venv/ (ignored by git, beside the source): a Python virtual environment with the PyPI clients the
-# tests run under callguard. Today: cuda-bindings (cuda-python), for the test
-# cuda_python_under_callguard_run_same_output_and_counted, which tests/cuda/CMakeLists.txt points at
-# build-venv/bin/python unless -DCALLGUARD_CUDA_PYTHON=PATH names another Python. About 60 MB, a few seconds
-# to install. Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
-# Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Does nothing if DIR has them.
+# Makes build-venv/ (ignored by git, beside the source): a Python virtual environment with the PyPI clients and
+# runtimes the tests use:
+#  - cuda-bindings (cuda-python), for the test cuda_python_under_callguard_run_same_output_and_counted, which
+#    tests/cuda/CMakeLists.txt points at build-venv/bin/python unless -DCALLGUARD_CUDA_PYTHON=PATH names another
+#    Python. About 60 MB, a few seconds.
+#  - Intel's CPU OpenCL runtime (intel-opencl-rt, and intel-cmplr-lib-rt, the dependency it does not declare:
+#    TRAPS.md), for the OpenCL IL tests of cg_load_binary (tests/load: load_cl_il_intel_*), which take
+#    build-venv/lib/libintelocl.so unless -DCALLGUARD_INTEL_OCL=PATH names another. A 265 MB download, about
+#    500 MB installed (after the wheels' duplicate library copies below are made links), under a minute here.
+# Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
+# Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
 cd "$(dirname "$0")/.."
 venv=${1:-build-venv}
-# The version the tests were written against; the GPU machine's is 13.3.1, same API.
-pkgs="cuda-bindings==13.5.0"
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import cuda.bindings.driver" 2>/dev/null; then
+# The versions the tests were written against; the GPU machine's cuda-bindings is 13.3.1, same API.
+cuda_pkgs="cuda-bindings==13.5.0"
+intel_pkgs="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
+[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+pip() { "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"; }
+
+if "$venv/bin/python" -c "import cuda.bindings.driver" 2>/dev/null; then
     echo "setup-venv: $venv has cuda-bindings already"
-    exit 0
+else
+    # shellcheck disable=SC2086
+    pip $cuda_pkgs
+    "$venv/bin/python" -c "import cuda.bindings.driver" ||
+        { echo "setup-venv: cuda-bindings does not import in $venv" >&2; exit 1; }
 fi
-/usr/bin/python3 -m venv "$venv"
-# shellcheck disable=SC2086
-"$venv/bin/python" -m pip install --disable-pip-version-check -q $pkgs
-"$venv/bin/python" -c "import cuda.bindings.driver" ||
-    { echo "setup-venv: cuda-bindings does not import in $venv" >&2; exit 1; }
-echo "setup-venv: $venv ready ($pkgs)"
+
+lib=$venv/lib
+if [ -f "$lib/libintelocl.so" ] && [ -f "$lib/libimf.so" ]; then
+    echo "setup-venv: $venv has Intel's CPU OpenCL runtime already"
+else
+    # shellcheck disable=SC2086
+    pip $intel_pkgs
+    # The wheels carry each versioned library twice (libX.so and libX.so.VERSION, about 300 MB of copies):
+    # the unversioned one becomes a link.
+    for f in "$lib"/*.so; do
+        [ -f "$f" ] && [ ! -L "$f" ] || continue
+        for v in "$f".*; do
+            if [ -f "$v" ] && [ ! -L "$v" ] && cmp -s "$f" "$v"; then
+                ln -sf "$(basename "$v")" "$f"
+                break
+            fi
+        done
+    done
+    missing=$(ldd "$lib/libintelocl.so" | grep "not found" || true)
+    [ -z "$missing" ] || { echo "setup-venv: libintelocl.so lacks libraries in $venv: $missing" >&2; exit 1; }
+fi
+echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs)"

@@ -83,7 +83,7 @@ static ze_result_t ZE_APICALL cgsim_device_get_compute_properties(ze_device_hand
     p->maxGroupCountX = UINT32_MAX;
     p->maxGroupCountY = UINT32_MAX;
     p->maxGroupCountZ = UINT32_MAX;
-    p->maxSharedLocalMemory = 64 * 1024;
+    p->maxSharedLocalMemory = CGSIM_SHARED_LOCAL_MEMORY;
     p->numSubGroupSizes = 3;
     memset(p->subGroupSizes, 0, sizeof p->subGroupSizes);
     p->subGroupSizes[0] = 8;

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #define CGSIM_MAX_DEVICES 64
+#define CGSIM_SHARED_LOCAL_MEMORY (64u * 1024u) /* maxSharedLocalMemory of every device; slm=N above it fails zeKernelCreate */
 #define CGSIM_DRIVER_VERSION 0x00010002u /* 1.2; reported in ze_driver_properties_t::driverVersion */
 #define CGSIM_VENDOR_ID 0x1de5u         /* not a real PCI vendor of GPUs; keeps the sim distinguishable */
 #define CGSIM_DEVICE_NAME "callguard simulator"
@@ -123,6 +124,8 @@ struct cgsim_kernel_info {
     uint32_t spill_bytes;
     uint32_t private_bytes;
     uint32_t registers;
+    uint32_t grf;       /* registers per thread the kernel cannot be built with fewer of (0: any GRF mode) */
+    uint32_t slm_bytes; /* shared local memory it needs: zeKernelCreate fails above the device's */
 };
 
 struct cgsim_module {

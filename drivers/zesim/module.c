@@ -6,12 +6,15 @@
  *     - If the next word looks like a real SPIR-V version word (bytes 00 mm 01 00), the module is walked as real
  *       SPIR-V and every OpEntryPoint names a kernel.
  *     - Otherwise the bytes after the magic are NUL-separated kernel specs "name[:key=value]..." where key is
- *       args, spill, private or regs (decimal). Example: "\x03\x02\x23\x07" "saxpy:args=4\0" "big:spill=512\0".
+ *       args, spill, private, regs, grf or slm (decimal). Example: "\x03\x02\x23\x07" "saxpy:args=4\0" "big:spill=512\0".
+ *       grf=N: the build fails out of resources unless its flags' GRF mode gives N registers per thread (128;
+ *       256 with -cl-intel-256-GRF-per-thread or -ze-opt-large-register-file); slm=N: zeKernelCreate fails out of
+ *       resources when N bytes exceed the device's shared local memory.
  *     Compilation sleeps CGSIM_COMPILE_MS; that sleep is the window in which CGSIM_COMPILER_RACE=abort looks for
  *     a second compiling thread.
  *   Native (ZE_MODULE_FORMAT_NATIVE): what zeModuleGetNativeBinary returns: "CGSIMBIN", a little-endian uint32
  *     version (1), a little-endian uint32 kernel count, then that many NUL-terminated kernel specs with every key
- *     spelled out. Loads without sleeping.
+ *     spelled out (grf and slm only when not 0). Loads without sleeping.
  */
 #include "internal.h"
 
@@ -167,9 +170,15 @@ static bool parse_kernel_spec(struct kernel_list *l, const char *spec, size_t le
                 field = &k->private_bytes;
             else if (key_len == 4 && memcmp(key, "regs", 4) == 0)
                 field = &k->registers;
+            else if (key_len == 3 && memcmp(key, "grf", 3) == 0)
+                field = &k->grf;
+            else if (key_len == 3 && memcmp(key, "slm", 3) == 0)
+                field = &k->slm_bytes;
         }
         if (!field || !parse_figure(eq + 1, (size_t)(item_end - eq - 1), &value)) {
-            text_printf(log, "error: kernel '%s': bad attribute '%.*s'; expected args=N, spill=N, private=N or regs=N\n",
+            text_printf(log,
+                        "error: kernel '%s': bad attribute '%.*s'; expected args=N, spill=N, private=N, regs=N, grf=N "
+                        "or slm=N\n",
                         k->name, (int)(item_end - key), key);
             return false;
         }
@@ -363,8 +372,43 @@ static void log_kernels(struct text *log, const struct kernel_list *l)
     }
 }
 
+/* Whether the space-separated build flags hold `flag` as a whole word. */
+static bool has_flag(const char *flags, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (const char *p = flags; p && (p = strstr(p, flag)) != NULL; p += n)
+        if ((p == flags || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return true;
+    return false;
+}
+
+/* Registers per thread of the build's GRF mode, as IGC's flags set it. */
+static uint32_t grf_of_flags(const char *flags)
+{
+    return has_flag(flags, "-cl-intel-256-GRF-per-thread") || has_flag(flags, "-ze-opt-large-register-file") ? 256u
+                                                                                                            : 128u;
+}
+
+/* A kernel that needs more registers than the GRF mode gives (grf=N) fails the build out of resources, as a
+ * compiler that cannot spill its way out would; the log names the kernel and the flag that gives more. */
+static ze_result_t check_registers(const struct kernel_list *l, const char *flags, struct text *log)
+{
+    uint32_t have = grf_of_flags(flags ? flags : "");
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < l->count; i++)
+        if (l->items[i].grf > have) {
+            text_printf(log,
+                        "error: kernel %s needs %u registers per thread; the GRF mode of this build gives %u%s: out "
+                        "of resources\n",
+                        l->items[i].name, l->items[i].grf, have,
+                        have < 256 ? " (-cl-intel-256-GRF-per-thread gives 256)" : "");
+            r = ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+        }
+    return r;
+}
+
 static ze_result_t build_from_spirv(const struct cgsim_config *cfg, const uint8_t *in, size_t size,
-                                    struct kernel_list *out, struct text *log)
+                                    const char *flags, struct kernel_list *out, struct text *log)
 {
     if (size < 4 || read_le32(in) != SPIRV_MAGIC) {
         text_printf(log, "error: input of %zu bytes does not start with the SPIR-V magic number 0x07230203 "
@@ -378,6 +422,10 @@ static ze_result_t build_from_spirv(const struct cgsim_config *cfg, const uint8_
     if (!ok || log->failed) {
         text_printf(log, "cgsim: SPIR-V compilation failed\n");
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    if (check_registers(out, flags, log) != ZE_RESULT_SUCCESS) {
+        text_printf(log, "cgsim: SPIR-V compilation failed: out of registers\n");
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     }
     text_printf(log, "cgsim: compiled %u kernel(s) from SPIR-V in %llu ms\n", out->count,
                 (unsigned long long)cfg->compile_ms);
@@ -432,7 +480,8 @@ static ze_result_t ZE_APICALL cgsim_module_create(ze_context_handle_t hContext, 
     struct text log = {0};
     struct kernel_list kernels = {0};
     ze_result_t r = desc->format == ZE_MODULE_FORMAT_IL_SPIRV
-                        ? build_from_spirv(&ctx->driver->config, desc->pInputModule, desc->inputSize, &kernels, &log)
+                        ? build_from_spirv(&ctx->driver->config, desc->pInputModule, desc->inputSize,
+                                           desc->pBuildFlags, &kernels, &log)
                         : load_native(desc->pInputModule, desc->inputSize, &kernels, &log);
 
     struct cgsim_module *mod = NULL;
@@ -524,6 +573,10 @@ static ze_result_t ZE_APICALL cgsim_module_get_native_binary(ze_module_handle_t 
         const struct cgsim_kernel_info *k = &mod->kernels[i];
         text_printf(&body, "%s:args=%u:spill=%u:private=%u:regs=%u", k->name, k->num_args, k->spill_bytes,
                     k->private_bytes, k->registers);
+        if (k->grf)
+            text_printf(&body, ":grf=%u", k->grf);
+        if (k->slm_bytes)
+            text_printf(&body, ":slm=%u", k->slm_bytes);
         text_printf(&body, "%c", 1); /* placeholder for the NUL separator, replaced below */
     }
     if (body.failed) {
@@ -628,6 +681,8 @@ static ze_result_t ZE_APICALL cgsim_kernel_create(ze_module_handle_t hModule, co
             info = &mod->kernels[i];
     if (!info)
         return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+    if (info->slm_bytes > CGSIM_SHARED_LOCAL_MEMORY)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; /* more shared local memory than the device has */
     struct cgsim_kernel *k = calloc(1, sizeof *k);
     if (!k)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -763,7 +818,7 @@ static ze_result_t ZE_APICALL cgsim_kernel_get_properties(ze_kernel_handle_t hKe
     p->requiredSubgroupSize = 0;
     p->maxSubgroupSize = 32;
     p->maxNumSubgroups = 32;
-    p->localMemSize = 0;
+    p->localMemSize = info->slm_bytes;
     p->privateMemSize = info->private_bytes;
     p->spillMemSize = info->spill_bytes;
     /* UUID: kernel index and module id, so distinct kernels never compare equal. */

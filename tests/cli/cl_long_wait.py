@@ -10,9 +10,13 @@ of this file that made the wait.
 """
 import ctypes
 import json
+import os
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pausetimer import longest_pause  # noqa: E402 (tests/pausetimer.py)
 
 import numpy as np
 import pyopencl as cl
@@ -75,11 +79,6 @@ def worker():
 
 th = threading.Thread(target=worker, name="waiter")
 th.start()
-longest, last = 0.0, time.monotonic()
-while th.is_alive():
-    time.sleep(0.001)
-    now = time.monotonic()
-    longest, last = max(longest, now - last), now
-th.join()
+longest = longest_pause(th)
 print(json.dumps({"longest_ms": longest * 1000, "wait_ms": waited["ms"], "line": waited["line"],
                   "file": __file__}))

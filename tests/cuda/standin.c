@@ -17,7 +17,8 @@
  *     LOCAL_SIZE_BYTES from a `.local ... __local_depotN[BYTES]` line of the entry, the dynamic shared memory
  *     opt-in checked against the device's maximum), and a linker (cuLinkCreate_v2, cuLinkAddData_v2,
  *     cuLinkComplete, cuLinkDestroy) that "compiles" PTX like cuModuleLoadData into a stand-in cubin
- *     ("\x7fELF" "CGCUBIN\n" and the PTX's text), which cuModuleLoadData loads without compiling;
+ *     ("\x7fELF" "CGCUBIN\n" and the PTX's text), which cuModuleLoadData loads without compiling; PTX whose
+ *     `.target` is newer than sm_90 fails to compile with CUDA_ERROR_INVALID_PTX, as the JIT refuses it;
  * Two functions outside the CUDA API let tests look inside: cgcuda_standin_calls(NAME), how often an
  * export was entered, and cgcuda_standin_max_inside(), the most threads seen in cuModuleLoadData at once.
  *
@@ -457,7 +458,7 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 
 /* ---- modules ---- */
 
-/* The "compiler": a PTX-like text with at least one `.entry NAME`. The sleep is the window in which
+/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window in which
  * CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail. */
 /* The compile window, shared by cuModuleLoadData (PTX) and cuLinkComplete. */
 static void compile_window(const char *who)
@@ -484,6 +485,14 @@ static void compile_window(const char *who)
 /* The entries of a PTX-like text, each with the bytes of its `__local_depotN[BYTES]` if it has one. */
 static CUresult parse_entries(const char *text, CUmodule mod)
 {
+    /* PTX for a newer architecture than the device's (compute capability 9.0): the JIT refuses it. */
+    const char *target = strstr(text, ".target");
+    if (target) {
+        target += 7;
+        while (*target == ' ' || *target == '\t')
+            target++;
+        if (strncmp(target, "sm_", 3) == 0 && atoi(target + 3) > 90) return CUDA_ERROR_INVALID_PTX;
+    }
     for (const char *p = text; (p = strstr(p, ".entry")) != NULL;) {
         p += 6;
         while (*p == ' ' || *p == '\t')
@@ -504,7 +513,7 @@ static CUresult parse_entries(const char *text, CUmodule mod)
     return mod->nfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
-/* The "compiler": a PTX-like text with at least one `.entry NAME`. The sleep is the window in which
+/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window in which
  * CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail.
  * A stand-in cubin (from cuLinkComplete) loads without compiling, as a real cubin skips the PTX JIT. */
 EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)

@@ -149,6 +149,8 @@ def cuda_layer_missing_driver_gives_no_device():
 # by path in libcuda's place, as a program linked to it would be.
 PAUSE_CHILD = r"""
 import ctypes, sys, threading, time
+sys.path.insert(0, sys.argv[2])
+from pausetimer import longest_pause  # tests/pausetimer.py
 cu = ctypes.PyDLL(sys.argv[1])
 ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry spin()\n{\n ret;\n}\n"
 def ok(r, what):
@@ -171,12 +173,7 @@ def worker():
 waited = 0.0
 t = threading.Thread(target=worker)
 t.start()
-longest, last = 0.0, time.monotonic()
-while t.is_alive():
-    time.sleep(0.001)
-    now = time.monotonic()
-    longest, last = max(longest, now - last), now
-t.join()
+longest = longest_pause(t)
 print("%.1f %.1f" % (longest * 1000, waited * 1000))
 """
 
@@ -187,7 +184,8 @@ def pause(runtime):
                      ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
     if E.get("CG_SANITIZER_PRELOAD"):
         env["LD_PRELOAD"] = E["CG_SANITIZER_PRELOAD"]
-    r = run([E["CG_PYTHON"], "-c", PAUSE_CHILD, E["CG_LAYER"]], env)
+    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    r = run([E["CG_PYTHON"], "-c", PAUSE_CHILD, E["CG_LAYER"], tests], env)
     check(r.returncode == 0, "the Python child ran", r)
     longest, waited = (float(x) for x in r.stdout.split())
     check(waited >= 1000, "cuStreamSynchronize waited for the kernel (%.1f ms)" % waited, r)

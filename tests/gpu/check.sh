@@ -154,61 +154,10 @@ c=$([ -s "$OUT/race-pre.json" ] && rows "$OUT/race-pre.json" cuModuleLoadData)
     bad "compile race preloaded, serialized: '$r', report '$c'"
 
 # 6. A Python thread waits ~1 s in cuStreamSynchronize through ctypes.PyDLL (the layer in libcuda's place)
-#    on a kernel that spins on %globaltimer; the main thread ticks every millisecond.
-cat >"$OUT/pause.py" <<'EOF'
-import ctypes, sys, threading, time
-cu = ctypes.PyDLL(sys.argv[1])
-ptx = b"""
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry spin(.param .u64 ns)
-{
-  .reg .pred p;
-  .reg .b64 t0, t1, d, n;
-  ld.param.u64 n, [ns];
-  mov.u64 t0, %globaltimer;
-loop:
-  mov.u64 t1, %globaltimer;
-  sub.s64 d, t1, t0;
-  setp.lt.s64 p, d, n;
-  @p bra loop;
-  ret;
-}
-"""
-def ok(r, what):
-    if r != 0:
-        raise SystemExit("%s: CUresult %d" % (what, r))
-def worker():
-    time.sleep(0.2)
-    dev, ctx, mod, fn = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    ok(cu.cuInit(0), "cuInit")
-    ok(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-    ok(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-    ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    ok(cu.cuModuleLoadData(ctypes.byref(mod), ptx), "cuModuleLoadData")
-    ok(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"spin"), "cuModuleGetFunction")
-    ns = ctypes.c_uint64(1000000000)
-    params = (ctypes.c_void_p * 1)(ctypes.addressof(ns))
-    u = ctypes.c_uint
-    ok(cu.cuLaunchKernel(fn, u(1), u(1), u(1), u(1), u(1), u(1), u(0), None, params, None), "cuLaunchKernel")
-    global waited
-    t0 = time.monotonic()
-    ok(cu.cuStreamSynchronize(None), "cuStreamSynchronize")
-    waited = time.monotonic() - t0
-waited = 0.0
-t = threading.Thread(target=worker)
-t.start()
-longest, last = 0.0, time.monotonic()
-while t.is_alive():
-    time.sleep(0.001)
-    now = time.monotonic()
-    longest, last = max(longest, now - last), now
-t.join()
-print("%.1f %.1f" % (longest * 1000, waited * 1000))
-EOF
+#    on a kernel that spins on %globaltimer; the main thread ticks every millisecond: tests/gpu/pause.py
+#    (run.sh's part b).
 for mode in auto cpython; do
-    r=$(CALLGUARD_CUDA_LIBRARY=$REAL CALLGUARD_RUNTIME=$mode CALLGUARD_REPORT=$OUT/pause-$mode.json "$PY" "$OUT/pause.py" "$LAYER" 2>&1 | tail -1)
+    r=$(CALLGUARD_CUDA_LIBRARY=$REAL CALLGUARD_RUNTIME=$mode CALLGUARD_REPORT=$OUT/pause-$mode.json "$PY" tests/gpu/pause.py "$LAYER" 2>&1 | tail -1)
     st=$([ -s "$OUT/pause-$mode.json" ] && "$PY" -c "
 import json, sys
 s = [s for p in json.load(open(sys.argv[1]))['processes'] for s in p['sites'] if s['name'] == 'cuStreamSynchronize']

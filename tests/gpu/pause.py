@@ -5,9 +5,13 @@ libcuda.so.1 by soname, which is callguard's shim there.
 
     pause.py [LIBRARY]   (default libcuda.so.1)"""
 import ctypes
+import os
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pausetimer import longest_pause  # noqa: E402 (tests/pausetimer.py)
 
 cu = ctypes.PyDLL(sys.argv[1] if len(sys.argv) > 1 else "libcuda.so.1")
 ptx = b"""
@@ -59,10 +63,5 @@ def worker():
 
 t = threading.Thread(target=worker)
 t.start()
-longest, last = 0.0, time.monotonic()
-while t.is_alive():
-    time.sleep(0.001)
-    now = time.monotonic()
-    longest, last = max(longest, now - last), now
-t.join()
+longest = longest_pause(t)
 print("%.1f %.1f" % (longest * 1000, waited * 1000))

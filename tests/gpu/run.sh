@@ -16,6 +16,12 @@
 #      checksums, and the calls the CUDA runtime made through cuGetProcAddress in the report.
 #   d. Overhead: two PyTorch loops (20 products of 4096^2 matrices; 10,000 small elementwise kernels), plain
 #      vs under `callguard run --report`, 10 interleaved pairs: medians, ratio, cost per guarded call.
+#   e. callguard.load_binary(..., api="cuda") from Python (issue 12; tests/gpu/load_binary_cuda.py): 16 threads
+#      load the 16 PTX modules of part a under `callguard run --api cuda --serialize
+#      cuModuleLoadData=jit,cuLinkComplete=jit`, cold (CUDA_CACHE_DISABLE=1, an empty callguard cache: all
+#      built) then warm (a second process: all 16 cubins from disk), each kernel launched once; needs the
+#      callguard package that BUILD's package test installed (BUILD/tests/package/venv/.../callguard, about
+#      2 MB) or CALLGUARD_PKG=DIR naming one, and a Python >= 3.11 (the package is cp311-abi3).
 #   and tests/gpu/check.sh (exports, the resolver's answers, the runtime's way) into check.txt.
 # Environment:
 #   CUDA_REAL    the driver's libcuda.so.1 (default: /usr/local/nvidia/lib64, the system's, ldconfig's);
@@ -23,6 +29,7 @@
 #   PYTHON       the Python with torch and triton (default: /opt/torch/.venv/bin/python3, else python3)
 #   CUDA_PYTHON  the Python with cuda-bindings (default: PYTHON)
 #   PAIRS        overhead pairs (default 10)
+#   CALLGUARD_PKG  the installed callguard Python package for part e (default: BUILD's package test's)
 # Expected: about 4 minutes on the H200 (not yet run there when written); each run has a time limit.
 set -u
 [ $# -ge 1 ] || { echo "usage: tests/gpu/run.sh OUTDIR [BUILD]" >&2; exit 2; }
@@ -279,6 +286,45 @@ EOF
     fi
 else
     skip "d. overhead: no torch with CUDA in $PY"
+fi
+
+# ---- e. load_binary from Python on CUDA: cold, then from the disk cache -------------------------------------
+E=$OUT/e-load-binary.txt
+: >"$E"
+PKG=${CALLGUARD_PKG:-$(ls -d "$B"/tests/package/venv/lib/python3*/site-packages/callguard 2>/dev/null | head -1)}
+if [ -z "$PKG" ] || [ ! -e "$PKG/_native.abi3.so" ]; then
+    skip "e. load_binary: no callguard package in BUILD (run ctest -R package_pip_install on the build machine) nor CALLGUARD_PKG"
+elif ! "$PY" -c "import sys; sys.exit(sys.version_info < (3, 11))"; then
+    skip "e. load_binary: $PY is older than 3.11 (the package is cp311-abi3)"
+else
+    PKGPATH=$(mktemp -d /tmp/cg-gpu-pkg-XXXXXX) # only the package on PYTHONPATH, not the rest of that venv
+    ln -s "$PKG" "$PKGPATH/callguard"
+    ECACHE=$OUT/e-cache
+    rm -rf "$ECACHE"
+    LAUNCH=--launch
+    [ -z "$STANDIN" ] || LAUNCH= # the stand-in's kernels compute nothing
+    for expect in built disk; do
+        echo "== $expect: callguard run --api cuda --serialize cuModuleLoadData=jit,cuLinkComplete=jit -- $PY load_binary_cuda.py ptx $expect" >>"$E"
+        t0=$(date +%s%N)
+        PYTHONPATH=$PKGPATH CUDA_CACHE_DISABLE=1 CALLGUARD_CACHE_DIR=$ECACHE CALLGUARD_CUDA_LIBRARY=$REAL \
+            $TO 120 "$PKG/_tree/bin/callguard" run --api cuda --serialize cuModuleLoadData=jit,cuLinkComplete=jit \
+            --report "$OUT/e-$expect.json" -- "$PY" "$SRC/tests/gpu/load_binary_cuda.py" "$SRC/tests/gpu/ptx" $expect \
+            $LAUNCH >"$OUT/e-$expect.out" 2>&1
+        rc=$?
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        echo "exit $rc, $ms ms" >>"$E"
+        cat "$OUT/e-$expect.out" >>"$E"
+        table "$OUT/e-$expect.json"
+        f=$(grep -c '^FAIL' "$OUT/e-$expect.out")
+        p=$(grep -c '^PASS' "$OUT/e-$expect.out")
+        st=$(grep -E '^PASS: a (cold|warm) cache' "$OUT/e-$expect.out" | sed 's/^PASS: //')
+        if [ $rc -eq 0 ] && [ "$f" = 0 ] && [ "$p" -ge 9 ]; then
+            ok "e. load_binary api=cuda, $expect: $p checks in $ms ms (process); $st; (registers, spills, max threads): $(grep -o 'max threads: .*' "$OUT/e-$expect.out" | head -1 | cut -c14-)"
+        else
+            bad "e. load_binary api=cuda, $expect (exit $rc): $(grep '^FAIL' "$OUT/e-$expect.out" | cut -c7-120 | tr '\n' ';') (e-load-binary.txt)"
+        fi
+    done
+    rm -rf "$PKGPATH"
 fi
 
 say "wall time $(($(date +%s) - T0)) s"

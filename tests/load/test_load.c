@@ -245,6 +245,68 @@ static int ze_failed_build_reports_call_result_and_log(int argc, char **argv)
     return 0;
 }
 
+/* A kernel that needs 200 registers per thread (the simulator's grf=200)
+ * runs out of resources in the default GRF mode: the large-GRF retry builds
+ * it, and its flags (with -cl-intel-256-GRF-per-thread) and 256 registers
+ * are the answer; a second process loads that build from disk. */
+static int ze_out_of_registers_build_retried_with_large_grf(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "needregs", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "retried") == 1 && figure(r.out, "regs") == 256);
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "retries") == 1 && figure(r.out, "disk_writes") == 1);
+    CHECK(strstr(r.out, "flags=-cl-intel-greater-than-4GB-buffer-required -cl-intel-256-GRF-per-thread\n"));
+    run_ze(&r, env, "needregs", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "from_disk") == 1 && figure(r.out, "builds") == 0);
+    CHECK(figure(r.out, "regs") == 256 && strstr(r.out, "-cl-intel-256-GRF-per-thread\n"));
+    return 0;
+}
+
+/* Out of registers in both GRF modes (grf=300): the retry's failure is the
+ * answer, CG_LOAD_ERESOURCES with the driver's result and the retry's build
+ * log naming the kernel. Flags that choose a GRF mode (128) get no retry. */
+static int ze_out_of_registers_in_every_grf_mode_is_eresources(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "regs300", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeModuleCreate result=0x70000003 retried=1 oor=1"));
+    CHECK(strstr(r.out, "error_log=error: kernel fat needs 300 registers per thread; the GRF mode of this build "
+                        "gives 256"));
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "retries") == 1 && figure(r.out, "disk_writes") == 0);
+    run_ze(&r, env, "regs128", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeModuleCreate result=0x70000003 retried=0 oor=1"));
+    CHECK(strstr(r.out, "needs 200 registers per thread; the GRF mode of this build gives 128"));
+    CHECK(figure(r.out, "builds") == 1 && figure(r.out, "retries") == 0);
+    return 0;
+}
+
+/* More shared local memory than the device has (slm=131072 of 64 KiB):
+ * zeKernelCreate runs out of resources, the retry too, CG_LOAD_ERESOURCES
+ * names zeKernelCreate and nothing stays loaded or cached; 32 KiB loads and
+ * is reported as local_bytes. */
+static int ze_kernel_create_out_of_shared_memory_is_eresources(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_ze(&r, env, "bigslm", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_ERESOURCES call=zeKernelCreate result=0x70000003 retried=1 oor=1"));
+    CHECK(figure(r.out, "builds") == 2 && figure(r.out, "disk_writes") == 0);
+    run_ze(&r, env, "slm", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 1 && figure(r.out, "local") == 32768 && figure(r.out, "retried") == 0);
+    return 0;
+}
+
 /* A kernel name the module lacks: CG_ENOENT naming the kernels it has. */
 static int ze_unknown_kernel_name_lists_the_module_kernels(int argc, char **argv)
 {
@@ -374,6 +436,159 @@ static int cl_failed_build_reports_error_and_log(int argc, char **argv)
     return 0;
 }
 
+/* Intel's CPU OpenCL runtime (PyPI intel-opencl-rt, put in build-venv/ by
+ * scripts/setup-venv.sh): its .icd is written here with the library's
+ * absolute path (the wheel's point at a build machine's prefix) and
+ * OCL_ICD_VENDORS points at it. Returns NULL with *skip set when the
+ * runtime is not there: 77 (skip) where no build-venv was made at all, 1
+ * (fail) where setup should have put it there. */
+static char intel_vendors[512];
+static const char *intel_ocl_env(int *skip)
+{
+    const char *lib = getenv("CG_INTEL_OCL");
+    const char *venv = getenv("CG_INTEL_OCL_VENV");
+    const char *spirv = getenv("CG_LOAD_SPIRV_DIR");
+    if (!spirv || !*spirv) {
+        fprintf(stderr, "FAIL: no SPIR-V was made at build time: clang-14 and llvm-spirv-14 (scripts/setup-debian.sh) "
+                        "were not found when CMake ran\n");
+        *skip = 1;
+        return NULL;
+    }
+    if (!lib || access(lib, R_OK) != 0) {
+        struct stat st;
+        if (venv && *venv && stat(venv, &st) != 0) {
+            fprintf(stderr, "SKIP: no %s (Intel's CPU OpenCL runtime): %s does not exist; run scripts/setup-venv.sh\n",
+                    lib ? lib : "CG_INTEL_OCL", venv);
+            *skip = 77;
+        } else {
+            fprintf(stderr, "FAIL: %s (Intel's CPU OpenCL runtime) is missing%s%s: scripts/setup-venv.sh installs it "
+                            "(PyPI intel-opencl-rt), -DCALLGUARD_INTEL_OCL=PATH names another\n",
+                    lib ? lib : "CG_INTEL_OCL", venv && *venv ? " though there is " : "", venv ? venv : "");
+            *skip = 1;
+        }
+        return NULL;
+    }
+    char dir[450], icd[500];
+    snprintf(dir, sizeof dir, "%s/intel-icd", cgtest_tmpdir());
+    snprintf(icd, sizeof icd, "%s/intel-cpu.icd", dir);
+    FILE *f;
+    if (mkdir(dir, 0700) != 0 || !(f = fopen(icd, "w"))) {
+        perror(dir);
+        *skip = 1;
+        return NULL;
+    }
+    fprintf(f, "%s\n", lib);
+    fclose(f);
+    snprintf(intel_vendors, sizeof intel_vendors, "OCL_ICD_VENDORS=%s", dir);
+    return intel_vendors;
+}
+
+#define INTEL_OCL_ENV()                                                                                                \
+    int skip_ = 0;                                                                                                     \
+    const char *vendors = intel_ocl_env(&skip_);                                                                       \
+    if (!vendors) return skip_
+
+/* The OpenCL IL path on Intel's CPU runtime: 16 threads load 16 distinct
+ * kernels from real SPIR-V (clCreateProgramWithIL) with clBuildProgram
+ * serialized through the layer: each loads, with the runtime's build log and
+ * its CL_KERNEL_* figures, and runs; a second process loads all 16 from the
+ * disk cache's CL_PROGRAM_BINARIES (no build) and they run too. */
+static int cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    INTEL_OCL_ENV();
+    const char *env[] = {vendors, "CALLGUARD_SERIALIZE=clBuildProgram", "CG_LOAD_RUN=1", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_cl(&r, env, "il", "16", "16");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 16 && figure(r.out, "failed") == 0);
+    CHECK(figure(r.out, "builds") == 16 && figure(r.out, "disk_writes") == 16 && figure(r.out, "disk_hits") == 0);
+    CHECK(figure(r.out, "max_threads") > 0 && figure(r.out, "simd") > 0 && figure(r.out, "nargs") == 1);
+    CHECK(figure(r.out, "regs") == -1 && figure(r.out, "spills") == -1);
+    CHECK(strstr(r.out, "flags=-cl-mad-enable\n"));
+    CHECK(figure(r.out, "log_bytes") > 0);
+    CHECK(figure(r.out, "ran") == 1);
+    run_cl(&r, env, "il", "16", "16");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 16 && figure(r.out, "from_disk") == 16);
+    CHECK(figure(r.out, "builds") == 0 && figure(r.out, "disk_hits") == 16 && figure(r.out, "disk_writes") == 0);
+    CHECK(figure(r.out, "max_threads") > 0 && figure(r.out, "ran") == 1);
+    return 0;
+}
+
+/* The same SPIR-V kernel asked by 16 threads at once is built once. */
+static int cl_il_intel_same_kernel_16_threads_loaded_once(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    INTEL_OCL_ENV();
+    const char *env[] = {vendors, fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_cl(&r, env, "sameil", "16", "16");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 16 && figure(r.out, "builds") == 1);
+    CHECK(figure(r.out, "memory_hits") == 15 && figure(r.out, "from_memory") == 15 && figure(r.out, "waits") >= 1);
+    return 0;
+}
+
+/* Flips a byte near the end of the first entry of DIR and truncates the
+ * second; returns 0 when both were done. */
+static int corrupt_two_entries(const char *dir)
+{
+    char names[8][700];
+    if (entries(dir, names, 8) < 2) return -1;
+    int fd = open(names[0], O_RDWR);
+    if (fd < 0) return -1;
+    off_t end = lseek(fd, 0, SEEK_END);
+    char c;
+    int ok = pread(fd, &c, 1, end - 2) == 1 && (c ^= 0x5a, pwrite(fd, &c, 1, end - 2) == 1);
+    close(fd);
+    return ok && truncate(names[1], 40) == 0 ? 0 : -1;
+}
+
+/* A corrupted and a truncated entry of Intel's program binaries are
+ * reported, rebuilt from the SPIR-V and replaced; the next process hits all. */
+static int cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    INTEL_OCL_ENV();
+    const char *env[] = {vendors, "CG_LOAD_RUN=1", fresh_cache("c"), NULL};
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/c/load-v1", cgtest_tmpdir());
+    cgtest_result r;
+    run_cl(&r, env, "il", "4", "4");
+    CHECK(exited_ok(&r) && figure(r.out, "disk_writes") == 4);
+    CHECK(corrupt_two_entries(dir) == 0);
+    run_cl(&r, env, "il", "4", "4");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 4 && figure(r.out, "ran") == 1);
+    CHECK(figure(r.out, "corrupt") == 2 && figure(r.out, "builds") == 2 && figure(r.out, "disk_hits") == 2);
+    CHECK(count_lines(r.err, "is corrupt") == 2);
+    CHECK(figure(r.out, "disk_writes") == 2);
+    run_cl(&r, env, "il", "4", "4");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "disk_hits") == 4 && figure(r.out, "corrupt") == 0 && figure(r.out, "builds") == 0);
+    return 0;
+}
+
+/* Bytes that are no SPIR-V fail in clCreateProgramWithIL; a build option
+ * the runtime does not know fails in clBuildProgram with its build log. */
+static int cl_il_intel_bad_il_and_bad_option_report_call_and_log(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    INTEL_OCL_ENV();
+    const char *env[] = {vendors, fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_cl(&r, env, "badil", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_EDRIVER call=clCreateProgramWithIL result=-30")); /* CL_INVALID_VALUE */
+    run_cl(&r, env, "badflags", "1", "1");
+    CHECK(exited_ok(&r));
+    CHECK(strstr(r.out, "error=CG_LOAD_EDRIVER call=clBuildProgram result=-43")); /* CL_INVALID_BUILD_OPTIONS */
+    CHECK(figure(r.out, "error_log_bytes") > 0);
+    CHECK(figure(r.out, "disk_writes") == 0);
+    return 0;
+}
+
 static int run_cuda(cgtest_result *r, const char *const *env, const char *mode, const char *threads,
                     const char *kernels, const char *shared)
 {
@@ -449,6 +664,11 @@ const cgtest_case cgtest_cases[] = {
      cl_source_loads_then_second_process_loads_binaries_from_disk},
     {"cl_program_binary_input_loads", cl_program_binary_input_loads},
     {"cl_failed_build_reports_error_and_log", cl_failed_build_reports_error_and_log},
+    {"cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk",
+     cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk},
+    {"cl_il_intel_same_kernel_16_threads_loaded_once", cl_il_intel_same_kernel_16_threads_loaded_once},
+    {"cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced", cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced},
+    {"cl_il_intel_bad_il_and_bad_option_report_call_and_log", cl_il_intel_bad_il_and_bad_option_report_call_and_log},
     {"ze_async_compile_loads_every_kernel_then_second_process_hits_disk",
      ze_async_compile_loads_every_kernel_then_second_process_hits_disk},
     {"ze_async_compile_unserialized_aborts", ze_async_compile_unserialized_aborts},
@@ -459,6 +679,9 @@ const cgtest_case cgtest_cases[] = {
     {"ze_spilling_kernel_retried_with_large_grf", ze_spilling_kernel_retried_with_large_grf},
     {"ze_failed_build_reports_call_result_and_log", ze_failed_build_reports_call_result_and_log},
     {"ze_unknown_kernel_name_lists_the_module_kernels", ze_unknown_kernel_name_lists_the_module_kernels},
+    {"ze_out_of_registers_build_retried_with_large_grf", ze_out_of_registers_build_retried_with_large_grf},
+    {"ze_out_of_registers_in_every_grf_mode_is_eresources", ze_out_of_registers_in_every_grf_mode_is_eresources},
+    {"ze_kernel_create_out_of_shared_memory_is_eresources", ze_kernel_create_out_of_shared_memory_is_eresources},
     {"ze_bad_cache_setting_is_named", ze_bad_cache_setting_is_named},
     {"ze_processes_share_the_cache_directory", ze_processes_share_the_cache_directory},
 };

@@ -7,7 +7,13 @@
  *   binary    kernel 0 built once from source without the cache, its
  *             CL_PROGRAM_BINARIES then loaded as CG_LOAD_FORMAT_NATIVE
  *   badsource source that does not compile (the build log comes back)
- *   badname   a kernel name the program lacks */
+ *   badname   a kernel name the program lacks
+ *   il        kernel i from the SPIR-V file $CG_LOAD_SPIRV_DIR/k<i>.spv
+ *             (clCreateProgramWithIL: Intel's CPU runtime, PoCL refuses it)
+ *   sameil    every thread loads k0.spv at once
+ *   badil     bytes that are no SPIR-V given as IL
+ *   badflags  k0.spv with a build option the runtime does not know
+ * The runtime is the first platform: OCL_ICD_VENDORS chooses it. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include "callguard/load_binary.h"
@@ -23,7 +29,42 @@ static cl_context ctx;
 static cl_device_id dev;
 static const char *mode;
 static int nkernels;
-static atomic_int next, loaded, failed, from_disk;
+static atomic_int next, loaded, failed, from_disk, from_memory;
+
+/* The whole file, or NULL. */
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (size_t got;; n += got) {
+        if (n == cap && !(buf = realloc(buf, cap = cap ? 2 * cap : 65536))) break;
+        if ((got = fread(buf + n, 1, cap - n, f)) == 0) break;
+    }
+    fclose(f);
+    *size = n;
+    return buf;
+}
+
+/* Runs the kernel of k<i>.spv (a[j] = j * (i + 1) + 7) on 64 items: 1 when
+ * every item is right (the module Intel's runtime made from SPIR-V runs). */
+static int run_kernel(cl_kernel k, int i)
+{
+    cl_int err, a[64];
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    if (err != CL_SUCCESS) return 0;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof a, NULL, &err);
+    size_t global = 64;
+    int ok = err == CL_SUCCESS && clSetKernelArg(k, 0, sizeof buf, &buf) == CL_SUCCESS &&
+             clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS &&
+             clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof a, a, 0, NULL, NULL) == CL_SUCCESS;
+    for (int j = 0; ok && j < 64; j++)
+        ok = a[j] == j * (i + 1) + 7;
+    if (buf) clReleaseMemObject(buf);
+    clReleaseCommandQueue(q);
+    return ok;
+}
 
 static void *worker(void *arg)
 {
@@ -34,6 +75,23 @@ static void *worker(void *arg)
         snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
         if (strcmp(mode, "badsource") == 0) snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
         if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
+        char *il = NULL;
+        size_t il_size = 0;
+        if (strcmp(mode, "il") == 0 || strcmp(mode, "sameil") == 0 || strcmp(mode, "badflags") == 0) {
+            char path[1024];
+            const char *dir = getenv("CG_LOAD_SPIRV_DIR");
+            int which = strcmp(mode, "il") == 0 ? i : 0;
+            snprintf(name, sizeof name, "k%d", which);
+            snprintf(path, sizeof path, "%s/k%d.spv", dir ? dir : ".", which);
+            if (!(il = slurp(path, &il_size))) {
+                printf("error=cannot read %s\n", path);
+                atomic_fetch_add(&failed, 1);
+                continue;
+            }
+        } else if (strcmp(mode, "badil") == 0) {
+            il = strdup("this is no SPIR-V module, only text that pretends to be one");
+            il_size = strlen(il);
+        }
         cg_load_request req = {.api = CG_LOAD_API_CL,
                                .context = ctx,
                                .device = dev,
@@ -42,8 +100,15 @@ static void *worker(void *arg)
                                .format = CG_LOAD_FORMAT_SOURCE,
                                .kernel_name = name,
                                .build_flags = "-cl-std=CL1.2"};
+        if (il) {
+            req.bytes = il;
+            req.size = il_size;
+            req.format = CG_LOAD_FORMAT_IL;
+            req.build_flags = strcmp(mode, "badflags") == 0 ? "-cl-no-such-option" : "-cl-mad-enable";
+        }
         cg_load_result *r = NULL;
         int rc = cg_load_binary(&req, &r);
+        free(il);
         if (rc == CG_OK && strcmp(mode, "binary") == 0) {
             /* the program's binary, loaded as native input */
             size_t size = 0;
@@ -63,15 +128,24 @@ static void *worker(void *arg)
             printf("error=%s call=%s result=%ld message=%s\n", cg_load_status_name(rc),
                    r && r->failed_call ? r->failed_call : "-", r ? r->api_result : 0, r ? r->message : "-");
             printf("error_log_bytes=%zu\n", r ? strlen(r->build_log) : 0);
+            if (r && r->build_log[0]) printf("error_log=%s\n", strtok(r->build_log, "\n"));
         } else {
             atomic_fetch_add(&loaded, 1);
             if (r->source == CG_LOAD_SOURCE_DISK) atomic_fetch_add(&from_disk, 1);
+            if (r->source == CG_LOAD_SOURCE_MEMORY) atomic_fetch_add(&from_memory, 1);
             cl_uint nargs = 0;
             clGetKernelInfo(r->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
             if (i == 0)
                 printf("regs=%d spills=%d max_threads=%d simd=%d local=%lld private=%lld nargs=%u flags=%s\n",
                        r->n_regs, r->n_spills, r->max_threads, r->simd_width, r->local_bytes, r->private_bytes, nargs,
                        r->build_flags);
+            if (i == 0) {
+                size_t n = strlen(r->build_log);
+                printf("log_bytes=%zu\n", n);
+                if (n) printf("log=%s\n", strtok(r->build_log, "\n"));
+            }
+            /* the kernel runs: a[j] += i for 64 items, read back */
+            if (i == 0 && getenv("CG_LOAD_RUN")) printf("ran=%d\n", run_kernel(r->kernel, i));
         }
         cg_load_result_free(r);
     }
@@ -103,10 +177,12 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
     cg_load_stats s;
     cg_load_get_stats(&s);
-    printf("loaded=%d failed=%d from_disk=%d\n", atomic_load(&loaded), atomic_load(&failed), atomic_load(&from_disk));
-    printf("requests=%llu builds=%llu disk_hits=%llu memory_hits=%llu disk_writes=%llu corrupt=%llu\n",
+    printf("loaded=%d failed=%d from_disk=%d from_memory=%d\n", atomic_load(&loaded), atomic_load(&failed),
+           atomic_load(&from_disk), atomic_load(&from_memory));
+    printf("requests=%llu builds=%llu disk_hits=%llu memory_hits=%llu waits=%llu disk_writes=%llu corrupt=%llu\n",
            (unsigned long long)s.requests, (unsigned long long)s.builds, (unsigned long long)s.disk_hits,
-           (unsigned long long)s.memory_hits, (unsigned long long)s.disk_writes, (unsigned long long)s.corrupt);
+           (unsigned long long)s.memory_hits, (unsigned long long)s.waits, (unsigned long long)s.disk_writes,
+           (unsigned long long)s.corrupt);
     clReleaseContext(ctx);
     return 0;
 }

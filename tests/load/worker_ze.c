@@ -10,7 +10,14 @@
  *   same      every thread loads the same module at once
  *   spill     one kernel spilling 4096 bytes (the large-GRF retry)
  *   badspirv  bytes that are no SPIR-V (the build fails, with its log)
- *   badname   a kernel name the module lacks */
+ *   badname   a kernel name the module lacks
+ *   needregs  one kernel needing 200 registers per thread (grf=200): out of
+ *             resources in the default GRF mode, built by the large-GRF retry
+ *   regs128   the same with -cl-intel-128-GRF-per-thread in the flags (no retry)
+ *   regs300   one needing 300: out of resources in both modes
+ *   bigslm    one needing 128 KiB of shared local memory (the device has 64):
+ *             zeKernelCreate runs out of resources
+ *   slm       one needing 32 KiB of it: loads, local_bytes says so */
 #define _GNU_SOURCE
 #include "callguard/load_binary.h"
 
@@ -38,6 +45,14 @@ static size_t module_bytes(int i, char *buf, size_t cap)
         n = snprintf(buf + 4, cap - 4, "big:args=1:spill=4096:private=128");
     else if (strcmp(mode, "same") == 0)
         n = snprintf(buf + 4, cap - 4, "shared:args=2");
+    else if (strcmp(mode, "needregs") == 0 || strcmp(mode, "regs128") == 0)
+        n = snprintf(buf + 4, cap - 4, "fat:args=1:grf=200");
+    else if (strcmp(mode, "regs300") == 0)
+        n = snprintf(buf + 4, cap - 4, "fat:args=1:grf=300");
+    else if (strcmp(mode, "bigslm") == 0)
+        n = snprintf(buf + 4, cap - 4, "fat:args=1:slm=131072");
+    else if (strcmp(mode, "slm") == 0)
+        n = snprintf(buf + 4, cap - 4, "fat:args=1:slm=32768");
     else
         n = snprintf(buf + 4, cap - 4, "k%d:args=%d", i, 1 + i % 3);
     return 4 + (size_t)n + 1; /* the spec's NUL */
@@ -55,6 +70,7 @@ static void *worker(void *arg)
         if (strcmp(mode, "spill") == 0) snprintf(name, sizeof name, "big");
         else if (strcmp(mode, "same") == 0) snprintf(name, sizeof name, "shared");
         else if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
+        else if (strstr("needregs regs128 regs300 bigslm slm", mode)) snprintf(name, sizeof name, "fat");
         else snprintf(name, sizeof name, "k%d", i);
         cg_load_request req = {.api = CG_LOAD_API_ZE,
                                .context = sim.context,
@@ -63,14 +79,16 @@ static void *worker(void *arg)
                                .size = size,
                                .format = CG_LOAD_FORMAT_IL,
                                .kernel_name = name,
-                               .build_flags = "-cl-intel-greater-than-4GB-buffer-required"};
+                               .build_flags = strcmp(mode, "regs128") == 0
+                                                  ? "-cl-intel-greater-than-4GB-buffer-required -cl-intel-128-GRF-per-thread"
+                                                  : "-cl-intel-greater-than-4GB-buffer-required"};
         cg_load_result *r = NULL;
         int rc = cg_load_binary(&req, &r);
         if (rc != CG_OK) {
             atomic_fetch_add(&failed, 1);
-            printf("error=%s call=%s result=0x%lx retried=%d message=%s\n", cg_load_status_name(rc),
+            printf("error=%s call=%s result=0x%lx retried=%d oor=%d message=%s\n", cg_load_status_name(rc),
                    r && r->failed_call ? r->failed_call : "-", r ? (unsigned long)r->api_result : 0ul,
-                   r ? r->retried : -1, r ? r->message : "-");
+                   r ? r->retried : -1, r ? r->out_of_resources : -1, r ? r->message : "-");
             printf("error_log=%s\n", r && r->build_log[0] ? strtok(r->build_log, "\n") : "-");
         } else {
             atomic_fetch_add(&loaded, 1);
@@ -81,8 +99,8 @@ static void *worker(void *arg)
             /* the kernel is usable */
             ZE_OK(zeKernelSetArgumentValue(r->kernel, 0, sizeof(int), &i));
             if (i == 0)
-                printf("regs=%d spills=%d max_threads=%d simd=%d retried=%d flags=%s\n", r->n_regs, r->n_spills,
-                       r->max_threads, r->simd_width, r->retried, r->build_flags);
+                printf("regs=%d spills=%d max_threads=%d simd=%d retried=%d local=%lld flags=%s\n", r->n_regs,
+                       r->n_spills, r->max_threads, r->simd_width, r->retried, r->local_bytes, r->build_flags);
         }
         cg_load_result_free(r);
     }

@@ -300,6 +300,27 @@ def load_binary_errors_on_simulator():
         assert e.result_name == "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE", e.result_name
         assert e.build_log.strip() and e.build_log.strip() in str(e), (e.build_log, str(e))
         assert e.api == "ze" and e.status_name == "CG_LOAD_EDRIVER", (e.api, e.status_name)
+    # Out of resources (the simulator's grf= and slm= keys): its own exception, with the result's name and log.
+    fat = b"\\x03\\x02\\x23\\x07" + b"fat:args=1:grf=%d\\0"
+    r = callguard.load_binary("fat", fat % 200, 0, 0, cache=False)
+    assert r.retried and r.n_regs == 256 and "-cl-intel-256-GRF-per-thread" in r.build_flags, (r, r.build_flags)
+    try:
+        callguard.load_binary("fat", fat % 300, 0, 0, cache=False)
+        raise SystemExit("a kernel needing 300 registers loaded")
+    except callguard.OutOfResources as e:
+        assert isinstance(e, callguard.DriverError) and e.status_name == "CG_LOAD_ERESOURCES", (type(e), e.status_name)
+        assert e.function == "zeModuleCreate" and e.result_name == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", vars(e)
+        assert "needs 300 registers per thread" in e.build_log and e.build_log.strip() in str(e), e.build_log
+    try:
+        callguard.load_binary("fat", fat % 200, 0, 0, "-cl-intel-128-GRF-per-thread", cache=False)
+        raise SystemExit("200 registers in the 128-register GRF mode loaded")
+    except callguard.OutOfResources as e:
+        assert "-cl-intel-128-GRF-per-thread" in str(e) and "gives 128" in e.build_log, (str(e), e.build_log)
+    try:
+        callguard.load_binary("fat", b"\\x03\\x02\\x23\\x07fat:slm=131072\\0", 0, 0, cache=False)
+        raise SystemExit("128 KiB of shared local memory on a 64 KiB device")
+    except callguard.OutOfResources as e:
+        assert e.function == "zeKernelCreate" and e.result_name == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", vars(e)
     try:
         callguard.load_binary("nosuchkernel", ok, 0, 0, cache=False)
         raise SystemExit("a kernel the module lacks loaded")
@@ -370,6 +391,139 @@ def load_binary_opencl_source_on_pocl():
     r = ok(python(code, env={"POCL_MAX_PTHREAD_COUNT": "1", "POCL_CACHE_DIR": os.path.join(TMP, "pocl"),
                              "CALLGUARD_CACHE_DIR": os.path.join(TMP, "cache")}), "load_binary on PoCL")
     check(r.stdout.strip() == "ok", r.stdout)
+
+
+# api="cl" from SPIR-V on Intel's CPU OpenCL runtime: a pool of N threads,
+# released together, each loading k<i>.spv; the figures and where each
+# module came from as JSON.
+CL_IL_PROGRAM = """
+import concurrent.futures, ctypes, json, os, sys, threading
+import callguard
+n, spirv = int(sys.argv[1]), sys.argv[2]
+cl = ctypes.CDLL("libOpenCL.so.1")
+platform, device = ctypes.c_void_p(), ctypes.c_void_p()
+assert cl.clGetPlatformIDs(1, ctypes.byref(platform), None) == 0
+assert cl.clGetDeviceIDs(platform, ctypes.c_uint64(0xFFFFFFFF), 1, ctypes.byref(device), None) == 0
+name = ctypes.create_string_buffer(256)
+assert cl.clGetPlatformInfo(platform, 0x0902, 256, name, None) == 0  # CL_PLATFORM_NAME
+err = ctypes.c_int(0)
+cl.clCreateContext.restype = ctypes.c_void_p
+context = ctypes.c_void_p(cl.clCreateContext(None, 1, ctypes.byref(device), None, None, ctypes.byref(err)))
+assert err.value == 0 and context.value
+barrier = threading.Barrier(n)
+def load(i):
+    with open(os.path.join(spirv, "k%d.spv" % i), "rb") as f:
+        il = f.read()
+    barrier.wait()
+    r = callguard.load_binary("k%d" % i, il, 0, device, "-cl-mad-enable", api="cl", context=context)
+    fname = ctypes.create_string_buffer(64)  # the kernel handle is Intel's: its name
+    assert cl.clGetKernelInfo(ctypes.c_void_p(r.function), 0x1190, 64, fname, None) == 0
+    return dict(zip(r._fields, r), build_flags=r.build_flags, build_log=r.build_log, source=r.source,
+                simd_width=r.simd_width, local_bytes=r.local_bytes, private_bytes=r.private_bytes,
+                kernel_name=fname.value.decode())
+with concurrent.futures.ThreadPoolExecutor(n) as pool:
+    results = list(pool.map(load, range(n)))
+try:
+    callguard.load_binary("k0", b"no SPIR-V at all, only words", 0, device, api="cl", context=context, cache=False)
+    bad = "loaded"
+except callguard.OutOfResources as e:
+    bad = "out of resources: %s" % e
+except callguard.DriverError as e:
+    bad = "%s %s" % (e.function, e.result_name)
+print(json.dumps({"platform": name.value.decode(), "results": results, "bad": bad,
+                  "stats": callguard.load_stats()}))
+"""
+
+
+def load_binary_opencl_il_on_intel():
+    """api="cl" from real SPIR-V (clCreateProgramWithIL) on Intel's CPU
+    OpenCL runtime (build-venv, scripts/setup-venv.sh): 16 threads at once
+    under `callguard run --serialize clBuildProgram`, each kernel with
+    Intel's build log and CL_KERNEL_* figures; a second process loads all
+    16 from the disk cache; two damaged entries are reported, rebuilt and
+    replaced; bytes that are no SPIR-V raise DriverError naming
+    clCreateProgramWithIL and its result."""
+    lib, venv, spirv = (os.environ.get(k, "") for k in ("CG_INTEL_OCL", "CG_INTEL_OCL_VENV", "CG_LOAD_SPIRV_DIR"))
+    check(spirv and os.path.isdir(spirv), "no SPIR-V made at build time (clang-14, llvm-spirv-14): %r" % spirv)
+    if not os.path.exists(lib):
+        if venv and not os.path.exists(venv):
+            print("SKIP: no %s (Intel's CPU OpenCL runtime): %s does not exist; run scripts/setup-venv.sh" % (lib, venv))
+            return SKIP
+        raise AssertionError("%s (Intel's CPU OpenCL runtime) is missing: scripts/setup-venv.sh installs it" % lib)
+    os.makedirs(TMP, exist_ok=True)
+    icd = os.path.join(TMP, "icd")
+    os.makedirs(icd, exist_ok=True)
+    with open(os.path.join(icd, "intel-cpu.icd"), "w") as f:
+        f.write(lib + "\n")
+    prog = os.path.join(TMP, "cl_il_program.py")
+    with open(prog, "w") as f:
+        f.write(CL_IL_PROGRAM)
+    cache = os.path.join(TMP, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"OCL_ICD_VENDORS": icd, "CALLGUARD_CACHE_DIR": cache}
+    runs = [([VCG, "run", "--api", "cl", "--serialize", "clBuildProgram", "--", VPY, prog, "16", spirv], "built",
+             {"builds": 17, "disk_writes": 16, "disk_hits": 0, "corrupt": 0}),
+            ([VPY, prog, "16", spirv], "disk", {"builds": 1, "disk_writes": 0, "disk_hits": 16, "corrupt": 0})]
+    # (each run's last build is the bad IL's, uncached)
+    for n, (cmd, source, want) in enumerate(runs, 1):
+        r = ok(run(cmd, env=env, cwd=TMP), "load_binary on Intel, run %d" % n)
+        out = json.loads(r.stdout.splitlines()[-1])
+        check(out["platform"] == "Intel(R) OpenCL", "Intel's platform: %s" % out["platform"])
+        res = out["results"]
+        check(len(res) == 16 and all(x["module"] and x["function"] for x in res), "16 modules and kernels: %s" % res)
+        check([x["kernel_name"] for x in res] == ["k%d" % i for i in range(16)], "each kernel named: %s" % res)
+        check(all(x["n_max_threads"] > 0 and x["simd_width"] > 0 and x["n_regs"] == -1 and x["n_spills"] == -1
+                  and x["local_bytes"] >= 0 and x["private_bytes"] >= 0 for x in res), "CL_KERNEL_* figures: %s" % res)
+        check(all(x["build_flags"] == "-cl-mad-enable" and x["build_log"].strip() for x in res),
+              "the flags and Intel's build log: %s" % res)
+        check(all(x["source"] == source for x in res), "run %d: every module %s: %s" % (n, source, res))
+        check({k: out["stats"][k] for k in want} == want, "run %d: %s, expected %s" % (n, out["stats"], want))
+        check(out["bad"] == "clCreateProgramWithIL CL_INVALID_VALUE", "bad IL: %s" % out["bad"])
+    # A flipped byte in one entry, another truncated: both reported, rebuilt and replaced.
+    entries = sorted(glob.glob(os.path.join(cache, "load-v1", "[0-9a-f]*")))
+    check(len(entries) == 16, "16 entries: %s" % entries)
+    with open(entries[0], "r+b") as f:
+        f.seek(-2, os.SEEK_END)
+        c = f.read(1)
+        f.seek(-2, os.SEEK_END)
+        f.write(bytes([c[0] ^ 0x5A]))
+    os.truncate(entries[1], 40)
+    r = ok(run([VPY, prog, "16", spirv], env=env, cwd=TMP), "load_binary on Intel after damage")
+    out = json.loads(r.stdout.splitlines()[-1])
+    want = {"builds": 3, "disk_writes": 2, "disk_hits": 14, "corrupt": 2}
+    check({k: out["stats"][k] for k in want} == want, "after damage: %s, expected %s" % (out["stats"], want))
+    check(r.stderr.count("is corrupt") == 2, "two reports: %s" % r.stderr)
+    check(sorted(x["source"] for x in out["results"]) == ["built"] * 2 + ["disk"] * 14, out["results"])
+
+
+def load_binary_cuda_on_standin():
+    """api="cuda" from Python on the stand-in libcuda.so.1 (tests/cuda/standin.c) under `callguard run
+    --api cuda`: tests/gpu/load_binary_cuda.py (what tests/gpu/run.sh runs on the H200 with the same PTX)
+    loads 16 PTX modules from 16 threads with the stand-in's JIT aborting on overlap and cuModuleLoadData
+    and cuLinkComplete serialized in one domain: all load with the primary context, Triton's figures, the
+    shared memory opt-in, OutOfResources beyond it, CG_ENOENT, a DriverError with CUDA's result name; a
+    second process takes all 16 cubins from disk; unserialized, the threads meet in the JIT and the
+    stand-in aborts (the GIL was released)."""
+    standin = os.environ.get("CG_CUDA_STANDIN", "")
+    check(os.path.exists(standin), "the stand-in libcuda.so.1 %r (CMake passes it)" % standin)
+    os.makedirs(TMP, exist_ok=True)
+    cache = os.path.join(TMP, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    script = os.path.join(SRC, "tests", "gpu", "load_binary_cuda.py")
+    ptx = os.path.join(SRC, "tests", "gpu", "ptx")
+    env = {"CALLGUARD_CUDA_LIBRARY": standin, "CALLGUARD_CACHE_DIR": cache, "CGCUDA_COMPILER_RACE": "abort",
+           "CGCUDA_COMPILE_MS": "30"}
+    serialized = [VCG, "run", "--api", "cuda", "--serialize", "cuModuleLoadData=jit,cuLinkComplete=jit", "--"]
+    for expect in ("built", "disk"):
+        r = run(serialized + [VPY, script, ptx, expect], env=env, cwd=TMP, preexec_fn=no_core)
+        check(r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("PASS: ") == 9,
+              "load_binary_cuda.py %s: exit %d\n%s\n%s" % (expect, r.returncode, r.stdout[:3000], r.stderr[-2000:]))
+        out = json.loads(r.stdout.splitlines()[-1])
+        check(len(out["results"]) == 16 and out["cache_dir"] == cache, out)
+    shutil.rmtree(cache, ignore_errors=True)
+    r = run([VCG, "run", "--api", "cuda", "--", VPY, script, ptx, "built"], env=env, cwd=TMP, preexec_fn=no_core)
+    check(r.returncode in (-6, 134) and "CGCUDA_COMPILER_RACE=abort" in r.stderr,
+          "unserialized, the stand-in's JIT race aborts: exit %d\n%s" % (r.returncode, r.stderr[-2000:]))
 
 
 def abi3_build_serves_python312():
