@@ -261,11 +261,15 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
     emit_args(out, f, "");
     fputs(f->ret_void ? "); return; }\n" : ");\n", out);
-    /* Designated: the members left out (cgl_ret) start at zero without -Wextra's complaint. */
+    /* Designated: the members left out (cgl_ret) start at zero without -Wextra's complaint.
+     * A result code starts as the missing-library result: what the wrapper returns when
+     * cg_call() finds no real function, so it returns cgl_ret without testing cg_call's. */
     fprintf(out, "    struct cgl_fr_%s cgl_fr = {", n);
     for (size_t i = 0; i < f->nparams; i++)
         fprintf(out, "%s.%s = %s", i ? ", " : "", f->params[i].name, f->params[i].name);
-    if (!f->nparams)
+    if (f->ret_result)
+        fprintf(out, "%s.cgl_ret = (%s)(%s)", f->nparams ? ", " : "", f->ret, p->missing);
+    else if (!f->nparams)
         fputs("0", out);
     fputs("};\n", out);
     char *key = f->key_is_handle ? xasprintf("(const void *)%s", f->params[0].name) : xstrdup("NULL");
@@ -273,8 +277,7 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     if (f->ret_void) {
         fprintf(out, "    (void)%s;\n}\n", call);
     } else if (f->ret_result) {
-        fprintf(out, "    if (%s != 0) return (%s)(%s);\n", call, f->ret, p->missing);
-        fputs("    return cgl_fr.cgl_ret;\n}\n", out);
+        fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
     } else if (f->ret_scalar) {
         /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
         const char *ec = NULL;
@@ -284,11 +287,11 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         if (ec)
             fprintf(out,
                     "    if (%s != 0) {\n"
-                    "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n",
+                    "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n"
+                    "    return cgl_fr.cgl_ret;\n}\n",
                     call, ec, ec, p->result, p->missing, f->ret);
-        else
-            fprintf(out, "    if (%s != 0) return (%s)0;\n", call, f->ret);
-        fputs("    return cgl_fr.cgl_ret;\n}\n", out);
+        else /* the frame's zero-initialized `cgl_ret` is the missing-library value */
+            fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
     } else {
         /* A struct return: the frame's zero-initialized `cgl_ret` is the missing-library value. */
         fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);

@@ -41,13 +41,15 @@ typedef struct cgi_frame {
 /* ---- statistics: the site's record and this thread's slot --------------------
  * A call is counted when it enters, and its slot points at the site's
  * counters until it leaves: a process that dies in the driver leaves both
- * behind in its file. */
+ * behind in its file. A thread that has only cgi_spare_slot keeps its clock
+ * in the frame alone (f->slot is NULL). */
 
 static inline void cgi_stats_enter(cgi_frame *f)
 {
     cg_counters *c = f->site->ctr;
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     f->t0 = cgi_ticks();
+    if (!f->slot) return;
     atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
     if (f->domain) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
     atomic_store_explicit(&f->slot->counters, c, memory_order_release);
@@ -59,59 +61,96 @@ static inline void cgi_stats_locked(cgi_frame *f, int waited)
         uint64_t t = cgi_ticks();
         f->wait = t - f->t0, f->t0 = t;
     }
-    atomic_store_explicit(&f->slot->waiting, 0, memory_order_relaxed);
+    if (f->slot) atomic_store_explicit(&f->slot->waiting, 0, memory_order_relaxed);
 }
 
 static inline void cgi_stats_leave(cgi_frame *f)
 {
     f->t1 = cgi_ticks();
-    atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
+    if (f->slot) atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
 }
 
-static void cgi_max(_Atomic uint64_t *m, uint64_t v)
+/* Out of line: called only for a call longer than the longest so far. */
+__attribute__((noinline)) static void cgi_max(cg_counters *c, uint64_t v)
 {
-    uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
-    while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    uint64_t cur = atomic_load_explicit(&c->max_ns, memory_order_relaxed);
+    while (v > cur &&
+           !atomic_compare_exchange_weak_explicit(&c->max_ns, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
     }
 }
 
-/* Statistics and nothing else (no lock, no runtime to ask or leave, a TSC
- * to read): the common case of `callguard run` on a program that is not
- * Python, in the few instructions docs/benchmarks.md measures. It touches
- * no errno. */
+/* Is this thread inside a guarded call? The guarded and the lean CPython
+ * paths count cgi_depth; the counted paths mark only the thread's slot. */
+static inline int cgi_nested(void)
+{
+    cg_counters *in = atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed);
+    return cgi_depth > 0 || (in && in != &cgi_no_counters);
+}
+
+/* A counted call that lasted a stall's length, made without leaving the
+ * runtime: a stall when the thread holds the runtime (it held it
+ * throughout: nothing was left). Out of line: it may read the Python frame. */
+__attribute__((noinline)) static void cgi_counted_long(cg_site *s, uint64_t t0, uint64_t ns)
+{
+    int saved = errno;
+    const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
+    if (ad && (ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds())) {
+        atomic_fetch_add_explicit(&s->ctr->stalls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->ctr->stall_ns, ns, memory_order_relaxed);
+        cgi_stall_record(s, ad, t0, ns, 0);
+    }
+    errno = saved;
+}
+
+/* Statistics and nothing else (no lock, no runtime left, a TSC to read):
+ * the common case of `callguard run`, in the few instructions
+ * docs/benchmarks.md measures. Inside the call only the slot says so (no
+ * cgi_depth). It touches no errno. `path` is a constant: what to do after
+ * the counting (CGI_PATH_COUNTED nothing, _TRACED record the event,
+ * _DETECT ask the adapter about a call as long as a stall). */
 static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg_thunk thunk, void *args,
-                                                                  cgi_slot *slot)
+                                                                  cgi_slot *slot, int path)
 {
     cg_counters *c = s->ctr;
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
     atomic_store_explicit(&slot->counters, c, memory_order_release);
-    cgi_depth++;
     int err = thunk(args);
-    uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
+    /* Read back from the slot rather than kept in registers the call
+     * must preserve (fewer saved registers). */
+    c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed); /* first: the TSC read clobbers err's register */
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    cgi_depth--;
-    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(&c->max_ns, ns);
-    /* Tracing (trace.c): one predictable branch when off, and a tail call. */
-    if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-        return cgi_trace_call(c, atomic_load_explicit(&slot->entered, memory_order_relaxed), ns, 0, err, 0);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, ns);
+    if (path == CGI_PATH_TRACED) return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
+    if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
+        cgi_counted_long(s, t0, ns);
     return 0;
+}
+
+/* May the counted paths take this call? A slot of its own not inside a
+ * call (so not nested), the site resolved and not serialized. */
+static inline int cgi_countable(const cg_site *s, const cgi_slot *slot)
+{
+    return !atomic_load_explicit(&slot->counters, memory_order_relaxed) &&
+           atomic_load_explicit(&s->real, memory_order_relaxed) && !atomic_load_explicit(&s->domain, memory_order_relaxed);
 }
 
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
-    if (f->slot) cgi_stats_enter(f);
+    if (f->timed) cgi_stats_enter(f);
     if (f->domain) {
         int waited = cgi_domain_lock(f->domain, f->scope, f->key);
-        if (f->slot) cgi_stats_locked(f, waited);
+        if (f->timed) cgi_stats_locked(f, waited);
     }
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
-    if (f->slot) cgi_stats_leave(f);
+    if (f->timed) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
 }
 
@@ -123,7 +162,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
     if (f->err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
-    cgi_max(&c->max_ns, f->call_ns);
+    if (f->call_ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, f->call_ns);
     if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
     uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
     if (held && (f->call_ns >= limit || f->wait_ns >= limit)) {
@@ -133,7 +172,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
-/* Everything but the counted-only path. */
+/* Everything: what the other paths leave here. */
 __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
@@ -149,29 +188,30 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
 
-    if (cgi_depth > 0) {
+    if (cgi_nested()) {
         /* A driver callback or a second layer calling back in on this thread:
-         * taking the domain lock again would deadlock. */
+         * taking the domain lock again would deadlock. (An atomic add
+         * leaves errno alone.) */
         if (stats) {
             atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
         }
         int err = thunk(args);
-        if (stats && err) {
-            int saved = errno;
-            atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
-            errno = saved;
-        }
+        if (stats && err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
         return 0;
     }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
-    cgi_slot *slot = stats ? cgi_my_slot : NULL;
-    if (stats && !slot) {
-        f.slot = cgi_slot_claim();
-        cgi_lean_refresh(); /* the claim calibrated the clock: is there a TSC? */
-    } else if (stats) {
-        f.slot = slot;
+    if (stats) {
+        cgi_slot *slot = cgi_my_slot;
+        if (slot == &cgi_unclaimed_slot) {
+            slot = cgi_slot_claim();
+            /* The claim calibrated the clock: is there a TSC? */
+            pthread_mutex_lock(&cgi_cfg_lock);
+            cgi_path_refresh();
+            pthread_mutex_unlock(&cgi_cfg_lock);
+        }
+        f.slot = slot == &cgi_spare_slot ? NULL : slot;
     }
     f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
@@ -236,29 +276,53 @@ __attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
     return 0;
 }
 
+/* Out of line, so that the registers it needs are not saved on the plainer path. */
+__attribute__((noinline)) static int cgi_call_traced(cg_site *s, const void *key, cg_thunk thunk, void *args)
+{
+    cgi_slot *slot = cgi_my_slot;
+    if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
+    return cgi_call_counted(s, thunk, args, slot, CGI_PATH_TRACED);
+}
+
+/* The counted paths with an adapter (site.h), out of line. */
+__attribute__((noinline)) static int cgi_call_counted_rt(cg_site *s, const void *key, cg_thunk thunk, void *args,
+                                                         int path)
+{
+    cgi_slot *slot = cgi_my_slot;
+    if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
+    if (path == CGI_PATH_COUNTED_PY && cgi_wants_leave(s)) {
+        /* Counted with the GIL left: the clock stops before re-entering
+         * (at exit a daemon thread may never return from it), and a call
+         * that held nothing is no stall. */
+        if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+        void *ts = cgi_py.save();
+        cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+        cgi_py.restore(ts);
+        return 0;
+    }
+    return cgi_call_counted(s, thunk, args, slot, CGI_PATH_DETECT);
+}
+
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
-    if (atomic_load_explicit(&cgi_cfg.stats_lean, memory_order_relaxed)) {
+    int path = atomic_load_explicit(&cgi_cfg.path, memory_order_relaxed);
+    if (__builtin_expect(path == CGI_PATH_COUNTED, 1)) {
         cgi_slot *slot = cgi_my_slot;
-        if (slot && cgi_depth == 0 && atomic_load_explicit(&s->real, memory_order_relaxed) &&
-            !atomic_load_explicit(&s->domain, memory_order_relaxed))
-            return cgi_call_counted(s, thunk, args, slot);
-        /* Statistics are on: the lean CPython path below cannot apply. Not
-         * falling through also keeps this block's registers out of it. */
-        return cgi_call_guarded(s, key, thunk, args);
+        if (cgi_countable(s, slot)) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    } else if (path == CGI_PATH_TRACED) {
+        return cgi_call_traced(s, key, thunk, args);
+    } else if (path == CGI_PATH_PY) {
+        /* The lean CPython path: the site only has to leave CPython (no
+         * lock, no statistics, resolved, not nested). The hot case of a
+         * binding that releases the GIL around every call: it does only
+         * what a hand-written Py_BEGIN_ALLOW_THREADS does, plus holds() and
+         * the nesting count: no frame, no callback hops, no errno save
+         * (CPython's PyEval_RestoreThread keeps errno, see adapter_cpython.c). */
+        if (!atomic_load_explicit(&s->domain, memory_order_relaxed) && cgi_wants_leave(s) &&
+            atomic_load_explicit(&s->real, memory_order_relaxed) && cgi_depth == 0)
+            return cgi_call_lean(thunk, args);
+    } else if (path != CGI_PATH_GUARDED) {
+        return cgi_call_counted_rt(s, key, thunk, args, path);
     }
-    /* The lean CPython path: the site only has to leave CPython (the
-     * built-in adapter active, no lock, no statistics, resolved, not
-     * nested). The hot case of a binding that releases the GIL around every
-     * call: it does only what a hand-written Py_BEGIN_ALLOW_THREADS does,
-     * plus holds() and the nesting count: no frame, no callback hops, no
-     * errno save (CPython's PyEval_RestoreThread keeps errno, see
-     * adapter_cpython.c). Each load is one the guarded path makes too. */
-    if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire) == &cgi_cpython_adapter &&
-        atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE &&
-        !atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed) &&
-        !atomic_load_explicit(&s->domain, memory_order_acquire) && cgi_wants_leave(s) &&
-        atomic_load_explicit(&s->real, memory_order_acquire) && cgi_depth == 0)
-        return cgi_call_lean(thunk, args);
     return cgi_call_guarded(s, key, thunk, args);
 }

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "errors.h"
+#include "python.h"
 #include "stats.h"
 
 #include <string.h>
@@ -16,12 +17,25 @@ cgi_config cgi_cfg = {.stall_ns = 50u * 1000000u};
 pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 cg_layer *cgi_layers;
 
-/* Statistics with nothing else to do (no adapter to ask) and a TSC to read
- * take cg_call's shortest timed path; it records the timeline too. */
-void cgi_lean_refresh(void)
+/* The shortest path of cg_call the configuration allows (site.h). */
+void cgi_path_refresh(void)
 {
-    int lean = atomic_load(&cgi_cfg.stats_on) && !atomic_load(&cgi_cfg.adapter) && cgi_clk.tsc;
-    atomic_store(&cgi_cfg.stats_lean, lean);
+    const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
+    int active = ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE;
+    int path = CGI_PATH_GUARDED;
+    if (!atomic_load(&cgi_cfg.stats_on)) {
+        if (active && ad == &cgi_cpython_adapter) path = CGI_PATH_PY;
+    } else if (cgi_clk.tsc) {
+        if (atomic_load(&cgi_cfg.trace_on))
+            path = ad ? CGI_PATH_GUARDED : CGI_PATH_TRACED; /* each event says whether the runtime was held */
+        else if (!ad)
+            path = CGI_PATH_COUNTED;
+        else if (!active)
+            path = CGI_PATH_DETECT;
+        else if (ad == &cgi_cpython_adapter)
+            path = CGI_PATH_COUNTED_PY;
+    }
+    atomic_store(&cgi_cfg.path, path);
 }
 
 void cgi_site_refresh(cg_site *s)
@@ -36,12 +50,12 @@ void cgi_site_refresh(cg_site *s)
         }
     }
     atomic_store_explicit(&s->direct, idle ? real : NULL, memory_order_release);
-    cgi_lean_refresh();
+    cgi_path_refresh();
 }
 
 void cgi_refresh_all(void)
 {
-    cgi_lean_refresh();
+    cgi_path_refresh();
     for (cg_layer *l = cgi_layers; l; l = l->next)
         for (unsigned i = 0; i < l->nsites; i++) cgi_site_refresh(&l->sites[i]);
 }

@@ -7,7 +7,7 @@
 
 typedef struct cgi_config {
     _Atomic int stats_on;
-    _Atomic int stats_lean; /* statistics on, no adapter: cg_call's counted-only path (it traces too) */
+    _Atomic int path; /* CGI_PATH_*: which of cg_call's paths the configuration allows */
     _Atomic uint64_t stall_ns;
     const cg_adapter *_Atomic adapter;
     _Atomic int adapter_mode;
@@ -23,8 +23,20 @@ CGI_HIDDEN extern cg_layer *cgi_layers;
 /* Recomputes site->direct from its policy and the global configuration. */
 CGI_HIDDEN void cgi_site_refresh(cg_site *s);
 CGI_HIDDEN void cgi_refresh_all(void);
-/* Recomputes cgi_cfg.stats_lean. */
-CGI_HIDDEN void cgi_lean_refresh(void);
+/* cg_call's paths (call.c). Each but the guarded one still checks the site
+ * (resolved, not serialized) and the thread (not inside a guarded call). */
+enum {
+    CGI_PATH_GUARDED = 0, /* everything (cgi_call_guarded) */
+    CGI_PATH_COUNTED,     /* statistics on a TSC, no adapter, no timeline */
+    CGI_PATH_TRACED,      /* the same, recording the timeline */
+    CGI_PATH_DETECT,      /* statistics on a TSC, an adapter that leaves nothing, no timeline:
+                           * the adapter is asked only about a call as long as a stall */
+    CGI_PATH_COUNTED_PY,  /* statistics on a TSC, the built-in CPython adapter active, no
+                           * timeline: CGI_PATH_DETECT, leaving CPython where the site says */
+    CGI_PATH_PY,          /* no statistics, the built-in CPython adapter active: leave it */
+};
+/* Recomputes cgi_cfg.path. Caller holds cgi_cfg_lock. */
+CGI_HIDDEN void cgi_path_refresh(void);
 /* Finds a site (the base of its variants) by name; NULL if none. */
 CGI_HIDDEN cg_site *cgi_site_find(const char *name);
 /* A site whose name differs from this one only in case; NULL if none. */

@@ -27,9 +27,15 @@ _Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
 
 cgi_stats_region *cgi_stats;
 static void cgi_slot_fill(cgi_slot *slot);
-__thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
-/* The slot of threads that found none free: written, never read. */
-static cgi_slot cgi_spare_slot;
+/* Two slots that are no thread's, never written: a thread's before it
+ * claims one, and the one shared by threads that found none free. Both look
+ * inside a call (counters == &cgi_no_counters), so those threads take
+ * cg_call's guarded path, which claims, or keeps its clock in its frame
+ * (call.c). Not NULL: the counted path then tests one pointer, not two. */
+cg_counters cgi_no_counters;
+cgi_slot cgi_unclaimed_slot = {.counters = &cgi_no_counters};
+cgi_slot cgi_spare_slot = {.counters = &cgi_no_counters};
+__thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec"))) = &cgi_unclaimed_slot;
 static pthread_mutex_t cgi_stall_lock = PTHREAD_MUTEX_INITIALIZER;
 static char cgi_stats_dir[512];
 static char cgi_stats_path[600];
@@ -177,7 +183,7 @@ void cgi_stats_after_fork_child(void)
     cgi_stall_lock = fresh;
     memset(cgi_stats->stall, 0, sizeof cgi_stats->stall);
     memset(cgi_stats->slot, 0, sizeof cgi_stats->slot);
-    if (cgi_my_slot && cgi_my_slot != &cgi_spare_slot) cgi_slot_fill(cgi_my_slot);
+    if (cgi_my_slot != &cgi_unclaimed_slot && cgi_my_slot != &cgi_spare_slot) cgi_slot_fill(cgi_my_slot);
 }
 
 /* Caller holds cgi_cfg_lock. */
@@ -219,7 +225,7 @@ static pthread_once_t cgi_slot_once = PTHREAD_ONCE_INIT;
 static void cgi_slot_give_back(void *p)
 {
     cgi_slot *slot = p;
-    if (cgi_my_slot == slot) cgi_my_slot = NULL;
+    if (cgi_my_slot == slot) cgi_my_slot = &cgi_unclaimed_slot;
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->tid, 0);
 }

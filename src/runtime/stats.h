@@ -132,9 +132,13 @@ CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name)
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
 
-/* This thread's slot; NULL until its first timed call claims one. */
+/* This thread's slot; cgi_unclaimed_slot until its first timed call claims
+ * one, cgi_spare_slot when none was free. Those two are never written, and
+ * their `counters` is &cgi_no_counters: they look inside a call. */
 CGI_HIDDEN extern __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
-/* Claims a slot for this thread (a spare one when none is free). */
+CGI_HIDDEN extern cgi_slot cgi_unclaimed_slot, cgi_spare_slot;
+CGI_HIDDEN extern cg_counters cgi_no_counters;
+/* Claims a slot for this thread (cgi_spare_slot when none is free). */
 CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.

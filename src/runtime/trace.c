@@ -295,7 +295,7 @@ int cg_trace_enable(int on)
         return cgi_fail(CG_EINVAL, "no trace to resume: set CALLGUARD_TRACE or CALLGUARD_TRACE_LINES first");
     pthread_mutex_lock(&cgi_cfg_lock);
     atomic_store(&cgi_cfg.trace_on, on ? configured : 0);
-    cgi_lean_refresh(); /* statistics' counted-only path is taken only while not tracing */
+    cgi_path_refresh(); /* cg_call's path depends on it */
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
 }
@@ -334,7 +334,7 @@ void cgi_trace_after_fork_child(void)
     if (!cgi_trace_dir[0]) {
         atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
         atomic_fetch_and(&cgi_trace_configured, ~CGI_TRACE_TIMELINE);
-        cgi_lean_refresh();
+        cgi_path_refresh();
     }
     if (!cgi_trace_h) return;
     uint32_t n = atomic_load(&cgi_trace_h->nthreads);

@@ -47,7 +47,8 @@ gen_handles_fnptr_array_const_params() {
         '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
         'case SH_ERROR_B: return "SH_ERROR_B";'
-        "return (sh_result_t)(SH_MISSING);"
+        # a result code starts as the missing-library result (returned when cg_call finds no real function)
+        ".cgl_ret = (sh_result_t)(SH_MISSING)};"
         "#define SH_UNUSED_FLAG 1"
     )
     for w in "${want[@]}"; do

@@ -521,8 +521,8 @@ static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_e
 {
     __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
-    struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms};
-    if (cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -545,8 +545,8 @@ CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platf
 {
     __typeof__(clGetPlatformInfo) *cgl_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -569,8 +569,8 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_t
 {
     __typeof__(clGetDeviceIDs) *cgl_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, device_type, num_entries, devices, num_devices);
-    struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices};
-    if (cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -593,8 +593,8 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info
 {
     __typeof__(clGetDeviceInfo) *cgl_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -617,8 +617,8 @@ CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl
 {
     __typeof__(clCreateSubDevices) *cgl_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
-    struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret};
-    if (cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -637,8 +637,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
     __typeof__(clRetainDevice) *cgl_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_clRetainDevice cgl_fr = {.device = device};
-    if (cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -657,8 +657,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
     __typeof__(clReleaseDevice) *cgl_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_clReleaseDevice cgl_fr = {.device = device};
-    if (cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -679,8 +679,8 @@ CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, 
 {
     __typeof__(clSetDefaultDeviceCommandQueue) *cgl_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, command_queue);
-    struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -701,8 +701,8 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulo
 {
     __typeof__(clGetDeviceAndHostTimer) *cgl_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, device_timestamp, host_timestamp);
-    struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp};
-    if (cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -722,8 +722,8 @@ CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_
 {
     __typeof__(clGetHostTimer) *cgl_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, host_timestamp);
-    struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp};
-    if (cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -797,8 +797,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
     __typeof__(clRetainContext) *cgl_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
-    struct cgl_fr_clRetainContext cgl_fr = {.context = context};
-    if (cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -817,8 +817,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
     __typeof__(clReleaseContext) *cgl_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
-    struct cgl_fr_clReleaseContext cgl_fr = {.context = context};
-    if (cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -841,8 +841,8 @@ CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_inf
 {
     __typeof__(clGetContextInfo) *cgl_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -863,8 +863,8 @@ CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, 
 {
     __typeof__(clSetContextDestructorCallback) *cgl_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, pfn_notify, user_data);
-    struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -909,8 +909,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue
 {
     __typeof__(clRetainCommandQueue) *cgl_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -929,8 +929,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queu
 {
     __typeof__(clReleaseCommandQueue) *cgl_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -953,8 +953,8 @@ CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queu
 {
     __typeof__(clGetCommandQueueInfo) *cgl_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1140,8 +1140,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
     __typeof__(clRetainMemObject) *cgl_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
-    struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj};
-    if (cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1160,8 +1160,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
     __typeof__(clReleaseMemObject) *cgl_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
-    struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj};
-    if (cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1185,8 +1185,8 @@ CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_m
 {
     __typeof__(clGetSupportedImageFormats) *cgl_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
-    struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats};
-    if (cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1209,8 +1209,8 @@ CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param
 {
     __typeof__(clGetMemObjectInfo) *cgl_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1233,8 +1233,8 @@ CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_na
 {
     __typeof__(clGetImageInfo) *cgl_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1257,8 +1257,8 @@ CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name,
 {
     __typeof__(clGetPipeInfo) *cgl_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1279,8 +1279,8 @@ CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, voi
 {
     __typeof__(clSetMemObjectDestructorCallback) *cgl_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, pfn_notify, user_data);
-    struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1303,7 +1303,7 @@ CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flag
     __typeof__(clSVMAlloc) *cgl_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, alignment);
     struct cgl_fr_clSVMAlloc cgl_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
-    if (cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr) != 0) return (void *)0;
+    (void)cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1366,8 +1366,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
     __typeof__(clRetainSampler) *cgl_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
-    struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler};
-    if (cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1386,8 +1386,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
     __typeof__(clReleaseSampler) *cgl_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
-    struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler};
-    if (cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1410,8 +1410,8 @@ CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_inf
 {
     __typeof__(clGetSamplerInfo) *cgl_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1539,8 +1539,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
     __typeof__(clRetainProgram) *cgl_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_clRetainProgram cgl_fr = {.program = program};
-    if (cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1559,8 +1559,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
     __typeof__(clReleaseProgram) *cgl_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_clReleaseProgram cgl_fr = {.program = program};
-    if (cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1584,8 +1584,8 @@ CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devi
 {
     __typeof__(clBuildProgram) *cgl_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, pfn_notify, user_data);
-    struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1612,8 +1612,8 @@ CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_de
 {
     __typeof__(clCompileProgram) *cgl_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-    struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1665,8 +1665,8 @@ CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, voi
 {
     __typeof__(clSetProgramReleaseCallback) *cgl_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, pfn_notify, user_data);
-    struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1688,8 +1688,8 @@ CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program progr
 {
     __typeof__(clSetProgramSpecializationConstant) *cgl_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, spec_id, spec_size, spec_value);
-    struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value};
-    if (cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1708,8 +1708,8 @@ CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
     __typeof__(clUnloadPlatformCompiler) *cgl_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform);
-    struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform};
-    if (cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1732,8 +1732,8 @@ CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_inf
 {
     __typeof__(clGetProgramInfo) *cgl_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1757,8 +1757,8 @@ CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device
 {
     __typeof__(clGetProgramBuildInfo) *cgl_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1805,8 +1805,8 @@ CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uin
 {
     __typeof__(clCreateKernelsInProgram) *cgl_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_kernels, kernels, num_kernels_ret);
-    struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret};
-    if (cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1849,8 +1849,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
     __typeof__(clRetainKernel) *cgl_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
-    struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel};
-    if (cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1869,8 +1869,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
     __typeof__(clReleaseKernel) *cgl_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
-    struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel};
-    if (cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1892,8 +1892,8 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 {
     __typeof__(clSetKernelArg) *cgl_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_size, arg_value);
-    struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value};
-    if (cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1914,8 +1914,8 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint 
 {
     __typeof__(clSetKernelArgSVMPointer) *cgl_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_value);
-    struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value};
-    if (cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1937,8 +1937,8 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exe
 {
     __typeof__(clSetKernelExecInfo) *cgl_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value);
-    struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value};
-    if (cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1961,8 +1961,8 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info pa
 {
     __typeof__(clGetKernelInfo) *cgl_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1986,8 +1986,8 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_in
 {
     __typeof__(clGetKernelArgInfo) *cgl_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2011,8 +2011,8 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_devic
 {
     __typeof__(clGetKernelWorkGroupInfo) *cgl_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2038,8 +2038,8 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device
 {
     __typeof__(clGetKernelSubGroupInfo) *cgl_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2059,8 +2059,8 @@ CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event 
 {
     __typeof__(clWaitForEvents) *cgl_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_events, event_list);
-    struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list};
-    if (cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2083,8 +2083,8 @@ CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_
 {
     __typeof__(clGetEventInfo) *cgl_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2127,8 +2127,8 @@ CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
     __typeof__(clRetainEvent) *cgl_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
-    struct cgl_fr_clRetainEvent cgl_fr = {.event = event};
-    if (cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clRetainEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2147,8 +2147,8 @@ CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
     __typeof__(clReleaseEvent) *cgl_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
-    struct cgl_fr_clReleaseEvent cgl_fr = {.event = event};
-    if (cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clReleaseEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2168,8 +2168,8 @@ CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int executi
 {
     __typeof__(clSetUserEventStatus) *cgl_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, execution_status);
-    struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status};
-    if (cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2191,8 +2191,8 @@ CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_e
 {
     __typeof__(clSetEventCallback) *cgl_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, command_exec_callback_type, pfn_notify, user_data);
-    struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data};
-    if (cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2215,8 +2215,8 @@ CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profilin
 {
     __typeof__(clGetEventProfilingInfo) *cgl_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret};
-    if (cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2235,8 +2235,8 @@ CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
     __typeof__(clFlush) *cgl_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2255,8 +2255,8 @@ CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
     __typeof__(clFinish) *cgl_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2283,8 +2283,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue,
 {
     __typeof__(clEnqueueReadBuffer) *cgl_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2316,8 +2316,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_qu
 {
     __typeof__(clEnqueueReadBufferRect) *cgl_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2344,8 +2344,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue
 {
     __typeof__(clEnqueueWriteBuffer) *cgl_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2377,8 +2377,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_q
 {
     __typeof__(clEnqueueWriteBufferRect) *cgl_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2405,8 +2405,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue,
 {
     __typeof__(clEnqueueFillBuffer) *cgl_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2433,8 +2433,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue,
 {
     __typeof__(clEnqueueCopyBuffer) *cgl_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2465,8 +2465,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_qu
 {
     __typeof__(clEnqueueCopyBufferRect) *cgl_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2495,8 +2495,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, 
 {
     __typeof__(clEnqueueReadImage) *cgl_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2525,8 +2525,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue,
 {
     __typeof__(clEnqueueWriteImage) *cgl_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2552,8 +2552,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, 
 {
     __typeof__(clEnqueueFillImage) *cgl_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2580,8 +2580,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, 
 {
     __typeof__(clEnqueueCopyImage) *cgl_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2608,8 +2608,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command
 {
     __typeof__(clEnqueueCopyImageToBuffer) *cgl_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2636,8 +2636,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command
 {
     __typeof__(clEnqueueCopyBufferToImage) *cgl_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2727,8 +2727,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_qu
 {
     __typeof__(clEnqueueUnmapMemObject) *cgl_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2753,8 +2753,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command
 {
     __typeof__(clEnqueueMigrateMemObjects) *cgl_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2781,8 +2781,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_que
 {
     __typeof__(clEnqueueNDRangeKernel) *cgl_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2810,8 +2810,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queu
 {
     __typeof__(clEnqueueNativeKernel) *cgl_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2833,8 +2833,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue comman
 {
     __typeof__(clEnqueueMarkerWithWaitList) *cgl_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2856,8 +2856,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue comma
 {
     __typeof__(clEnqueueBarrierWithWaitList) *cgl_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2883,8 +2883,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl
 {
     __typeof__(clEnqueueSVMFree) *cgl_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2910,8 +2910,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, 
 {
     __typeof__(clEnqueueSVMMemcpy) *cgl_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2937,8 +2937,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue,
 {
     __typeof__(clEnqueueSVMMemFill) *cgl_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2964,8 +2964,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_
 {
     __typeof__(clEnqueueSVMMap) *cgl_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2988,8 +2988,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, v
 {
     __typeof__(clEnqueueSVMUnmap) *cgl_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3015,8 +3015,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_que
 {
     __typeof__(clEnqueueSVMMigrateMem) *cgl_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3037,7 +3037,7 @@ CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform
     __typeof__(clGetExtensionFunctionAddressForPlatform) *cgl_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, func_name);
     struct cgl_fr_clGetExtensionFunctionAddressForPlatform cgl_fr = {.platform = platform, .func_name = func_name};
-    if (cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr) != 0) return (void *)0;
+    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3059,8 +3059,8 @@ CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_
 {
     __typeof__(clSetCommandQueueProperty) *cgl_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, properties, enable, old_properties);
-    struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties};
-    if (cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3142,8 +3142,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_
 {
     __typeof__(clEnqueueMarker) *cgl_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, event);
-    struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3164,8 +3164,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_que
 {
     __typeof__(clEnqueueWaitForEvents) *cgl_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events, event_list);
-    struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list};
-    if (cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3184,8 +3184,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
     __typeof__(clEnqueueBarrier) *cgl_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue};
-    if (cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3203,8 +3203,8 @@ CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
     __typeof__(clUnloadCompiler) *cgl_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_clUnloadCompiler cgl_fr = {0};
-    if (cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clUnloadCompiler cgl_fr = {.cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3224,7 +3224,7 @@ CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
     __typeof__(clGetExtensionFunctionAddress) *cgl_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func_name);
     struct cgl_fr_clGetExtensionFunctionAddress cgl_fr = {.func_name = func_name};
-    if (cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr) != 0) return (void *)0;
+    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3300,8 +3300,8 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_ke
 {
     __typeof__(clEnqueueTask) *cgl_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event};
-    if (cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr) != 0) return (cl_int)(CL_OUT_OF_RESOURCES);
+    struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 

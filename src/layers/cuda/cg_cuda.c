@@ -2112,8 +2112,8 @@ CG_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
     __typeof__(cuGetErrorString) *cgl_fn = (__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(error, pStr);
-    struct cgl_fr_cuGetErrorString cgl_fr = {.error = error, .pStr = pStr};
-    if (cg_call(&cgl_sites[CGL_cuGetErrorString], NULL, cgl_th_cuGetErrorString, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGetErrorString cgl_fr = {.error = error, .pStr = pStr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGetErrorString], NULL, cgl_th_cuGetErrorString, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2133,8 +2133,8 @@ CG_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
     __typeof__(cuGetErrorName) *cgl_fn = (__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(error, pStr);
-    struct cgl_fr_cuGetErrorName cgl_fr = {.error = error, .pStr = pStr};
-    if (cg_call(&cgl_sites[CGL_cuGetErrorName], NULL, cgl_th_cuGetErrorName, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGetErrorName cgl_fr = {.error = error, .pStr = pStr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGetErrorName], NULL, cgl_th_cuGetErrorName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2153,8 +2153,8 @@ CG_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 {
     __typeof__(cuInit) *cgl_fn = (__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(Flags);
-    struct cgl_fr_cuInit cgl_fr = {.Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuInit], NULL, cgl_th_cuInit, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuInit cgl_fr = {.Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuInit], NULL, cgl_th_cuInit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2173,8 +2173,8 @@ CG_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
     __typeof__(cuDriverGetVersion) *cgl_fn = (__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(driverVersion);
-    struct cgl_fr_cuDriverGetVersion cgl_fr = {.driverVersion = driverVersion};
-    if (cg_call(&cgl_sites[CGL_cuDriverGetVersion], NULL, cgl_th_cuDriverGetVersion, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDriverGetVersion cgl_fr = {.driverVersion = driverVersion, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDriverGetVersion], NULL, cgl_th_cuDriverGetVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2194,8 +2194,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
     __typeof__(cuDeviceGet) *cgl_fn = (__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ordinal);
-    struct cgl_fr_cuDeviceGet cgl_fr = {.device = device, .ordinal = ordinal};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGet], NULL, cgl_th_cuDeviceGet, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGet cgl_fr = {.device = device, .ordinal = ordinal, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGet], NULL, cgl_th_cuDeviceGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2214,8 +2214,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
     __typeof__(cuDeviceGetCount) *cgl_fn = (__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count);
-    struct cgl_fr_cuDeviceGetCount cgl_fr = {.count = count};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetCount], NULL, cgl_th_cuDeviceGetCount, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetCount cgl_fr = {.count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetCount], NULL, cgl_th_cuDeviceGetCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2236,8 +2236,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     __typeof__(cuDeviceGetName) *cgl_fn = (__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, len, dev);
-    struct cgl_fr_cuDeviceGetName cgl_fr = {.name = name, .len = len, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetName], NULL, cgl_th_cuDeviceGetName, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetName cgl_fr = {.name = name, .len = len, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetName], NULL, cgl_th_cuDeviceGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2257,8 +2257,8 @@ CG_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     __typeof__(cuDeviceGetUuid_v2) *cgl_fn = (__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(uuid, dev);
-    struct cgl_fr_cuDeviceGetUuid_v2 cgl_fr = {.uuid = uuid, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetUuid_v2], NULL, cgl_th_cuDeviceGetUuid_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetUuid_v2 cgl_fr = {.uuid = uuid, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetUuid_v2], NULL, cgl_th_cuDeviceGetUuid_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2279,8 +2279,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeM
 {
     __typeof__(cuDeviceGetLuid) *cgl_fn = (__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(luid, deviceNodeMask, dev);
-    struct cgl_fr_cuDeviceGetLuid cgl_fr = {.luid = luid, .deviceNodeMask = deviceNodeMask, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetLuid], NULL, cgl_th_cuDeviceGetLuid, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetLuid cgl_fr = {.luid = luid, .deviceNodeMask = deviceNodeMask, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetLuid], NULL, cgl_th_cuDeviceGetLuid, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2300,8 +2300,8 @@ CG_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     __typeof__(cuDeviceTotalMem_v2) *cgl_fn = (__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(bytes, dev);
-    struct cgl_fr_cuDeviceTotalMem_v2 cgl_fr = {.bytes = bytes, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceTotalMem_v2], NULL, cgl_th_cuDeviceTotalMem_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceTotalMem_v2 cgl_fr = {.bytes = bytes, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceTotalMem_v2], NULL, cgl_th_cuDeviceTotalMem_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2323,8 +2323,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthIn
 {
     __typeof__(cuDeviceGetTexture1DLinearMaxWidth) *cgl_fn = (__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(maxWidthInElements, format, numChannels, dev);
-    struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth cgl_fr = {.maxWidthInElements = maxWidthInElements, .format = format, .numChannels = numChannels, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth], NULL, cgl_th_cuDeviceGetTexture1DLinearMaxWidth, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth cgl_fr = {.maxWidthInElements = maxWidthInElements, .format = format, .numChannels = numChannels, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth], NULL, cgl_th_cuDeviceGetTexture1DLinearMaxWidth, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2345,8 +2345,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attr
 {
     __typeof__(cuDeviceGetAttribute) *cgl_fn = (__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pi, attrib, dev);
-    struct cgl_fr_cuDeviceGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetAttribute], NULL, cgl_th_cuDeviceGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetAttribute], NULL, cgl_th_cuDeviceGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2368,8 +2368,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int *capab
 {
     __typeof__(cuDeviceGetHostAtomicCapabilities) *cgl_fn = (__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(capabilities, operations, count, dev);
-    struct cgl_fr_cuDeviceGetHostAtomicCapabilities cgl_fr = {.capabilities = capabilities, .operations = operations, .count = count, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities], NULL, cgl_th_cuDeviceGetHostAtomicCapabilities, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetHostAtomicCapabilities cgl_fr = {.capabilities = capabilities, .operations = operations, .count = count, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities], NULL, cgl_th_cuDeviceGetHostAtomicCapabilities, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2390,8 +2390,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrLis
 {
     __typeof__(cuDeviceGetNvSciSyncAttributes) *cgl_fn = (__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(nvSciSyncAttrList, dev, flags);
-    struct cgl_fr_cuDeviceGetNvSciSyncAttributes cgl_fr = {.nvSciSyncAttrList = nvSciSyncAttrList, .dev = dev, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes], NULL, cgl_th_cuDeviceGetNvSciSyncAttributes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetNvSciSyncAttributes cgl_fr = {.nvSciSyncAttrList = nvSciSyncAttrList, .dev = dev, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes], NULL, cgl_th_cuDeviceGetNvSciSyncAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2411,8 +2411,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     __typeof__(cuDeviceSetMemPool) *cgl_fn = (__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, pool);
-    struct cgl_fr_cuDeviceSetMemPool cgl_fr = {.dev = dev, .pool = pool};
-    if (cg_call(&cgl_sites[CGL_cuDeviceSetMemPool], NULL, cgl_th_cuDeviceSetMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceSetMemPool cgl_fr = {.dev = dev, .pool = pool, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceSetMemPool], NULL, cgl_th_cuDeviceSetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2432,8 +2432,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     __typeof__(cuDeviceGetMemPool) *cgl_fn = (__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, dev);
-    struct cgl_fr_cuDeviceGetMemPool cgl_fr = {.pool = pool, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetMemPool], NULL, cgl_th_cuDeviceGetMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetMemPool cgl_fr = {.pool = pool, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetMemPool], NULL, cgl_th_cuDeviceGetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2453,8 +2453,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUd
 {
     __typeof__(cuDeviceGetDefaultMemPool) *cgl_fn = (__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool_out, dev);
-    struct cgl_fr_cuDeviceGetDefaultMemPool cgl_fr = {.pool_out = pool_out, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetDefaultMemPool], NULL, cgl_th_cuDeviceGetDefaultMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetDefaultMemPool cgl_fr = {.pool_out = pool_out, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetDefaultMemPool], NULL, cgl_th_cuDeviceGetDefaultMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2475,8 +2475,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinit
 {
     __typeof__(cuDeviceGetExecAffinitySupport) *cgl_fn = (__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pi, type, dev);
-    struct cgl_fr_cuDeviceGetExecAffinitySupport cgl_fr = {.pi = pi, .type = type, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport], NULL, cgl_th_cuDeviceGetExecAffinitySupport, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetExecAffinitySupport cgl_fr = {.pi = pi, .type = type, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport], NULL, cgl_th_cuDeviceGetExecAffinitySupport, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2496,8 +2496,8 @@ CG_EXPORT CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWrites
 {
     __typeof__(cuFlushGPUDirectRDMAWrites) *cgl_fn = (__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(target, scope);
-    struct cgl_fr_cuFlushGPUDirectRDMAWrites cgl_fr = {.target = target, .scope = scope};
-    if (cg_call(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites], NULL, cgl_th_cuFlushGPUDirectRDMAWrites, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFlushGPUDirectRDMAWrites cgl_fr = {.target = target, .scope = scope, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites], NULL, cgl_th_cuFlushGPUDirectRDMAWrites, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2517,8 +2517,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
     __typeof__(cuDeviceGetProperties) *cgl_fn = (__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prop, dev);
-    struct cgl_fr_cuDeviceGetProperties cgl_fr = {.prop = prop, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetProperties], NULL, cgl_th_cuDeviceGetProperties, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetProperties cgl_fr = {.prop = prop, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetProperties], NULL, cgl_th_cuDeviceGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2539,8 +2539,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUd
 {
     __typeof__(cuDeviceComputeCapability) *cgl_fn = (__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(major, minor, dev);
-    struct cgl_fr_cuDeviceComputeCapability cgl_fr = {.major = major, .minor = minor, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceComputeCapability], NULL, cgl_th_cuDeviceComputeCapability, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceComputeCapability cgl_fr = {.major = major, .minor = minor, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceComputeCapability], NULL, cgl_th_cuDeviceComputeCapability, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2560,8 +2560,8 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice de
 {
     __typeof__(cuDevicePrimaryCtxRetain) *cgl_fn = (__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, dev);
-    struct cgl_fr_cuDevicePrimaryCtxRetain cgl_fr = {.pctx = pctx, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRetain], NULL, cgl_th_cuDevicePrimaryCtxRetain, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxRetain cgl_fr = {.pctx = pctx, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRetain], NULL, cgl_th_cuDevicePrimaryCtxRetain, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2580,8 +2580,8 @@ CG_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     __typeof__(cuDevicePrimaryCtxRelease_v2) *cgl_fn = (__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
-    struct cgl_fr_cuDevicePrimaryCtxRelease_v2 cgl_fr = {.dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2], NULL, cgl_th_cuDevicePrimaryCtxRelease_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxRelease_v2 cgl_fr = {.dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2], NULL, cgl_th_cuDevicePrimaryCtxRelease_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2601,8 +2601,8 @@ CG_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flag
 {
     __typeof__(cuDevicePrimaryCtxSetFlags_v2) *cgl_fn = (__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, flags);
-    struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 cgl_fr = {.dev = dev, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2], NULL, cgl_th_cuDevicePrimaryCtxSetFlags_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 cgl_fr = {.dev = dev, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2], NULL, cgl_th_cuDevicePrimaryCtxSetFlags_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2623,8 +2623,8 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int
 {
     __typeof__(cuDevicePrimaryCtxGetState) *cgl_fn = (__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, flags, active);
-    struct cgl_fr_cuDevicePrimaryCtxGetState cgl_fr = {.dev = dev, .flags = flags, .active = active};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxGetState], NULL, cgl_th_cuDevicePrimaryCtxGetState, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxGetState cgl_fr = {.dev = dev, .flags = flags, .active = active, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxGetState], NULL, cgl_th_cuDevicePrimaryCtxGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2643,8 +2643,8 @@ CG_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     __typeof__(cuDevicePrimaryCtxReset_v2) *cgl_fn = (__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
-    struct cgl_fr_cuDevicePrimaryCtxReset_v2 cgl_fr = {.dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2], NULL, cgl_th_cuDevicePrimaryCtxReset_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxReset_v2 cgl_fr = {.dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2], NULL, cgl_th_cuDevicePrimaryCtxReset_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2666,8 +2666,8 @@ CG_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateP
 {
     __typeof__(cuCtxCreate_v4) *cgl_fn = (__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, ctxCreateParams, flags, dev);
-    struct cgl_fr_cuCtxCreate_v4 cgl_fr = {.pctx = pctx, .ctxCreateParams = ctxCreateParams, .flags = flags, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuCtxCreate_v4], NULL, cgl_th_cuCtxCreate_v4, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxCreate_v4 cgl_fr = {.pctx = pctx, .ctxCreateParams = ctxCreateParams, .flags = flags, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxCreate_v4], NULL, cgl_th_cuCtxCreate_v4, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2686,8 +2686,8 @@ CG_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     __typeof__(cuCtxDestroy_v2) *cgl_fn = (__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxDestroy_v2 cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxDestroy_v2], (const void *)ctx, cgl_th_cuCtxDestroy_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxDestroy_v2 cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxDestroy_v2], (const void *)ctx, cgl_th_cuCtxDestroy_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2706,8 +2706,8 @@ CG_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
     __typeof__(cuCtxPushCurrent_v2) *cgl_fn = (__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxPushCurrent_v2 cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxPushCurrent_v2], (const void *)ctx, cgl_th_cuCtxPushCurrent_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxPushCurrent_v2 cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxPushCurrent_v2], (const void *)ctx, cgl_th_cuCtxPushCurrent_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2726,8 +2726,8 @@ CG_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     __typeof__(cuCtxPopCurrent_v2) *cgl_fn = (__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx);
-    struct cgl_fr_cuCtxPopCurrent_v2 cgl_fr = {.pctx = pctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxPopCurrent_v2], NULL, cgl_th_cuCtxPopCurrent_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxPopCurrent_v2 cgl_fr = {.pctx = pctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxPopCurrent_v2], NULL, cgl_th_cuCtxPopCurrent_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2746,8 +2746,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
     __typeof__(cuCtxSetCurrent) *cgl_fn = (__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxSetCurrent cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxSetCurrent], (const void *)ctx, cgl_th_cuCtxSetCurrent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSetCurrent cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSetCurrent], (const void *)ctx, cgl_th_cuCtxSetCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2766,8 +2766,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
     __typeof__(cuCtxGetCurrent) *cgl_fn = (__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx);
-    struct cgl_fr_cuCtxGetCurrent cgl_fr = {.pctx = pctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetCurrent], NULL, cgl_th_cuCtxGetCurrent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetCurrent cgl_fr = {.pctx = pctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetCurrent], NULL, cgl_th_cuCtxGetCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2786,8 +2786,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
     __typeof__(cuCtxGetDevice) *cgl_fn = (__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_cuCtxGetDevice cgl_fr = {.device = device};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetDevice], NULL, cgl_th_cuCtxGetDevice, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetDevice cgl_fr = {.device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetDevice], NULL, cgl_th_cuCtxGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2807,8 +2807,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
     __typeof__(cuCtxGetDevice_v2) *cgl_fn = (__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ctx);
-    struct cgl_fr_cuCtxGetDevice_v2 cgl_fr = {.device = device, .ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetDevice_v2], NULL, cgl_th_cuCtxGetDevice_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetDevice_v2 cgl_fr = {.device = device, .ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetDevice_v2], NULL, cgl_th_cuCtxGetDevice_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2827,8 +2827,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
     __typeof__(cuCtxGetFlags) *cgl_fn = (__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
-    struct cgl_fr_cuCtxGetFlags cgl_fr = {.flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetFlags], NULL, cgl_th_cuCtxGetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetFlags cgl_fr = {.flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetFlags], NULL, cgl_th_cuCtxGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2847,8 +2847,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 {
     __typeof__(cuCtxSetFlags) *cgl_fn = (__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
-    struct cgl_fr_cuCtxSetFlags cgl_fr = {.flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuCtxSetFlags], NULL, cgl_th_cuCtxSetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSetFlags cgl_fr = {.flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSetFlags], NULL, cgl_th_cuCtxSetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2868,8 +2868,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
     __typeof__(cuCtxGetId) *cgl_fn = (__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx, ctxId);
-    struct cgl_fr_cuCtxGetId cgl_fr = {.ctx = ctx, .ctxId = ctxId};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetId], (const void *)ctx, cgl_th_cuCtxGetId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetId cgl_fr = {.ctx = ctx, .ctxId = ctxId, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetId], (const void *)ctx, cgl_th_cuCtxGetId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2887,8 +2887,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
     __typeof__(cuCtxSynchronize) *cgl_fn = (__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_cuCtxSynchronize cgl_fr = {0};
-    if (cg_call(&cgl_sites[CGL_cuCtxSynchronize], NULL, cgl_th_cuCtxSynchronize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSynchronize cgl_fr = {.cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSynchronize], NULL, cgl_th_cuCtxSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2907,8 +2907,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
     __typeof__(cuCtxSynchronize_v2) *cgl_fn = (__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxSynchronize_v2 cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxSynchronize_v2], (const void *)ctx, cgl_th_cuCtxSynchronize_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSynchronize_v2 cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSynchronize_v2], (const void *)ctx, cgl_th_cuCtxSynchronize_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2928,8 +2928,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
     __typeof__(cuCtxSetLimit) *cgl_fn = (__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(limit, value);
-    struct cgl_fr_cuCtxSetLimit cgl_fr = {.limit = limit, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuCtxSetLimit], NULL, cgl_th_cuCtxSetLimit, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSetLimit cgl_fr = {.limit = limit, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSetLimit], NULL, cgl_th_cuCtxSetLimit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2949,8 +2949,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     __typeof__(cuCtxGetLimit) *cgl_fn = (__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pvalue, limit);
-    struct cgl_fr_cuCtxGetLimit cgl_fr = {.pvalue = pvalue, .limit = limit};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetLimit], NULL, cgl_th_cuCtxGetLimit, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetLimit cgl_fr = {.pvalue = pvalue, .limit = limit, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetLimit], NULL, cgl_th_cuCtxGetLimit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2969,8 +2969,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     __typeof__(cuCtxGetCacheConfig) *cgl_fn = (__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pconfig);
-    struct cgl_fr_cuCtxGetCacheConfig cgl_fr = {.pconfig = pconfig};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetCacheConfig], NULL, cgl_th_cuCtxGetCacheConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetCacheConfig cgl_fr = {.pconfig = pconfig, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetCacheConfig], NULL, cgl_th_cuCtxGetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2989,8 +2989,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
     __typeof__(cuCtxSetCacheConfig) *cgl_fn = (__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config);
-    struct cgl_fr_cuCtxSetCacheConfig cgl_fr = {.config = config};
-    if (cg_call(&cgl_sites[CGL_cuCtxSetCacheConfig], NULL, cgl_th_cuCtxSetCacheConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSetCacheConfig cgl_fr = {.config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSetCacheConfig], NULL, cgl_th_cuCtxSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3010,8 +3010,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *versi
 {
     __typeof__(cuCtxGetApiVersion) *cgl_fn = (__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx, version);
-    struct cgl_fr_cuCtxGetApiVersion cgl_fr = {.ctx = ctx, .version = version};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetApiVersion], (const void *)ctx, cgl_th_cuCtxGetApiVersion, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetApiVersion cgl_fr = {.ctx = ctx, .version = version, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetApiVersion], (const void *)ctx, cgl_th_cuCtxGetApiVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3031,8 +3031,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
 {
     __typeof__(cuCtxGetStreamPriorityRange) *cgl_fn = (__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(leastPriority, greatestPriority);
-    struct cgl_fr_cuCtxGetStreamPriorityRange cgl_fr = {.leastPriority = leastPriority, .greatestPriority = greatestPriority};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetStreamPriorityRange], NULL, cgl_th_cuCtxGetStreamPriorityRange, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetStreamPriorityRange cgl_fr = {.leastPriority = leastPriority, .greatestPriority = greatestPriority, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetStreamPriorityRange], NULL, cgl_th_cuCtxGetStreamPriorityRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3050,8 +3050,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
 {
     __typeof__(cuCtxResetPersistingL2Cache) *cgl_fn = (__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_cuCtxResetPersistingL2Cache cgl_fr = {0};
-    if (cg_call(&cgl_sites[CGL_cuCtxResetPersistingL2Cache], NULL, cgl_th_cuCtxResetPersistingL2Cache, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxResetPersistingL2Cache cgl_fr = {.cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxResetPersistingL2Cache], NULL, cgl_th_cuCtxResetPersistingL2Cache, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3071,8 +3071,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffini
 {
     __typeof__(cuCtxGetExecAffinity) *cgl_fn = (__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pExecAffinity, type);
-    struct cgl_fr_cuCtxGetExecAffinity cgl_fr = {.pExecAffinity = pExecAffinity, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetExecAffinity], NULL, cgl_th_cuCtxGetExecAffinity, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetExecAffinity cgl_fr = {.pExecAffinity = pExecAffinity, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetExecAffinity], NULL, cgl_th_cuCtxGetExecAffinity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3092,8 +3092,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
     __typeof__(cuCtxRecordEvent) *cgl_fn = (__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, hEvent);
-    struct cgl_fr_cuCtxRecordEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuCtxRecordEvent], (const void *)hCtx, cgl_th_cuCtxRecordEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxRecordEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxRecordEvent], (const void *)hCtx, cgl_th_cuCtxRecordEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3113,8 +3113,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
     __typeof__(cuCtxWaitEvent) *cgl_fn = (__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, hEvent);
-    struct cgl_fr_cuCtxWaitEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuCtxWaitEvent], (const void *)hCtx, cgl_th_cuCtxWaitEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxWaitEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxWaitEvent], (const void *)hCtx, cgl_th_cuCtxWaitEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3134,8 +3134,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
     __typeof__(cuCtxAttach) *cgl_fn = (__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, flags);
-    struct cgl_fr_cuCtxAttach cgl_fr = {.pctx = pctx, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuCtxAttach], NULL, cgl_th_cuCtxAttach, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxAttach cgl_fr = {.pctx = pctx, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxAttach], NULL, cgl_th_cuCtxAttach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3154,8 +3154,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
 {
     __typeof__(cuCtxDetach) *cgl_fn = (__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxDetach cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxDetach], (const void *)ctx, cgl_th_cuCtxDetach, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxDetach cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxDetach], (const void *)ctx, cgl_th_cuCtxDetach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3174,8 +3174,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     __typeof__(cuCtxGetSharedMemConfig) *cgl_fn = (__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pConfig);
-    struct cgl_fr_cuCtxGetSharedMemConfig cgl_fr = {.pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetSharedMemConfig], NULL, cgl_th_cuCtxGetSharedMemConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetSharedMemConfig cgl_fr = {.pConfig = pConfig, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetSharedMemConfig], NULL, cgl_th_cuCtxGetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3194,8 +3194,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
     __typeof__(cuCtxSetSharedMemConfig) *cgl_fn = (__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config);
-    struct cgl_fr_cuCtxSetSharedMemConfig cgl_fr = {.config = config};
-    if (cg_call(&cgl_sites[CGL_cuCtxSetSharedMemConfig], NULL, cgl_th_cuCtxSetSharedMemConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxSetSharedMemConfig cgl_fr = {.config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxSetSharedMemConfig], NULL, cgl_th_cuCtxSetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3215,8 +3215,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 {
     __typeof__(cuModuleLoad) *cgl_fn = (__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, fname);
-    struct cgl_fr_cuModuleLoad cgl_fr = {.module = module, .fname = fname};
-    if (cg_call(&cgl_sites[CGL_cuModuleLoad], NULL, cgl_th_cuModuleLoad, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleLoad cgl_fr = {.module = module, .fname = fname, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleLoad], NULL, cgl_th_cuModuleLoad, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3236,8 +3236,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
     __typeof__(cuModuleLoadData) *cgl_fn = (__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image);
-    struct cgl_fr_cuModuleLoadData cgl_fr = {.module = module, .image = image};
-    if (cg_call(&cgl_sites[CGL_cuModuleLoadData], NULL, cgl_th_cuModuleLoadData, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleLoadData cgl_fr = {.module = module, .image = image, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleLoadData], NULL, cgl_th_cuModuleLoadData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3260,8 +3260,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *imag
 {
     __typeof__(cuModuleLoadDataEx) *cgl_fn = (__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image, numOptions, options, optionValues);
-    struct cgl_fr_cuModuleLoadDataEx cgl_fr = {.module = module, .image = image, .numOptions = numOptions, .options = options, .optionValues = optionValues};
-    if (cg_call(&cgl_sites[CGL_cuModuleLoadDataEx], NULL, cgl_th_cuModuleLoadDataEx, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleLoadDataEx cgl_fr = {.module = module, .image = image, .numOptions = numOptions, .options = options, .optionValues = optionValues, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleLoadDataEx], NULL, cgl_th_cuModuleLoadDataEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3281,8 +3281,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *f
 {
     __typeof__(cuModuleLoadFatBinary) *cgl_fn = (__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, fatCubin);
-    struct cgl_fr_cuModuleLoadFatBinary cgl_fr = {.module = module, .fatCubin = fatCubin};
-    if (cg_call(&cgl_sites[CGL_cuModuleLoadFatBinary], NULL, cgl_th_cuModuleLoadFatBinary, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleLoadFatBinary cgl_fr = {.module = module, .fatCubin = fatCubin, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleLoadFatBinary], NULL, cgl_th_cuModuleLoadFatBinary, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3301,8 +3301,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     __typeof__(cuModuleUnload) *cgl_fn = (__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hmod);
-    struct cgl_fr_cuModuleUnload cgl_fr = {.hmod = hmod};
-    if (cg_call(&cgl_sites[CGL_cuModuleUnload], (const void *)hmod, cgl_th_cuModuleUnload, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleUnload cgl_fr = {.hmod = hmod, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleUnload], (const void *)hmod, cgl_th_cuModuleUnload, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3321,8 +3321,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     __typeof__(cuModuleGetLoadingMode) *cgl_fn = (__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mode);
-    struct cgl_fr_cuModuleGetLoadingMode cgl_fr = {.mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetLoadingMode], NULL, cgl_th_cuModuleGetLoadingMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetLoadingMode cgl_fr = {.mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetLoadingMode], NULL, cgl_th_cuModuleGetLoadingMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3343,8 +3343,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 {
     __typeof__(cuModuleGetFunction) *cgl_fn = (__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, hmod, name);
-    struct cgl_fr_cuModuleGetFunction cgl_fr = {.hfunc = hfunc, .hmod = hmod, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetFunction], NULL, cgl_th_cuModuleGetFunction, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetFunction cgl_fr = {.hfunc = hfunc, .hmod = hmod, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetFunction], NULL, cgl_th_cuModuleGetFunction, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3364,8 +3364,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodul
 {
     __typeof__(cuModuleGetFunctionCount) *cgl_fn = (__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, mod);
-    struct cgl_fr_cuModuleGetFunctionCount cgl_fr = {.count = count, .mod = mod};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetFunctionCount], NULL, cgl_th_cuModuleGetFunctionCount, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetFunctionCount cgl_fr = {.count = count, .mod = mod, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetFunctionCount], NULL, cgl_th_cuModuleGetFunctionCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3386,8 +3386,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, uns
 {
     __typeof__(cuModuleEnumerateFunctions) *cgl_fn = (__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(functions, numFunctions, mod);
-    struct cgl_fr_cuModuleEnumerateFunctions cgl_fr = {.functions = functions, .numFunctions = numFunctions, .mod = mod};
-    if (cg_call(&cgl_sites[CGL_cuModuleEnumerateFunctions], NULL, cgl_th_cuModuleEnumerateFunctions, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleEnumerateFunctions cgl_fr = {.functions = functions, .numFunctions = numFunctions, .mod = mod, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleEnumerateFunctions], NULL, cgl_th_cuModuleEnumerateFunctions, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3409,8 +3409,8 @@ CG_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodu
 {
     __typeof__(cuModuleGetGlobal_v2) *cgl_fn = (__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytes, hmod, name);
-    struct cgl_fr_cuModuleGetGlobal_v2 cgl_fr = {.dptr = dptr, .bytes = bytes, .hmod = hmod, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetGlobal_v2], NULL, cgl_th_cuModuleGetGlobal_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetGlobal_v2 cgl_fr = {.dptr = dptr, .bytes = bytes, .hmod = hmod, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetGlobal_v2], NULL, cgl_th_cuModuleGetGlobal_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3432,8 +3432,8 @@ CG_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *option
 {
     __typeof__(cuLinkCreate_v2) *cgl_fn = (__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOptions, options, optionValues, stateOut);
-    struct cgl_fr_cuLinkCreate_v2 cgl_fr = {.numOptions = numOptions, .options = options, .optionValues = optionValues, .stateOut = stateOut};
-    if (cg_call(&cgl_sites[CGL_cuLinkCreate_v2], NULL, cgl_th_cuLinkCreate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkCreate_v2 cgl_fr = {.numOptions = numOptions, .options = options, .optionValues = optionValues, .stateOut = stateOut, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkCreate_v2], NULL, cgl_th_cuLinkCreate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3459,8 +3459,8 @@ CG_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void
 {
     __typeof__(cuLinkAddData_v2) *cgl_fn = (__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, type, data, size, name, numOptions, options, optionValues);
-    struct cgl_fr_cuLinkAddData_v2 cgl_fr = {.state = state, .type = type, .data = data, .size = size, .name = name, .numOptions = numOptions, .options = options, .optionValues = optionValues};
-    if (cg_call(&cgl_sites[CGL_cuLinkAddData_v2], (const void *)state, cgl_th_cuLinkAddData_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkAddData_v2 cgl_fr = {.state = state, .type = type, .data = data, .size = size, .name = name, .numOptions = numOptions, .options = options, .optionValues = optionValues, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkAddData_v2], (const void *)state, cgl_th_cuLinkAddData_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3484,8 +3484,8 @@ CG_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, cons
 {
     __typeof__(cuLinkAddFile_v2) *cgl_fn = (__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, type, path, numOptions, options, optionValues);
-    struct cgl_fr_cuLinkAddFile_v2 cgl_fr = {.state = state, .type = type, .path = path, .numOptions = numOptions, .options = options, .optionValues = optionValues};
-    if (cg_call(&cgl_sites[CGL_cuLinkAddFile_v2], (const void *)state, cgl_th_cuLinkAddFile_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkAddFile_v2 cgl_fr = {.state = state, .type = type, .path = path, .numOptions = numOptions, .options = options, .optionValues = optionValues, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkAddFile_v2], (const void *)state, cgl_th_cuLinkAddFile_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3506,8 +3506,8 @@ CG_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, si
 {
     __typeof__(cuLinkComplete) *cgl_fn = (__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, cubinOut, sizeOut);
-    struct cgl_fr_cuLinkComplete cgl_fr = {.state = state, .cubinOut = cubinOut, .sizeOut = sizeOut};
-    if (cg_call(&cgl_sites[CGL_cuLinkComplete], (const void *)state, cgl_th_cuLinkComplete, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkComplete cgl_fr = {.state = state, .cubinOut = cubinOut, .sizeOut = sizeOut, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkComplete], (const void *)state, cgl_th_cuLinkComplete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3526,8 +3526,8 @@ CG_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
 {
     __typeof__(cuLinkDestroy) *cgl_fn = (__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state);
-    struct cgl_fr_cuLinkDestroy cgl_fr = {.state = state};
-    if (cg_call(&cgl_sites[CGL_cuLinkDestroy], (const void *)state, cgl_th_cuLinkDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkDestroy cgl_fr = {.state = state, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkDestroy], (const void *)state, cgl_th_cuLinkDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3548,8 +3548,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, c
 {
     __typeof__(cuModuleGetTexRef) *cgl_fn = (__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexRef, hmod, name);
-    struct cgl_fr_cuModuleGetTexRef cgl_fr = {.pTexRef = pTexRef, .hmod = hmod, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetTexRef], NULL, cgl_th_cuModuleGetTexRef, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetTexRef cgl_fr = {.pTexRef = pTexRef, .hmod = hmod, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetTexRef], NULL, cgl_th_cuModuleGetTexRef, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3570,8 +3570,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod
 {
     __typeof__(cuModuleGetSurfRef) *cgl_fn = (__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pSurfRef, hmod, name);
-    struct cgl_fr_cuModuleGetSurfRef cgl_fr = {.pSurfRef = pSurfRef, .hmod = hmod, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetSurfRef], NULL, cgl_th_cuModuleGetSurfRef, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetSurfRef cgl_fr = {.pSurfRef = pSurfRef, .hmod = hmod, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetSurfRef], NULL, cgl_th_cuModuleGetSurfRef, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3597,8 +3597,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
 {
     __typeof__(cuLibraryLoadData) *cgl_fn = (__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    struct cgl_fr_cuLibraryLoadData cgl_fr = {.library = library, .code = code, .jitOptions = jitOptions, .jitOptionsValues = jitOptionsValues, .numJitOptions = numJitOptions, .libraryOptions = libraryOptions, .libraryOptionValues = libraryOptionValues, .numLibraryOptions = numLibraryOptions};
-    if (cg_call(&cgl_sites[CGL_cuLibraryLoadData], NULL, cgl_th_cuLibraryLoadData, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryLoadData cgl_fr = {.library = library, .code = code, .jitOptions = jitOptions, .jitOptionsValues = jitOptionsValues, .numJitOptions = numJitOptions, .libraryOptions = libraryOptions, .libraryOptionValues = libraryOptionValues, .numLibraryOptions = numLibraryOptions, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryLoadData], NULL, cgl_th_cuLibraryLoadData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3624,8 +3624,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
 {
     __typeof__(cuLibraryLoadFromFile) *cgl_fn = (__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    struct cgl_fr_cuLibraryLoadFromFile cgl_fr = {.library = library, .fileName = fileName, .jitOptions = jitOptions, .jitOptionsValues = jitOptionsValues, .numJitOptions = numJitOptions, .libraryOptions = libraryOptions, .libraryOptionValues = libraryOptionValues, .numLibraryOptions = numLibraryOptions};
-    if (cg_call(&cgl_sites[CGL_cuLibraryLoadFromFile], NULL, cgl_th_cuLibraryLoadFromFile, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryLoadFromFile cgl_fr = {.library = library, .fileName = fileName, .jitOptions = jitOptions, .jitOptionsValues = jitOptionsValues, .numJitOptions = numJitOptions, .libraryOptions = libraryOptions, .libraryOptionValues = libraryOptionValues, .numLibraryOptions = numLibraryOptions, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryLoadFromFile], NULL, cgl_th_cuLibraryLoadFromFile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3644,8 +3644,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 {
     __typeof__(cuLibraryUnload) *cgl_fn = (__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(library);
-    struct cgl_fr_cuLibraryUnload cgl_fr = {.library = library};
-    if (cg_call(&cgl_sites[CGL_cuLibraryUnload], (const void *)library, cgl_th_cuLibraryUnload, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryUnload cgl_fr = {.library = library, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryUnload], (const void *)library, cgl_th_cuLibraryUnload, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3666,8 +3666,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary libra
 {
     __typeof__(cuLibraryGetKernel) *cgl_fn = (__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pKernel, library, name);
-    struct cgl_fr_cuLibraryGetKernel cgl_fr = {.pKernel = pKernel, .library = library, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetKernel], NULL, cgl_th_cuLibraryGetKernel, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetKernel cgl_fr = {.pKernel = pKernel, .library = library, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetKernel], NULL, cgl_th_cuLibraryGetKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3687,8 +3687,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrar
 {
     __typeof__(cuLibraryGetKernelCount) *cgl_fn = (__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, lib);
-    struct cgl_fr_cuLibraryGetKernelCount cgl_fr = {.count = count, .lib = lib};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetKernelCount], NULL, cgl_th_cuLibraryGetKernelCount, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetKernelCount cgl_fr = {.count = count, .lib = lib, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetKernelCount], NULL, cgl_th_cuLibraryGetKernelCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3709,8 +3709,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned
 {
     __typeof__(cuLibraryEnumerateKernels) *cgl_fn = (__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernels, numKernels, lib);
-    struct cgl_fr_cuLibraryEnumerateKernels cgl_fr = {.kernels = kernels, .numKernels = numKernels, .lib = lib};
-    if (cg_call(&cgl_sites[CGL_cuLibraryEnumerateKernels], NULL, cgl_th_cuLibraryEnumerateKernels, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryEnumerateKernels cgl_fr = {.kernels = kernels, .numKernels = numKernels, .lib = lib, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryEnumerateKernels], NULL, cgl_th_cuLibraryEnumerateKernels, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3730,8 +3730,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
     __typeof__(cuLibraryGetModule) *cgl_fn = (__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pMod, library);
-    struct cgl_fr_cuLibraryGetModule cgl_fr = {.pMod = pMod, .library = library};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetModule], NULL, cgl_th_cuLibraryGetModule, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetModule cgl_fr = {.pMod = pMod, .library = library, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetModule], NULL, cgl_th_cuLibraryGetModule, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3751,8 +3751,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kerne
 {
     __typeof__(cuKernelGetFunction) *cgl_fn = (__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFunc, kernel);
-    struct cgl_fr_cuKernelGetFunction cgl_fr = {.pFunc = pFunc, .kernel = kernel};
-    if (cg_call(&cgl_sites[CGL_cuKernelGetFunction], NULL, cgl_th_cuKernelGetFunction, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelGetFunction cgl_fr = {.pFunc = pFunc, .kernel = kernel, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelGetFunction], NULL, cgl_th_cuKernelGetFunction, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3772,8 +3772,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
     __typeof__(cuKernelGetLibrary) *cgl_fn = (__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pLib, kernel);
-    struct cgl_fr_cuKernelGetLibrary cgl_fr = {.pLib = pLib, .kernel = kernel};
-    if (cg_call(&cgl_sites[CGL_cuKernelGetLibrary], NULL, cgl_th_cuKernelGetLibrary, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelGetLibrary cgl_fr = {.pLib = pLib, .kernel = kernel, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelGetLibrary], NULL, cgl_th_cuKernelGetLibrary, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3795,8 +3795,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, 
 {
     __typeof__(cuLibraryGetGlobal) *cgl_fn = (__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytes, library, name);
-    struct cgl_fr_cuLibraryGetGlobal cgl_fr = {.dptr = dptr, .bytes = bytes, .library = library, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetGlobal], NULL, cgl_th_cuLibraryGetGlobal, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetGlobal cgl_fr = {.dptr = dptr, .bytes = bytes, .library = library, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetGlobal], NULL, cgl_th_cuLibraryGetGlobal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3818,8 +3818,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
 {
     __typeof__(cuLibraryGetManaged) *cgl_fn = (__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytes, library, name);
-    struct cgl_fr_cuLibraryGetManaged cgl_fr = {.dptr = dptr, .bytes = bytes, .library = library, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetManaged], NULL, cgl_th_cuLibraryGetManaged, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetManaged cgl_fr = {.dptr = dptr, .bytes = bytes, .library = library, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetManaged], NULL, cgl_th_cuLibraryGetManaged, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3840,8 +3840,8 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary li
 {
     __typeof__(cuLibraryGetUnifiedFunction) *cgl_fn = (__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fptr, library, symbol);
-    struct cgl_fr_cuLibraryGetUnifiedFunction cgl_fr = {.fptr = fptr, .library = library, .symbol = symbol};
-    if (cg_call(&cgl_sites[CGL_cuLibraryGetUnifiedFunction], NULL, cgl_th_cuLibraryGetUnifiedFunction, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLibraryGetUnifiedFunction cgl_fr = {.fptr = fptr, .library = library, .symbol = symbol, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLibraryGetUnifiedFunction], NULL, cgl_th_cuLibraryGetUnifiedFunction, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3863,8 +3863,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
 {
     __typeof__(cuKernelGetAttribute) *cgl_fn = (__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pi, attrib, kernel, dev);
-    struct cgl_fr_cuKernelGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .kernel = kernel, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuKernelGetAttribute], NULL, cgl_th_cuKernelGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .kernel = kernel, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelGetAttribute], NULL, cgl_th_cuKernelGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3886,8 +3886,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
 {
     __typeof__(cuKernelSetAttribute) *cgl_fn = (__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attrib, val, kernel, dev);
-    struct cgl_fr_cuKernelSetAttribute cgl_fr = {.attrib = attrib, .val = val, .kernel = kernel, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuKernelSetAttribute], NULL, cgl_th_cuKernelSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelSetAttribute cgl_fr = {.attrib = attrib, .val = val, .kernel = kernel, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelSetAttribute], NULL, cgl_th_cuKernelSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3908,8 +3908,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache 
 {
     __typeof__(cuKernelSetCacheConfig) *cgl_fn = (__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, config, dev);
-    struct cgl_fr_cuKernelSetCacheConfig cgl_fr = {.kernel = kernel, .config = config, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuKernelSetCacheConfig], (const void *)kernel, cgl_th_cuKernelSetCacheConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelSetCacheConfig cgl_fr = {.kernel = kernel, .config = config, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelSetCacheConfig], (const void *)kernel, cgl_th_cuKernelSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3929,8 +3929,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
 {
     __typeof__(cuKernelGetName) *cgl_fn = (__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, hfunc);
-    struct cgl_fr_cuKernelGetName cgl_fr = {.name = name, .hfunc = hfunc};
-    if (cg_call(&cgl_sites[CGL_cuKernelGetName], NULL, cgl_th_cuKernelGetName, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelGetName cgl_fr = {.name = name, .hfunc = hfunc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelGetName], NULL, cgl_th_cuKernelGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3952,8 +3952,8 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramInd
 {
     __typeof__(cuKernelGetParamInfo) *cgl_fn = (__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, paramIndex, paramOffset, paramSize);
-    struct cgl_fr_cuKernelGetParamInfo cgl_fr = {.kernel = kernel, .paramIndex = paramIndex, .paramOffset = paramOffset, .paramSize = paramSize};
-    if (cg_call(&cgl_sites[CGL_cuKernelGetParamInfo], (const void *)kernel, cgl_th_cuKernelGetParamInfo, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuKernelGetParamInfo cgl_fr = {.kernel = kernel, .paramIndex = paramIndex, .paramOffset = paramOffset, .paramSize = paramSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuKernelGetParamInfo], (const void *)kernel, cgl_th_cuKernelGetParamInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3973,8 +3973,8 @@ CG_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     __typeof__(cuMemGetInfo_v2) *cgl_fn = (__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(free, total);
-    struct cgl_fr_cuMemGetInfo_v2 cgl_fr = {.free = free, .total = total};
-    if (cg_call(&cgl_sites[CGL_cuMemGetInfo_v2], NULL, cgl_th_cuMemGetInfo_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetInfo_v2 cgl_fr = {.free = free, .total = total, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetInfo_v2], NULL, cgl_th_cuMemGetInfo_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3994,8 +3994,8 @@ CG_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     __typeof__(cuMemAlloc_v2) *cgl_fn = (__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize);
-    struct cgl_fr_cuMemAlloc_v2 cgl_fr = {.dptr = dptr, .bytesize = bytesize};
-    if (cg_call(&cgl_sites[CGL_cuMemAlloc_v2], NULL, cgl_th_cuMemAlloc_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAlloc_v2 cgl_fr = {.dptr = dptr, .bytesize = bytesize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAlloc_v2], NULL, cgl_th_cuMemAlloc_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4018,8 +4018,8 @@ CG_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
 {
     __typeof__(cuMemAllocPitch_v2) *cgl_fn = (__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    struct cgl_fr_cuMemAllocPitch_v2 cgl_fr = {.dptr = dptr, .pPitch = pPitch, .WidthInBytes = WidthInBytes, .Height = Height, .ElementSizeBytes = ElementSizeBytes};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocPitch_v2], NULL, cgl_th_cuMemAllocPitch_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocPitch_v2 cgl_fr = {.dptr = dptr, .pPitch = pPitch, .WidthInBytes = WidthInBytes, .Height = Height, .ElementSizeBytes = ElementSizeBytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocPitch_v2], NULL, cgl_th_cuMemAllocPitch_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4038,8 +4038,8 @@ CG_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     __typeof__(cuMemFree_v2) *cgl_fn = (__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr);
-    struct cgl_fr_cuMemFree_v2 cgl_fr = {.dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuMemFree_v2], NULL, cgl_th_cuMemFree_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemFree_v2 cgl_fr = {.dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemFree_v2], NULL, cgl_th_cuMemFree_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4060,8 +4060,8 @@ CG_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CU
 {
     __typeof__(cuMemGetAddressRange_v2) *cgl_fn = (__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pbase, psize, dptr);
-    struct cgl_fr_cuMemGetAddressRange_v2 cgl_fr = {.pbase = pbase, .psize = psize, .dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuMemGetAddressRange_v2], NULL, cgl_th_cuMemGetAddressRange_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetAddressRange_v2 cgl_fr = {.pbase = pbase, .psize = psize, .dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetAddressRange_v2], NULL, cgl_th_cuMemGetAddressRange_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4081,8 +4081,8 @@ CG_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     __typeof__(cuMemAllocHost_v2) *cgl_fn = (__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pp, bytesize);
-    struct cgl_fr_cuMemAllocHost_v2 cgl_fr = {.pp = pp, .bytesize = bytesize};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocHost_v2], NULL, cgl_th_cuMemAllocHost_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocHost_v2 cgl_fr = {.pp = pp, .bytesize = bytesize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocHost_v2], NULL, cgl_th_cuMemAllocHost_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4101,8 +4101,8 @@ CG_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
     __typeof__(cuMemFreeHost) *cgl_fn = (__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p);
-    struct cgl_fr_cuMemFreeHost cgl_fr = {.p = p};
-    if (cg_call(&cgl_sites[CGL_cuMemFreeHost], NULL, cgl_th_cuMemFreeHost, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemFreeHost cgl_fr = {.p = p, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemFreeHost], NULL, cgl_th_cuMemFreeHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4123,8 +4123,8 @@ CG_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned i
 {
     __typeof__(cuMemHostAlloc) *cgl_fn = (__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pp, bytesize, Flags);
-    struct cgl_fr_cuMemHostAlloc cgl_fr = {.pp = pp, .bytesize = bytesize, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuMemHostAlloc], NULL, cgl_th_cuMemHostAlloc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostAlloc cgl_fr = {.pp = pp, .bytesize = bytesize, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostAlloc], NULL, cgl_th_cuMemHostAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4145,8 +4145,8 @@ CG_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, uns
 {
     __typeof__(cuMemHostGetDevicePointer_v2) *cgl_fn = (__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, p, Flags);
-    struct cgl_fr_cuMemHostGetDevicePointer_v2 cgl_fr = {.pdptr = pdptr, .p = p, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2], NULL, cgl_th_cuMemHostGetDevicePointer_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostGetDevicePointer_v2 cgl_fr = {.pdptr = pdptr, .p = p, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2], NULL, cgl_th_cuMemHostGetDevicePointer_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4166,8 +4166,8 @@ CG_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
     __typeof__(cuMemHostGetFlags) *cgl_fn = (__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFlags, p);
-    struct cgl_fr_cuMemHostGetFlags cgl_fr = {.pFlags = pFlags, .p = p};
-    if (cg_call(&cgl_sites[CGL_cuMemHostGetFlags], NULL, cgl_th_cuMemHostGetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostGetFlags cgl_fr = {.pFlags = pFlags, .p = p, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostGetFlags], NULL, cgl_th_cuMemHostGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4188,8 +4188,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
 {
     __typeof__(cuMemAllocManaged) *cgl_fn = (__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize, flags);
-    struct cgl_fr_cuMemAllocManaged cgl_fr = {.dptr = dptr, .bytesize = bytesize, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocManaged], NULL, cgl_th_cuMemAllocManaged, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocManaged cgl_fr = {.dptr = dptr, .bytesize = bytesize, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocManaged], NULL, cgl_th_cuMemAllocManaged, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4211,8 +4211,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CU
 {
     __typeof__(cuDeviceRegisterAsyncNotification) *cgl_fn = (__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callbackFunc, userData, callback);
-    struct cgl_fr_cuDeviceRegisterAsyncNotification cgl_fr = {.device = device, .callbackFunc = callbackFunc, .userData = userData, .callback = callback};
-    if (cg_call(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification], NULL, cgl_th_cuDeviceRegisterAsyncNotification, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceRegisterAsyncNotification cgl_fr = {.device = device, .callbackFunc = callbackFunc, .userData = userData, .callback = callback, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification], NULL, cgl_th_cuDeviceRegisterAsyncNotification, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4232,8 +4232,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, 
 {
     __typeof__(cuDeviceUnregisterAsyncNotification) *cgl_fn = (__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback);
-    struct cgl_fr_cuDeviceUnregisterAsyncNotification cgl_fr = {.device = device, .callback = callback};
-    if (cg_call(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification], NULL, cgl_th_cuDeviceUnregisterAsyncNotification, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceUnregisterAsyncNotification cgl_fr = {.device = device, .callback = callback, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification], NULL, cgl_th_cuDeviceUnregisterAsyncNotification, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4253,8 +4253,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciB
 {
     __typeof__(cuDeviceGetByPCIBusId) *cgl_fn = (__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, pciBusId);
-    struct cgl_fr_cuDeviceGetByPCIBusId cgl_fr = {.dev = dev, .pciBusId = pciBusId};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetByPCIBusId], NULL, cgl_th_cuDeviceGetByPCIBusId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetByPCIBusId cgl_fr = {.dev = dev, .pciBusId = pciBusId, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetByPCIBusId], NULL, cgl_th_cuDeviceGetByPCIBusId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4275,8 +4275,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice
 {
     __typeof__(cuDeviceGetPCIBusId) *cgl_fn = (__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pciBusId, len, dev);
-    struct cgl_fr_cuDeviceGetPCIBusId cgl_fr = {.pciBusId = pciBusId, .len = len, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetPCIBusId], NULL, cgl_th_cuDeviceGetPCIBusId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetPCIBusId cgl_fr = {.pciBusId = pciBusId, .len = len, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetPCIBusId], NULL, cgl_th_cuDeviceGetPCIBusId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4296,8 +4296,8 @@ CG_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUeven
 {
     __typeof__(cuIpcGetEventHandle) *cgl_fn = (__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, event);
-    struct cgl_fr_cuIpcGetEventHandle cgl_fr = {.pHandle = pHandle, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuIpcGetEventHandle], NULL, cgl_th_cuIpcGetEventHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcGetEventHandle cgl_fr = {.pHandle = pHandle, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcGetEventHandle], NULL, cgl_th_cuIpcGetEventHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4317,8 +4317,8 @@ CG_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHand
 {
     __typeof__(cuIpcOpenEventHandle) *cgl_fn = (__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phEvent, handle);
-    struct cgl_fr_cuIpcOpenEventHandle cgl_fr = {.phEvent = phEvent, .handle = handle};
-    if (cg_call(&cgl_sites[CGL_cuIpcOpenEventHandle], NULL, cgl_th_cuIpcOpenEventHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcOpenEventHandle cgl_fr = {.phEvent = phEvent, .handle = handle, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcOpenEventHandle], NULL, cgl_th_cuIpcOpenEventHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4338,8 +4338,8 @@ CG_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicept
 {
     __typeof__(cuIpcGetMemHandle) *cgl_fn = (__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, dptr);
-    struct cgl_fr_cuIpcGetMemHandle cgl_fr = {.pHandle = pHandle, .dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuIpcGetMemHandle], NULL, cgl_th_cuIpcGetMemHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcGetMemHandle cgl_fr = {.pHandle = pHandle, .dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcGetMemHandle], NULL, cgl_th_cuIpcGetMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4360,8 +4360,8 @@ CG_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle hand
 {
     __typeof__(cuIpcOpenMemHandle_v2) *cgl_fn = (__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, handle, Flags);
-    struct cgl_fr_cuIpcOpenMemHandle_v2 cgl_fr = {.pdptr = pdptr, .handle = handle, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuIpcOpenMemHandle_v2], NULL, cgl_th_cuIpcOpenMemHandle_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcOpenMemHandle_v2 cgl_fr = {.pdptr = pdptr, .handle = handle, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcOpenMemHandle_v2], NULL, cgl_th_cuIpcOpenMemHandle_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4380,8 +4380,8 @@ CG_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     __typeof__(cuIpcCloseMemHandle) *cgl_fn = (__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr);
-    struct cgl_fr_cuIpcCloseMemHandle cgl_fr = {.dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuIpcCloseMemHandle], NULL, cgl_th_cuIpcCloseMemHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcCloseMemHandle cgl_fr = {.dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcCloseMemHandle], NULL, cgl_th_cuIpcCloseMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4402,8 +4402,8 @@ CG_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
 {
     __typeof__(cuMemHostRegister_v2) *cgl_fn = (__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p, bytesize, Flags);
-    struct cgl_fr_cuMemHostRegister_v2 cgl_fr = {.p = p, .bytesize = bytesize, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuMemHostRegister_v2], NULL, cgl_th_cuMemHostRegister_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostRegister_v2 cgl_fr = {.p = p, .bytesize = bytesize, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostRegister_v2], NULL, cgl_th_cuMemHostRegister_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4422,8 +4422,8 @@ CG_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
     __typeof__(cuMemHostUnregister) *cgl_fn = (__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p);
-    struct cgl_fr_cuMemHostUnregister cgl_fr = {.p = p};
-    if (cg_call(&cgl_sites[CGL_cuMemHostUnregister], NULL, cgl_th_cuMemHostUnregister, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostUnregister cgl_fr = {.p = p, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostUnregister], NULL, cgl_th_cuMemHostUnregister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4444,8 +4444,8 @@ CG_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCo
 {
     __typeof__(cuMemcpy_ptds) *cgl_fn = (__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, ByteCount);
-    struct cgl_fr_cuMemcpy_ptds cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy_ptds], NULL, cgl_th_cuMemcpy_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy_ptds cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy_ptds], NULL, cgl_th_cuMemcpy_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4468,8 +4468,8 @@ CG_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext
 {
     __typeof__(cuMemcpyPeer_ptds) *cgl_fn = (__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    struct cgl_fr_cuMemcpyPeer_ptds cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyPeer_ptds], NULL, cgl_th_cuMemcpyPeer_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyPeer_ptds cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyPeer_ptds], NULL, cgl_th_cuMemcpyPeer_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4490,8 +4490,8 @@ CG_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHo
 {
     __typeof__(cuMemcpyHtoD_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds], NULL, cgl_th_cuMemcpyHtoD_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds], NULL, cgl_th_cuMemcpyHtoD_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4512,8 +4512,8 @@ CG_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, si
 {
     __typeof__(cuMemcpyDtoH_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoH_v2_ptds cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds], NULL, cgl_th_cuMemcpyDtoH_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoH_v2_ptds cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds], NULL, cgl_th_cuMemcpyDtoH_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4534,8 +4534,8 @@ CG_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDe
 {
     __typeof__(cuMemcpyDtoD_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds], NULL, cgl_th_cuMemcpyDtoD_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds], NULL, cgl_th_cuMemcpyDtoD_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4557,8 +4557,8 @@ CG_EXPORT CUresult cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUde
 {
     __typeof__(cuMemcpyDtoA_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyDtoA_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyDtoA_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4580,8 +4580,8 @@ CG_EXPORT CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray,
 {
     __typeof__(cuMemcpyAtoD_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds], NULL, cgl_th_cuMemcpyAtoD_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoD_v2_ptds cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds], NULL, cgl_th_cuMemcpyAtoD_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4603,8 +4603,8 @@ CG_EXPORT CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, cons
 {
     __typeof__(cuMemcpyHtoA_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyHtoA_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyHtoA_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4626,8 +4626,8 @@ CG_EXPORT CUresult cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t 
 {
     __typeof__(cuMemcpyAtoH_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoH_v2_ptds cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds], NULL, cgl_th_cuMemcpyAtoH_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoH_v2_ptds cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds], NULL, cgl_th_cuMemcpyAtoH_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4650,8 +4650,8 @@ CG_EXPORT CUresult cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUar
 {
     __typeof__(cuMemcpyAtoA_v2_ptds) *cgl_fn = (__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyAtoA_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoA_v2_ptds cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds], (const void *)dstArray, cgl_th_cuMemcpyAtoA_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4670,8 +4670,8 @@ CG_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
     __typeof__(cuMemcpy2D_v2_ptds) *cgl_fn = (__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2D_v2_ptds cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2D_v2_ptds], NULL, cgl_th_cuMemcpy2D_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2D_v2_ptds cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2D_v2_ptds], NULL, cgl_th_cuMemcpy2D_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4690,8 +4690,8 @@ CG_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
     __typeof__(cuMemcpy2DUnaligned_v2_ptds) *cgl_fn = (__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds], NULL, cgl_th_cuMemcpy2DUnaligned_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds], NULL, cgl_th_cuMemcpy2DUnaligned_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4710,8 +4710,8 @@ CG_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
 {
     __typeof__(cuMemcpy3D_v2_ptds) *cgl_fn = (__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy3D_v2_ptds cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3D_v2_ptds], NULL, cgl_th_cuMemcpy3D_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3D_v2_ptds cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3D_v2_ptds], NULL, cgl_th_cuMemcpy3D_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4730,8 +4730,8 @@ CG_EXPORT CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     __typeof__(cuMemcpy3DPeer_ptds) *cgl_fn = (__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy3DPeer_ptds cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DPeer_ptds], NULL, cgl_th_cuMemcpy3DPeer_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DPeer_ptds cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DPeer_ptds], NULL, cgl_th_cuMemcpy3DPeer_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4753,8 +4753,8 @@ CG_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t B
 {
     __typeof__(cuMemcpyAsync_ptsz) *cgl_fn = (__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyAsync_ptsz cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAsync_ptsz], NULL, cgl_th_cuMemcpyAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAsync_ptsz cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAsync_ptsz], NULL, cgl_th_cuMemcpyAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4778,8 +4778,8 @@ CG_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstCo
 {
     __typeof__(cuMemcpyPeerAsync_ptsz) *cgl_fn = (__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyPeerAsync_ptsz cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz], NULL, cgl_th_cuMemcpyPeerAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyPeerAsync_ptsz cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz], NULL, cgl_th_cuMemcpyPeerAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4801,8 +4801,8 @@ CG_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *
 {
     __typeof__(cuMemcpyHtoDAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz], NULL, cgl_th_cuMemcpyHtoDAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz], NULL, cgl_th_cuMemcpyHtoDAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4824,8 +4824,8 @@ CG_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevic
 {
     __typeof__(cuMemcpyDtoHAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz], NULL, cgl_th_cuMemcpyDtoHAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz], NULL, cgl_th_cuMemcpyDtoHAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4847,8 +4847,8 @@ CG_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr 
 {
     __typeof__(cuMemcpyDtoDAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz], NULL, cgl_th_cuMemcpyDtoDAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz], NULL, cgl_th_cuMemcpyDtoDAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4871,8 +4871,8 @@ CG_EXPORT CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset,
 {
     __typeof__(cuMemcpyHtoAAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4895,8 +4895,8 @@ CG_EXPORT CUresult cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, si
 {
     __typeof__(cuMemcpyAtoHAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz], NULL, cgl_th_cuMemcpyAtoHAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz], NULL, cgl_th_cuMemcpyAtoHAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4916,8 +4916,8 @@ CG_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream 
 {
     __typeof__(cuMemcpy2DAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy2DAsync_v2_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz], NULL, cgl_th_cuMemcpy2DAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DAsync_v2_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz], NULL, cgl_th_cuMemcpy2DAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4937,8 +4937,8 @@ CG_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream 
 {
     __typeof__(cuMemcpy3DAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy3DAsync_v2_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz], NULL, cgl_th_cuMemcpy3DAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DAsync_v2_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz], NULL, cgl_th_cuMemcpy3DAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4958,8 +4958,8 @@ CG_EXPORT CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUs
 {
     __typeof__(cuMemcpy3DPeerAsync_ptsz) *cgl_fn = (__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy3DPeerAsync_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz], NULL, cgl_th_cuMemcpy3DPeerAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DPeerAsync_ptsz cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz], NULL, cgl_th_cuMemcpy3DPeerAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4985,8 +4985,8 @@ CG_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *sr
 {
     __typeof__(cuMemcpyBatchAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz], NULL, cgl_th_cuMemcpyBatchAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz], NULL, cgl_th_cuMemcpyBatchAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5008,8 +5008,8 @@ CG_EXPORT CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BAT
 {
     __typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOps, opList, flags, hStream);
-    struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz cgl_fr = {.numOps = numOps, .opList = opList, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz], NULL, cgl_th_cuMemcpy3DBatchAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz cgl_fr = {.numOps = numOps, .opList = opList, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz], NULL, cgl_th_cuMemcpy3DBatchAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5030,8 +5030,8 @@ CG_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, s
 {
     __typeof__(cuMemsetD8_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, uc, N);
-    struct cgl_fr_cuMemsetD8_v2_ptds cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD8_v2_ptds], NULL, cgl_th_cuMemsetD8_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD8_v2_ptds cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD8_v2_ptds], NULL, cgl_th_cuMemsetD8_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5052,8 +5052,8 @@ CG_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
 {
     __typeof__(cuMemsetD16_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, us, N);
-    struct cgl_fr_cuMemsetD16_v2_ptds cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD16_v2_ptds], NULL, cgl_th_cuMemsetD16_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD16_v2_ptds cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD16_v2_ptds], NULL, cgl_th_cuMemsetD16_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5074,8 +5074,8 @@ CG_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, s
 {
     __typeof__(cuMemsetD32_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, ui, N);
-    struct cgl_fr_cuMemsetD32_v2_ptds cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD32_v2_ptds], NULL, cgl_th_cuMemsetD32_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD32_v2_ptds cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD32_v2_ptds], NULL, cgl_th_cuMemsetD32_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5098,8 +5098,8 @@ CG_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, 
 {
     __typeof__(cuMemsetD2D8_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, uc, Width, Height);
-    struct cgl_fr_cuMemsetD2D8_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds], NULL, cgl_th_cuMemsetD2D8_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D8_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds], NULL, cgl_th_cuMemsetD2D8_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5122,8 +5122,8 @@ CG_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
 {
     __typeof__(cuMemsetD2D16_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, us, Width, Height);
-    struct cgl_fr_cuMemsetD2D16_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds], NULL, cgl_th_cuMemsetD2D16_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D16_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds], NULL, cgl_th_cuMemsetD2D16_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5146,8 +5146,8 @@ CG_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
 {
     __typeof__(cuMemsetD2D32_v2_ptds) *cgl_fn = (__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, ui, Width, Height);
-    struct cgl_fr_cuMemsetD2D32_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds], NULL, cgl_th_cuMemsetD2D32_v2_ptds, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D32_v2_ptds cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds], NULL, cgl_th_cuMemsetD2D32_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5169,8 +5169,8 @@ CG_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
 {
     __typeof__(cuMemsetD8Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, uc, N, hStream);
-    struct cgl_fr_cuMemsetD8Async_ptsz cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD8Async_ptsz], NULL, cgl_th_cuMemsetD8Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD8Async_ptsz cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD8Async_ptsz], NULL, cgl_th_cuMemsetD8Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5192,8 +5192,8 @@ CG_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short u
 {
     __typeof__(cuMemsetD16Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, us, N, hStream);
-    struct cgl_fr_cuMemsetD16Async_ptsz cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD16Async_ptsz], NULL, cgl_th_cuMemsetD16Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD16Async_ptsz cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD16Async_ptsz], NULL, cgl_th_cuMemsetD16Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5215,8 +5215,8 @@ CG_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
 {
     __typeof__(cuMemsetD32Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, ui, N, hStream);
-    struct cgl_fr_cuMemsetD32Async_ptsz cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD32Async_ptsz], NULL, cgl_th_cuMemsetD32Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD32Async_ptsz cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD32Async_ptsz], NULL, cgl_th_cuMemsetD32Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5240,8 +5240,8 @@ CG_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch
 {
     __typeof__(cuMemsetD2D8Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D8Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz], NULL, cgl_th_cuMemsetD2D8Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D8Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz], NULL, cgl_th_cuMemsetD2D8Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5265,8 +5265,8 @@ CG_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitc
 {
     __typeof__(cuMemsetD2D16Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, us, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D16Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz], NULL, cgl_th_cuMemsetD2D16Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D16Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz], NULL, cgl_th_cuMemsetD2D16Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5290,8 +5290,8 @@ CG_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitc
 {
     __typeof__(cuMemsetD2D32Async_ptsz) *cgl_fn = (__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D32Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz], NULL, cgl_th_cuMemsetD2D32Async_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D32Async_ptsz cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz], NULL, cgl_th_cuMemsetD2D32Async_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5311,8 +5311,8 @@ CG_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
 {
     __typeof__(cuArrayCreate_v2) *cgl_fn = (__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pAllocateArray);
-    struct cgl_fr_cuArrayCreate_v2 cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray};
-    if (cg_call(&cgl_sites[CGL_cuArrayCreate_v2], NULL, cgl_th_cuArrayCreate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayCreate_v2 cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayCreate_v2], NULL, cgl_th_cuArrayCreate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5332,8 +5332,8 @@ CG_EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescript
 {
     __typeof__(cuArrayGetDescriptor_v2) *cgl_fn = (__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArrayDescriptor, hArray);
-    struct cgl_fr_cuArrayGetDescriptor_v2 cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray};
-    if (cg_call(&cgl_sites[CGL_cuArrayGetDescriptor_v2], NULL, cgl_th_cuArrayGetDescriptor_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayGetDescriptor_v2 cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayGetDescriptor_v2], NULL, cgl_th_cuArrayGetDescriptor_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5353,8 +5353,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
 {
     __typeof__(cuArrayGetSparseProperties) *cgl_fn = (__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sparseProperties, array);
-    struct cgl_fr_cuArrayGetSparseProperties cgl_fr = {.sparseProperties = sparseProperties, .array = array};
-    if (cg_call(&cgl_sites[CGL_cuArrayGetSparseProperties], NULL, cgl_th_cuArrayGetSparseProperties, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayGetSparseProperties cgl_fr = {.sparseProperties = sparseProperties, .array = array, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayGetSparseProperties], NULL, cgl_th_cuArrayGetSparseProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5374,8 +5374,8 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE
 {
     __typeof__(cuMipmappedArrayGetSparseProperties) *cgl_fn = (__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sparseProperties, mipmap);
-    struct cgl_fr_cuMipmappedArrayGetSparseProperties cgl_fr = {.sparseProperties = sparseProperties, .mipmap = mipmap};
-    if (cg_call(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties], NULL, cgl_th_cuMipmappedArrayGetSparseProperties, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMipmappedArrayGetSparseProperties cgl_fr = {.sparseProperties = sparseProperties, .mipmap = mipmap, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties], NULL, cgl_th_cuMipmappedArrayGetSparseProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5396,8 +5396,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
 {
     __typeof__(cuArrayGetMemoryRequirements) *cgl_fn = (__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memoryRequirements, array, device);
-    struct cgl_fr_cuArrayGetMemoryRequirements cgl_fr = {.memoryRequirements = memoryRequirements, .array = array, .device = device};
-    if (cg_call(&cgl_sites[CGL_cuArrayGetMemoryRequirements], NULL, cgl_th_cuArrayGetMemoryRequirements, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayGetMemoryRequirements cgl_fr = {.memoryRequirements = memoryRequirements, .array = array, .device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayGetMemoryRequirements], NULL, cgl_th_cuArrayGetMemoryRequirements, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5418,8 +5418,8 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMO
 {
     __typeof__(cuMipmappedArrayGetMemoryRequirements) *cgl_fn = (__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memoryRequirements, mipmap, device);
-    struct cgl_fr_cuMipmappedArrayGetMemoryRequirements cgl_fr = {.memoryRequirements = memoryRequirements, .mipmap = mipmap, .device = device};
-    if (cg_call(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements], NULL, cgl_th_cuMipmappedArrayGetMemoryRequirements, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMipmappedArrayGetMemoryRequirements cgl_fr = {.memoryRequirements = memoryRequirements, .mipmap = mipmap, .device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements], NULL, cgl_th_cuMipmappedArrayGetMemoryRequirements, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5440,8 +5440,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
 {
     __typeof__(cuArrayGetPlane) *cgl_fn = (__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pPlaneArray, hArray, planeIdx);
-    struct cgl_fr_cuArrayGetPlane cgl_fr = {.pPlaneArray = pPlaneArray, .hArray = hArray, .planeIdx = planeIdx};
-    if (cg_call(&cgl_sites[CGL_cuArrayGetPlane], NULL, cgl_th_cuArrayGetPlane, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayGetPlane cgl_fr = {.pPlaneArray = pPlaneArray, .hArray = hArray, .planeIdx = planeIdx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayGetPlane], NULL, cgl_th_cuArrayGetPlane, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5460,8 +5460,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
 {
     __typeof__(cuArrayDestroy) *cgl_fn = (__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hArray);
-    struct cgl_fr_cuArrayDestroy cgl_fr = {.hArray = hArray};
-    if (cg_call(&cgl_sites[CGL_cuArrayDestroy], (const void *)hArray, cgl_th_cuArrayDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayDestroy cgl_fr = {.hArray = hArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayDestroy], (const void *)hArray, cgl_th_cuArrayDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5481,8 +5481,8 @@ CG_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCR
 {
     __typeof__(cuArray3DCreate_v2) *cgl_fn = (__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pAllocateArray);
-    struct cgl_fr_cuArray3DCreate_v2 cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray};
-    if (cg_call(&cgl_sites[CGL_cuArray3DCreate_v2], NULL, cgl_th_cuArray3DCreate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArray3DCreate_v2 cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArray3DCreate_v2], NULL, cgl_th_cuArray3DCreate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5502,8 +5502,8 @@ CG_EXPORT CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDesc
 {
     __typeof__(cuArray3DGetDescriptor_v2) *cgl_fn = (__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArrayDescriptor, hArray);
-    struct cgl_fr_cuArray3DGetDescriptor_v2 cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray};
-    if (cg_call(&cgl_sites[CGL_cuArray3DGetDescriptor_v2], NULL, cgl_th_cuArray3DGetDescriptor_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArray3DGetDescriptor_v2 cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArray3DGetDescriptor_v2], NULL, cgl_th_cuArray3DGetDescriptor_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5524,8 +5524,8 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, con
 {
     __typeof__(cuMipmappedArrayCreate) *cgl_fn = (__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    struct cgl_fr_cuMipmappedArrayCreate cgl_fr = {.pHandle = pHandle, .pMipmappedArrayDesc = pMipmappedArrayDesc, .numMipmapLevels = numMipmapLevels};
-    if (cg_call(&cgl_sites[CGL_cuMipmappedArrayCreate], NULL, cgl_th_cuMipmappedArrayCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMipmappedArrayCreate cgl_fr = {.pHandle = pHandle, .pMipmappedArrayDesc = pMipmappedArrayDesc, .numMipmapLevels = numMipmapLevels, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMipmappedArrayCreate], NULL, cgl_th_cuMipmappedArrayCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5546,8 +5546,8 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipm
 {
     __typeof__(cuMipmappedArrayGetLevel) *cgl_fn = (__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pLevelArray, hMipmappedArray, level);
-    struct cgl_fr_cuMipmappedArrayGetLevel cgl_fr = {.pLevelArray = pLevelArray, .hMipmappedArray = hMipmappedArray, .level = level};
-    if (cg_call(&cgl_sites[CGL_cuMipmappedArrayGetLevel], NULL, cgl_th_cuMipmappedArrayGetLevel, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMipmappedArrayGetLevel cgl_fr = {.pLevelArray = pLevelArray, .hMipmappedArray = hMipmappedArray, .level = level, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMipmappedArrayGetLevel], NULL, cgl_th_cuMipmappedArrayGetLevel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5566,8 +5566,8 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedAr
 {
     __typeof__(cuMipmappedArrayDestroy) *cgl_fn = (__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMipmappedArray);
-    struct cgl_fr_cuMipmappedArrayDestroy cgl_fr = {.hMipmappedArray = hMipmappedArray};
-    if (cg_call(&cgl_sites[CGL_cuMipmappedArrayDestroy], (const void *)hMipmappedArray, cgl_th_cuMipmappedArrayDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMipmappedArrayDestroy cgl_fr = {.hMipmappedArray = hMipmappedArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMipmappedArrayDestroy], (const void *)hMipmappedArray, cgl_th_cuMipmappedArrayDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5590,8 +5590,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdevicep
 {
     __typeof__(cuMemGetHandleForAddressRange) *cgl_fn = (__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, dptr, size, handleType, flags);
-    struct cgl_fr_cuMemGetHandleForAddressRange cgl_fr = {.handle = handle, .dptr = dptr, .size = size, .handleType = handleType, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemGetHandleForAddressRange], NULL, cgl_th_cuMemGetHandleForAddressRange, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetHandleForAddressRange cgl_fr = {.handle = handle, .dptr = dptr, .size = size, .handleType = handleType, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetHandleForAddressRange], NULL, cgl_th_cuMemGetHandleForAddressRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5614,8 +5614,8 @@ CG_EXPORT CUresult cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsA
 {
     __typeof__(cuMemBatchDecompressAsync_ptsz) *cgl_fn = (__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(paramsArray, count, flags, errorIndex, stream);
-    struct cgl_fr_cuMemBatchDecompressAsync_ptsz cgl_fr = {.paramsArray = paramsArray, .count = count, .flags = flags, .errorIndex = errorIndex, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz], NULL, cgl_th_cuMemBatchDecompressAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemBatchDecompressAsync_ptsz cgl_fr = {.paramsArray = paramsArray, .count = count, .flags = flags, .errorIndex = errorIndex, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz], NULL, cgl_th_cuMemBatchDecompressAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5638,8 +5638,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, si
 {
     __typeof__(cuMemAddressReserve) *cgl_fn = (__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, alignment, addr, flags);
-    struct cgl_fr_cuMemAddressReserve cgl_fr = {.ptr = ptr, .size = size, .alignment = alignment, .addr = addr, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemAddressReserve], NULL, cgl_th_cuMemAddressReserve, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAddressReserve cgl_fr = {.ptr = ptr, .size = size, .alignment = alignment, .addr = addr, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAddressReserve], NULL, cgl_th_cuMemAddressReserve, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5659,8 +5659,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     __typeof__(cuMemAddressFree) *cgl_fn = (__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
-    struct cgl_fr_cuMemAddressFree cgl_fr = {.ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuMemAddressFree], NULL, cgl_th_cuMemAddressFree, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAddressFree cgl_fr = {.ptr = ptr, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAddressFree], NULL, cgl_th_cuMemAddressFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5682,8 +5682,8 @@ CG_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, siz
 {
     __typeof__(cuMemCreate) *cgl_fn = (__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, size, prop, flags);
-    struct cgl_fr_cuMemCreate cgl_fr = {.handle = handle, .size = size, .prop = prop, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemCreate], NULL, cgl_th_cuMemCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemCreate cgl_fr = {.handle = handle, .size = size, .prop = prop, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemCreate], NULL, cgl_th_cuMemCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5702,8 +5702,8 @@ CG_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     __typeof__(cuMemRelease) *cgl_fn = (__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle);
-    struct cgl_fr_cuMemRelease cgl_fr = {.handle = handle};
-    if (cg_call(&cgl_sites[CGL_cuMemRelease], NULL, cgl_th_cuMemRelease, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemRelease cgl_fr = {.handle = handle, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemRelease], NULL, cgl_th_cuMemRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5726,8 +5726,8 @@ CG_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 {
     __typeof__(cuMemMap) *cgl_fn = (__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, offset, handle, flags);
-    struct cgl_fr_cuMemMap cgl_fr = {.ptr = ptr, .size = size, .offset = offset, .handle = handle, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemMap], NULL, cgl_th_cuMemMap, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemMap cgl_fr = {.ptr = ptr, .size = size, .offset = offset, .handle = handle, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemMap], NULL, cgl_th_cuMemMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5748,8 +5748,8 @@ CG_EXPORT CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned
 {
     __typeof__(cuMemMapArrayAsync_ptsz) *cgl_fn = (__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mapInfoList, count, hStream);
-    struct cgl_fr_cuMemMapArrayAsync_ptsz cgl_fr = {.mapInfoList = mapInfoList, .count = count, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz], NULL, cgl_th_cuMemMapArrayAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemMapArrayAsync_ptsz cgl_fr = {.mapInfoList = mapInfoList, .count = count, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz], NULL, cgl_th_cuMemMapArrayAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5769,8 +5769,8 @@ CG_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     __typeof__(cuMemUnmap) *cgl_fn = (__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
-    struct cgl_fr_cuMemUnmap cgl_fr = {.ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuMemUnmap], NULL, cgl_th_cuMemUnmap, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemUnmap cgl_fr = {.ptr = ptr, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemUnmap], NULL, cgl_th_cuMemUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5792,8 +5792,8 @@ CG_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CU
 {
     __typeof__(cuMemSetAccess) *cgl_fn = (__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, desc, count);
-    struct cgl_fr_cuMemSetAccess cgl_fr = {.ptr = ptr, .size = size, .desc = desc, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuMemSetAccess], NULL, cgl_th_cuMemSetAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemSetAccess cgl_fr = {.ptr = ptr, .size = size, .desc = desc, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemSetAccess], NULL, cgl_th_cuMemSetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5814,8 +5814,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmem
 {
     __typeof__(cuMemGetAccess) *cgl_fn = (__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags, location, ptr);
-    struct cgl_fr_cuMemGetAccess cgl_fr = {.flags = flags, .location = location, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_cuMemGetAccess], NULL, cgl_th_cuMemGetAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetAccess cgl_fr = {.flags = flags, .location = location, .ptr = ptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetAccess], NULL, cgl_th_cuMemGetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5837,8 +5837,8 @@ CG_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, C
 {
     __typeof__(cuMemExportToShareableHandle) *cgl_fn = (__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(shareableHandle, handle, handleType, flags);
-    struct cgl_fr_cuMemExportToShareableHandle cgl_fr = {.shareableHandle = shareableHandle, .handle = handle, .handleType = handleType, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemExportToShareableHandle], NULL, cgl_th_cuMemExportToShareableHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemExportToShareableHandle cgl_fr = {.shareableHandle = shareableHandle, .handle = handle, .handleType = handleType, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemExportToShareableHandle], NULL, cgl_th_cuMemExportToShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5859,8 +5859,8 @@ CG_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocation
 {
     __typeof__(cuMemImportFromShareableHandle) *cgl_fn = (__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, osHandle, shHandleType);
-    struct cgl_fr_cuMemImportFromShareableHandle cgl_fr = {.handle = handle, .osHandle = osHandle, .shHandleType = shHandleType};
-    if (cg_call(&cgl_sites[CGL_cuMemImportFromShareableHandle], NULL, cgl_th_cuMemImportFromShareableHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemImportFromShareableHandle cgl_fr = {.handle = handle, .osHandle = osHandle, .shHandleType = shHandleType, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemImportFromShareableHandle], NULL, cgl_th_cuMemImportFromShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5881,8 +5881,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, co
 {
     __typeof__(cuMemGetAllocationGranularity) *cgl_fn = (__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(granularity, prop, option);
-    struct cgl_fr_cuMemGetAllocationGranularity cgl_fr = {.granularity = granularity, .prop = prop, .option = option};
-    if (cg_call(&cgl_sites[CGL_cuMemGetAllocationGranularity], NULL, cgl_th_cuMemGetAllocationGranularity, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetAllocationGranularity cgl_fr = {.granularity = granularity, .prop = prop, .option = option, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetAllocationGranularity], NULL, cgl_th_cuMemGetAllocationGranularity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5902,8 +5902,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocatio
 {
     __typeof__(cuMemGetAllocationPropertiesFromHandle) *cgl_fn = (__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prop, handle);
-    struct cgl_fr_cuMemGetAllocationPropertiesFromHandle cgl_fr = {.prop = prop, .handle = handle};
-    if (cg_call(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle], NULL, cgl_th_cuMemGetAllocationPropertiesFromHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetAllocationPropertiesFromHandle cgl_fr = {.prop = prop, .handle = handle, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle], NULL, cgl_th_cuMemGetAllocationPropertiesFromHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5923,8 +5923,8 @@ CG_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHan
 {
     __typeof__(cuMemRetainAllocationHandle) *cgl_fn = (__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, addr);
-    struct cgl_fr_cuMemRetainAllocationHandle cgl_fr = {.handle = handle, .addr = addr};
-    if (cg_call(&cgl_sites[CGL_cuMemRetainAllocationHandle], NULL, cgl_th_cuMemRetainAllocationHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemRetainAllocationHandle cgl_fr = {.handle = handle, .addr = addr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemRetainAllocationHandle], NULL, cgl_th_cuMemRetainAllocationHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5944,8 +5944,8 @@ CG_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
     __typeof__(cuMemFreeAsync_ptsz) *cgl_fn = (__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, hStream);
-    struct cgl_fr_cuMemFreeAsync_ptsz cgl_fr = {.dptr = dptr, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemFreeAsync_ptsz], NULL, cgl_th_cuMemFreeAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemFreeAsync_ptsz cgl_fr = {.dptr = dptr, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemFreeAsync_ptsz], NULL, cgl_th_cuMemFreeAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5966,8 +5966,8 @@ CG_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUst
 {
     __typeof__(cuMemAllocAsync_ptsz) *cgl_fn = (__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize, hStream);
-    struct cgl_fr_cuMemAllocAsync_ptsz cgl_fr = {.dptr = dptr, .bytesize = bytesize, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocAsync_ptsz], NULL, cgl_th_cuMemAllocAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocAsync_ptsz cgl_fr = {.dptr = dptr, .bytesize = bytesize, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocAsync_ptsz], NULL, cgl_th_cuMemAllocAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5987,8 +5987,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToK
 {
     __typeof__(cuMemPoolTrimTo) *cgl_fn = (__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, minBytesToKeep);
-    struct cgl_fr_cuMemPoolTrimTo cgl_fr = {.pool = pool, .minBytesToKeep = minBytesToKeep};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolTrimTo], (const void *)pool, cgl_th_cuMemPoolTrimTo, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolTrimTo cgl_fr = {.pool = pool, .minBytesToKeep = minBytesToKeep, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolTrimTo], (const void *)pool, cgl_th_cuMemPoolTrimTo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6009,8 +6009,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_at
 {
     __typeof__(cuMemPoolSetAttribute) *cgl_fn = (__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, attr, value);
-    struct cgl_fr_cuMemPoolSetAttribute cgl_fr = {.pool = pool, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolSetAttribute], (const void *)pool, cgl_th_cuMemPoolSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolSetAttribute cgl_fr = {.pool = pool, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolSetAttribute], (const void *)pool, cgl_th_cuMemPoolSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6031,8 +6031,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_at
 {
     __typeof__(cuMemPoolGetAttribute) *cgl_fn = (__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, attr, value);
-    struct cgl_fr_cuMemPoolGetAttribute cgl_fr = {.pool = pool, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolGetAttribute], (const void *)pool, cgl_th_cuMemPoolGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolGetAttribute cgl_fr = {.pool = pool, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolGetAttribute], (const void *)pool, cgl_th_cuMemPoolGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6053,8 +6053,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAcce
 {
     __typeof__(cuMemPoolSetAccess) *cgl_fn = (__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, map, count);
-    struct cgl_fr_cuMemPoolSetAccess cgl_fr = {.pool = pool, .map = map, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolSetAccess], (const void *)pool, cgl_th_cuMemPoolSetAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolSetAccess cgl_fr = {.pool = pool, .map = map, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolSetAccess], (const void *)pool, cgl_th_cuMemPoolSetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6075,8 +6075,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemory
 {
     __typeof__(cuMemPoolGetAccess) *cgl_fn = (__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags, memPool, location);
-    struct cgl_fr_cuMemPoolGetAccess cgl_fr = {.flags = flags, .memPool = memPool, .location = location};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolGetAccess], NULL, cgl_th_cuMemPoolGetAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolGetAccess cgl_fr = {.flags = flags, .memPool = memPool, .location = location, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolGetAccess], NULL, cgl_th_cuMemPoolGetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6096,8 +6096,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolPr
 {
     __typeof__(cuMemPoolCreate) *cgl_fn = (__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, poolProps);
-    struct cgl_fr_cuMemPoolCreate cgl_fr = {.pool = pool, .poolProps = poolProps};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolCreate], NULL, cgl_th_cuMemPoolCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolCreate cgl_fr = {.pool = pool, .poolProps = poolProps, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolCreate], NULL, cgl_th_cuMemPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6116,8 +6116,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
     __typeof__(cuMemPoolDestroy) *cgl_fn = (__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool);
-    struct cgl_fr_cuMemPoolDestroy cgl_fr = {.pool = pool};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolDestroy], (const void *)pool, cgl_th_cuMemPoolDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolDestroy cgl_fr = {.pool = pool, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolDestroy], (const void *)pool, cgl_th_cuMemPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6138,8 +6138,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemL
 {
     __typeof__(cuMemGetDefaultMemPool) *cgl_fn = (__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool_out, location, type);
-    struct cgl_fr_cuMemGetDefaultMemPool cgl_fr = {.pool_out = pool_out, .location = location, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuMemGetDefaultMemPool], NULL, cgl_th_cuMemGetDefaultMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetDefaultMemPool cgl_fr = {.pool_out = pool_out, .location = location, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetDefaultMemPool], NULL, cgl_th_cuMemGetDefaultMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6160,8 +6160,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *lo
 {
     __typeof__(cuMemGetMemPool) *cgl_fn = (__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool, location, type);
-    struct cgl_fr_cuMemGetMemPool cgl_fr = {.pool = pool, .location = location, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuMemGetMemPool], NULL, cgl_th_cuMemGetMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetMemPool cgl_fr = {.pool = pool, .location = location, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetMemPool], NULL, cgl_th_cuMemGetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6182,8 +6182,8 @@ CG_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocat
 {
     __typeof__(cuMemSetMemPool) *cgl_fn = (__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(location, type, pool);
-    struct cgl_fr_cuMemSetMemPool cgl_fr = {.location = location, .type = type, .pool = pool};
-    if (cg_call(&cgl_sites[CGL_cuMemSetMemPool], NULL, cgl_th_cuMemSetMemPool, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemSetMemPool cgl_fr = {.location = location, .type = type, .pool = pool, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemSetMemPool], NULL, cgl_th_cuMemSetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6205,8 +6205,8 @@ CG_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesi
 {
     __typeof__(cuMemAllocFromPoolAsync_ptsz) *cgl_fn = (__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize, pool, hStream);
-    struct cgl_fr_cuMemAllocFromPoolAsync_ptsz cgl_fr = {.dptr = dptr, .bytesize = bytesize, .pool = pool, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz], NULL, cgl_th_cuMemAllocFromPoolAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocFromPoolAsync_ptsz cgl_fr = {.dptr = dptr, .bytesize = bytesize, .pool = pool, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz], NULL, cgl_th_cuMemAllocFromPoolAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6228,8 +6228,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CU
 {
     __typeof__(cuMemPoolExportToShareableHandle) *cgl_fn = (__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle_out, pool, handleType, flags);
-    struct cgl_fr_cuMemPoolExportToShareableHandle cgl_fr = {.handle_out = handle_out, .pool = pool, .handleType = handleType, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolExportToShareableHandle], NULL, cgl_th_cuMemPoolExportToShareableHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolExportToShareableHandle cgl_fr = {.handle_out = handle_out, .pool = pool, .handleType = handleType, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolExportToShareableHandle], NULL, cgl_th_cuMemPoolExportToShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6251,8 +6251,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool
 {
     __typeof__(cuMemPoolImportFromShareableHandle) *cgl_fn = (__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pool_out, handle, handleType, flags);
-    struct cgl_fr_cuMemPoolImportFromShareableHandle cgl_fr = {.pool_out = pool_out, .handle = handle, .handleType = handleType, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle], NULL, cgl_th_cuMemPoolImportFromShareableHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolImportFromShareableHandle cgl_fr = {.pool_out = pool_out, .handle = handle, .handleType = handleType, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle], NULL, cgl_th_cuMemPoolImportFromShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6272,8 +6272,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareD
 {
     __typeof__(cuMemPoolExportPointer) *cgl_fn = (__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(shareData_out, ptr);
-    struct cgl_fr_cuMemPoolExportPointer cgl_fr = {.shareData_out = shareData_out, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolExportPointer], NULL, cgl_th_cuMemPoolExportPointer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolExportPointer cgl_fr = {.shareData_out = shareData_out, .ptr = ptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolExportPointer], NULL, cgl_th_cuMemPoolExportPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6294,8 +6294,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemory
 {
     __typeof__(cuMemPoolImportPointer) *cgl_fn = (__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr_out, pool, shareData);
-    struct cgl_fr_cuMemPoolImportPointer cgl_fr = {.ptr_out = ptr_out, .pool = pool, .shareData = shareData};
-    if (cg_call(&cgl_sites[CGL_cuMemPoolImportPointer], NULL, cgl_th_cuMemPoolImportPointer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPoolImportPointer cgl_fr = {.ptr_out = ptr_out, .pool = pool, .shareData = shareData, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPoolImportPointer], NULL, cgl_th_cuMemPoolImportPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6315,8 +6315,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHan
 {
     __typeof__(cuMulticastCreate) *cgl_fn = (__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mcHandle, prop);
-    struct cgl_fr_cuMulticastCreate cgl_fr = {.mcHandle = mcHandle, .prop = prop};
-    if (cg_call(&cgl_sites[CGL_cuMulticastCreate], NULL, cgl_th_cuMulticastCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastCreate cgl_fr = {.mcHandle = mcHandle, .prop = prop, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastCreate], NULL, cgl_th_cuMulticastCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6336,8 +6336,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcH
 {
     __typeof__(cuMulticastAddDevice) *cgl_fn = (__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mcHandle, dev);
-    struct cgl_fr_cuMulticastAddDevice cgl_fr = {.mcHandle = mcHandle, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuMulticastAddDevice], NULL, cgl_th_cuMulticastAddDevice, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastAddDevice cgl_fr = {.mcHandle = mcHandle, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastAddDevice], NULL, cgl_th_cuMulticastAddDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6361,8 +6361,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHan
 {
     __typeof__(cuMulticastBindMem) *cgl_fn = (__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    struct cgl_fr_cuMulticastBindMem cgl_fr = {.mcHandle = mcHandle, .mcOffset = mcOffset, .memHandle = memHandle, .memOffset = memOffset, .size = size, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMulticastBindMem], NULL, cgl_th_cuMulticastBindMem, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastBindMem cgl_fr = {.mcHandle = mcHandle, .mcOffset = mcOffset, .memHandle = memHandle, .memOffset = memOffset, .size = size, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastBindMem], NULL, cgl_th_cuMulticastBindMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6385,8 +6385,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHa
 {
     __typeof__(cuMulticastBindAddr) *cgl_fn = (__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mcHandle, mcOffset, memptr, size, flags);
-    struct cgl_fr_cuMulticastBindAddr cgl_fr = {.mcHandle = mcHandle, .mcOffset = mcOffset, .memptr = memptr, .size = size, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuMulticastBindAddr], NULL, cgl_th_cuMulticastBindAddr, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastBindAddr cgl_fr = {.mcHandle = mcHandle, .mcOffset = mcOffset, .memptr = memptr, .size = size, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastBindAddr], NULL, cgl_th_cuMulticastBindAddr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6408,8 +6408,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHand
 {
     __typeof__(cuMulticastUnbind) *cgl_fn = (__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mcHandle, dev, mcOffset, size);
-    struct cgl_fr_cuMulticastUnbind cgl_fr = {.mcHandle = mcHandle, .dev = dev, .mcOffset = mcOffset, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuMulticastUnbind], NULL, cgl_th_cuMulticastUnbind, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastUnbind cgl_fr = {.mcHandle = mcHandle, .dev = dev, .mcOffset = mcOffset, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastUnbind], NULL, cgl_th_cuMulticastUnbind, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6430,8 +6430,8 @@ CG_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const 
 {
     __typeof__(cuMulticastGetGranularity) *cgl_fn = (__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(granularity, prop, option);
-    struct cgl_fr_cuMulticastGetGranularity cgl_fr = {.granularity = granularity, .prop = prop, .option = option};
-    if (cg_call(&cgl_sites[CGL_cuMulticastGetGranularity], NULL, cgl_th_cuMulticastGetGranularity, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMulticastGetGranularity cgl_fr = {.granularity = granularity, .prop = prop, .option = option, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMulticastGetGranularity], NULL, cgl_th_cuMulticastGetGranularity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6452,8 +6452,8 @@ CG_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute
 {
     __typeof__(cuPointerGetAttribute) *cgl_fn = (__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, attribute, ptr);
-    struct cgl_fr_cuPointerGetAttribute cgl_fr = {.data = data, .attribute = attribute, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_cuPointerGetAttribute], NULL, cgl_th_cuPointerGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuPointerGetAttribute cgl_fr = {.data = data, .attribute = attribute, .ptr = ptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuPointerGetAttribute], NULL, cgl_th_cuPointerGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6476,8 +6476,8 @@ CG_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, 
 {
     __typeof__(cuMemPrefetchAsync_v2_ptsz) *cgl_fn = (__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, location, flags, hStream);
-    struct cgl_fr_cuMemPrefetchAsync_v2_ptsz cgl_fr = {.devPtr = devPtr, .count = count, .location = location, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz], NULL, cgl_th_cuMemPrefetchAsync_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchAsync_v2_ptsz cgl_fr = {.devPtr = devPtr, .count = count, .location = location, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz], NULL, cgl_th_cuMemPrefetchAsync_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6499,8 +6499,8 @@ CG_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise
 {
     __typeof__(cuMemAdvise_v2) *cgl_fn = (__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, advice, location);
-    struct cgl_fr_cuMemAdvise_v2 cgl_fr = {.devPtr = devPtr, .count = count, .advice = advice, .location = location};
-    if (cg_call(&cgl_sites[CGL_cuMemAdvise_v2], NULL, cgl_th_cuMemAdvise_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAdvise_v2 cgl_fr = {.devPtr = devPtr, .count = count, .advice = advice, .location = location, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAdvise_v2], NULL, cgl_th_cuMemAdvise_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6526,8 +6526,8 @@ CG_EXPORT CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *size
 {
     __typeof__(cuMemPrefetchBatchAsync_ptsz) *cgl_fn = (__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    struct cgl_fr_cuMemPrefetchBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz], NULL, cgl_th_cuMemPrefetchBatchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz], NULL, cgl_th_cuMemPrefetchBatchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6550,8 +6550,8 @@ CG_EXPORT CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes
 {
     __typeof__(cuMemDiscardBatchAsync_ptsz) *cgl_fn = (__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, flags, hStream);
-    struct cgl_fr_cuMemDiscardBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz], NULL, cgl_th_cuMemDiscardBatchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemDiscardBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz], NULL, cgl_th_cuMemDiscardBatchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6577,8 +6577,8 @@ CG_EXPORT CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, si
 {
     __typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *cgl_fn = (__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz], NULL, cgl_th_cuMemDiscardAndPrefetchBatchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz], NULL, cgl_th_cuMemDiscardAndPrefetchBatchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6601,8 +6601,8 @@ CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, C
 {
     __typeof__(cuMemRangeGetAttribute) *cgl_fn = (__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, dataSize, attribute, devPtr, count);
-    struct cgl_fr_cuMemRangeGetAttribute cgl_fr = {.data = data, .dataSize = dataSize, .attribute = attribute, .devPtr = devPtr, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuMemRangeGetAttribute], NULL, cgl_th_cuMemRangeGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemRangeGetAttribute cgl_fr = {.data = data, .dataSize = dataSize, .attribute = attribute, .devPtr = devPtr, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemRangeGetAttribute], NULL, cgl_th_cuMemRangeGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6626,8 +6626,8 @@ CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSize
 {
     __typeof__(cuMemRangeGetAttributes) *cgl_fn = (__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
-    struct cgl_fr_cuMemRangeGetAttributes cgl_fr = {.data = data, .dataSizes = dataSizes, .attributes = attributes, .numAttributes = numAttributes, .devPtr = devPtr, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuMemRangeGetAttributes], NULL, cgl_th_cuMemRangeGetAttributes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemRangeGetAttributes cgl_fr = {.data = data, .dataSizes = dataSizes, .attributes = attributes, .numAttributes = numAttributes, .devPtr = devPtr, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemRangeGetAttributes], NULL, cgl_th_cuMemRangeGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6648,8 +6648,8 @@ CG_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_at
 {
     __typeof__(cuPointerSetAttribute) *cgl_fn = (__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value, attribute, ptr);
-    struct cgl_fr_cuPointerSetAttribute cgl_fr = {.value = value, .attribute = attribute, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_cuPointerSetAttribute], NULL, cgl_th_cuPointerSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuPointerSetAttribute cgl_fr = {.value = value, .attribute = attribute, .ptr = ptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuPointerSetAttribute], NULL, cgl_th_cuPointerSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6671,8 +6671,8 @@ CG_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CU
 {
     __typeof__(cuPointerGetAttributes) *cgl_fn = (__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numAttributes, attributes, data, ptr);
-    struct cgl_fr_cuPointerGetAttributes cgl_fr = {.numAttributes = numAttributes, .attributes = attributes, .data = data, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_cuPointerGetAttributes], NULL, cgl_th_cuPointerGetAttributes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuPointerGetAttributes cgl_fr = {.numAttributes = numAttributes, .attributes = attributes, .data = data, .ptr = ptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuPointerGetAttributes], NULL, cgl_th_cuPointerGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6692,8 +6692,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags
 {
     __typeof__(cuStreamCreate) *cgl_fn = (__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phStream, Flags);
-    struct cgl_fr_cuStreamCreate cgl_fr = {.phStream = phStream, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamCreate], NULL, cgl_th_cuStreamCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamCreate cgl_fr = {.phStream = phStream, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamCreate], NULL, cgl_th_cuStreamCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6714,8 +6714,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsign
 {
     __typeof__(cuStreamCreateWithPriority) *cgl_fn = (__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phStream, flags, priority);
-    struct cgl_fr_cuStreamCreateWithPriority cgl_fr = {.phStream = phStream, .flags = flags, .priority = priority};
-    if (cg_call(&cgl_sites[CGL_cuStreamCreateWithPriority], NULL, cgl_th_cuStreamCreateWithPriority, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamCreateWithPriority cgl_fr = {.phStream = phStream, .flags = flags, .priority = priority, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamCreateWithPriority], NULL, cgl_th_cuStreamCreateWithPriority, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6735,8 +6735,8 @@ CG_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
     __typeof__(cuStreamGetPriority_ptsz) *cgl_fn = (__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, priority);
-    struct cgl_fr_cuStreamGetPriority_ptsz cgl_fr = {.hStream = hStream, .priority = priority};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetPriority_ptsz], (const void *)hStream, cgl_th_cuStreamGetPriority_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetPriority_ptsz cgl_fr = {.hStream = hStream, .priority = priority, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetPriority_ptsz], (const void *)hStream, cgl_th_cuStreamGetPriority_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6756,8 +6756,8 @@ CG_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
     __typeof__(cuStreamGetDevice_ptsz) *cgl_fn = (__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, device);
-    struct cgl_fr_cuStreamGetDevice_ptsz cgl_fr = {.hStream = hStream, .device = device};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetDevice_ptsz], (const void *)hStream, cgl_th_cuStreamGetDevice_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetDevice_ptsz cgl_fr = {.hStream = hStream, .device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetDevice_ptsz], (const void *)hStream, cgl_th_cuStreamGetDevice_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6777,8 +6777,8 @@ CG_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
     __typeof__(cuStreamGetFlags_ptsz) *cgl_fn = (__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, flags);
-    struct cgl_fr_cuStreamGetFlags_ptsz cgl_fr = {.hStream = hStream, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetFlags_ptsz], (const void *)hStream, cgl_th_cuStreamGetFlags_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetFlags_ptsz cgl_fr = {.hStream = hStream, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetFlags_ptsz], (const void *)hStream, cgl_th_cuStreamGetFlags_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6798,8 +6798,8 @@ CG_EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *stre
 {
     __typeof__(cuStreamGetId_ptsz) *cgl_fn = (__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, streamId);
-    struct cgl_fr_cuStreamGetId_ptsz cgl_fr = {.hStream = hStream, .streamId = streamId};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetId_ptsz], (const void *)hStream, cgl_th_cuStreamGetId_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetId_ptsz cgl_fr = {.hStream = hStream, .streamId = streamId, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetId_ptsz], (const void *)hStream, cgl_th_cuStreamGetId_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6819,8 +6819,8 @@ CG_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
     __typeof__(cuStreamGetCtx_ptsz) *cgl_fn = (__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, pctx);
-    struct cgl_fr_cuStreamGetCtx_ptsz cgl_fr = {.hStream = hStream, .pctx = pctx};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCtx_ptsz], (const void *)hStream, cgl_th_cuStreamGetCtx_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCtx_ptsz cgl_fr = {.hStream = hStream, .pctx = pctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCtx_ptsz], (const void *)hStream, cgl_th_cuStreamGetCtx_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6841,8 +6841,8 @@ CG_EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUg
 {
     __typeof__(cuStreamGetCtx_v2_ptsz) *cgl_fn = (__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, pCtx, pGreenCtx);
-    struct cgl_fr_cuStreamGetCtx_v2_ptsz cgl_fr = {.hStream = hStream, .pCtx = pCtx, .pGreenCtx = pGreenCtx};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz], (const void *)hStream, cgl_th_cuStreamGetCtx_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCtx_v2_ptsz cgl_fr = {.hStream = hStream, .pCtx = pCtx, .pGreenCtx = pGreenCtx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz], (const void *)hStream, cgl_th_cuStreamGetCtx_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6863,8 +6863,8 @@ CG_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsi
 {
     __typeof__(cuStreamWaitEvent_ptsz) *cgl_fn = (__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, hEvent, Flags);
-    struct cgl_fr_cuStreamWaitEvent_ptsz cgl_fr = {.hStream = hStream, .hEvent = hEvent, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitEvent_ptsz], (const void *)hStream, cgl_th_cuStreamWaitEvent_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitEvent_ptsz cgl_fr = {.hStream = hStream, .hEvent = hEvent, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitEvent_ptsz], (const void *)hStream, cgl_th_cuStreamWaitEvent_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6886,8 +6886,8 @@ CG_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback c
 {
     __typeof__(cuStreamAddCallback_ptsz) *cgl_fn = (__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, callback, userData, flags);
-    struct cgl_fr_cuStreamAddCallback_ptsz cgl_fr = {.hStream = hStream, .callback = callback, .userData = userData, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamAddCallback_ptsz], (const void *)hStream, cgl_th_cuStreamAddCallback_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamAddCallback_ptsz cgl_fr = {.hStream = hStream, .callback = callback, .userData = userData, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamAddCallback_ptsz], (const void *)hStream, cgl_th_cuStreamAddCallback_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6907,8 +6907,8 @@ CG_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptur
 {
     __typeof__(cuStreamBeginCapture_v2_ptsz) *cgl_fn = (__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, mode);
-    struct cgl_fr_cuStreamBeginCapture_v2_ptsz cgl_fr = {.hStream = hStream, .mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCapture_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCapture_v2_ptsz cgl_fr = {.hStream = hStream, .mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCapture_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6932,8 +6932,8 @@ CG_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hG
 {
     __typeof__(cuStreamBeginCaptureToGraph_ptsz) *cgl_fn = (__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz cgl_fr = {.hStream = hStream, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCaptureToGraph_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz cgl_fr = {.hStream = hStream, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCaptureToGraph_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6952,8 +6952,8 @@ CG_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode
 {
     __typeof__(cuThreadExchangeStreamCaptureMode) *cgl_fn = (__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mode);
-    struct cgl_fr_cuThreadExchangeStreamCaptureMode cgl_fr = {.mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode], NULL, cgl_th_cuThreadExchangeStreamCaptureMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuThreadExchangeStreamCaptureMode cgl_fr = {.mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode], NULL, cgl_th_cuThreadExchangeStreamCaptureMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6973,8 +6973,8 @@ CG_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
     __typeof__(cuStreamEndCapture_ptsz) *cgl_fn = (__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, phGraph);
-    struct cgl_fr_cuStreamEndCapture_ptsz cgl_fr = {.hStream = hStream, .phGraph = phGraph};
-    if (cg_call(&cgl_sites[CGL_cuStreamEndCapture_ptsz], (const void *)hStream, cgl_th_cuStreamEndCapture_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamEndCapture_ptsz cgl_fr = {.hStream = hStream, .phGraph = phGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamEndCapture_ptsz], (const void *)hStream, cgl_th_cuStreamEndCapture_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6994,8 +6994,8 @@ CG_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureSta
 {
     __typeof__(cuStreamIsCapturing_ptsz) *cgl_fn = (__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus);
-    struct cgl_fr_cuStreamIsCapturing_ptsz cgl_fr = {.hStream = hStream, .captureStatus = captureStatus};
-    if (cg_call(&cgl_sites[CGL_cuStreamIsCapturing_ptsz], (const void *)hStream, cgl_th_cuStreamIsCapturing_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamIsCapturing_ptsz cgl_fr = {.hStream = hStream, .captureStatus = captureStatus, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamIsCapturing_ptsz], (const void *)hStream, cgl_th_cuStreamIsCapturing_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7020,8 +7020,8 @@ CG_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCapt
 {
     __typeof__(cuStreamGetCaptureInfo_v3_ptsz) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .edgeData_out = edgeData_out, .numDependencies_out = numDependencies_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v3_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .edgeData_out = edgeData_out, .numDependencies_out = numDependencies_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v3_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7044,8 +7044,8 @@ CG_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, C
 {
     __typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *cgl_fn = (__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dependencies, dependencyData, numDependencies, flags);
-    struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz cgl_fr = {.hStream = hStream, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz cgl_fr = {.hStream = hStream, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7067,8 +7067,8 @@ CG_EXPORT CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dpt
 {
     __typeof__(cuStreamAttachMemAsync_ptsz) *cgl_fn = (__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dptr, length, flags);
-    struct cgl_fr_cuStreamAttachMemAsync_ptsz cgl_fr = {.hStream = hStream, .dptr = dptr, .length = length, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz], (const void *)hStream, cgl_th_cuStreamAttachMemAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamAttachMemAsync_ptsz cgl_fr = {.hStream = hStream, .dptr = dptr, .length = length, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz], (const void *)hStream, cgl_th_cuStreamAttachMemAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7087,8 +7087,8 @@ CG_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
 {
     __typeof__(cuStreamQuery_ptsz) *cgl_fn = (__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamQuery_ptsz cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamQuery_ptsz], (const void *)hStream, cgl_th_cuStreamQuery_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamQuery_ptsz cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamQuery_ptsz], (const void *)hStream, cgl_th_cuStreamQuery_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7107,8 +7107,8 @@ CG_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
     __typeof__(cuStreamSynchronize_ptsz) *cgl_fn = (__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamSynchronize_ptsz cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamSynchronize_ptsz], (const void *)hStream, cgl_th_cuStreamSynchronize_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamSynchronize_ptsz cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamSynchronize_ptsz], (const void *)hStream, cgl_th_cuStreamSynchronize_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7127,8 +7127,8 @@ CG_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
 {
     __typeof__(cuStreamDestroy_v2) *cgl_fn = (__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamDestroy_v2 cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamDestroy_v2], (const void *)hStream, cgl_th_cuStreamDestroy_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamDestroy_v2 cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamDestroy_v2], (const void *)hStream, cgl_th_cuStreamDestroy_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7148,8 +7148,8 @@ CG_EXPORT CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
 {
     __typeof__(cuStreamCopyAttributes_ptsz) *cgl_fn = (__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src);
-    struct cgl_fr_cuStreamCopyAttributes_ptsz cgl_fr = {.dst = dst, .src = src};
-    if (cg_call(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz], (const void *)dst, cgl_th_cuStreamCopyAttributes_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamCopyAttributes_ptsz cgl_fr = {.dst = dst, .src = src, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz], (const void *)dst, cgl_th_cuStreamCopyAttributes_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7170,8 +7170,8 @@ CG_EXPORT CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID at
 {
     __typeof__(cuStreamGetAttribute_ptsz) *cgl_fn = (__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, attr, value_out);
-    struct cgl_fr_cuStreamGetAttribute_ptsz cgl_fr = {.hStream = hStream, .attr = attr, .value_out = value_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetAttribute_ptsz], (const void *)hStream, cgl_th_cuStreamGetAttribute_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetAttribute_ptsz cgl_fr = {.hStream = hStream, .attr = attr, .value_out = value_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetAttribute_ptsz], (const void *)hStream, cgl_th_cuStreamGetAttribute_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7192,8 +7192,8 @@ CG_EXPORT CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID at
 {
     __typeof__(cuStreamSetAttribute_ptsz) *cgl_fn = (__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, attr, value);
-    struct cgl_fr_cuStreamSetAttribute_ptsz cgl_fr = {.hStream = hStream, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuStreamSetAttribute_ptsz], (const void *)hStream, cgl_th_cuStreamSetAttribute_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamSetAttribute_ptsz cgl_fr = {.hStream = hStream, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamSetAttribute_ptsz], (const void *)hStream, cgl_th_cuStreamSetAttribute_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7213,8 +7213,8 @@ CG_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
     __typeof__(cuEventCreate) *cgl_fn = (__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phEvent, Flags);
-    struct cgl_fr_cuEventCreate cgl_fr = {.phEvent = phEvent, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuEventCreate], NULL, cgl_th_cuEventCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventCreate cgl_fr = {.phEvent = phEvent, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventCreate], NULL, cgl_th_cuEventCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7234,8 +7234,8 @@ CG_EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
     __typeof__(cuEventRecord_ptsz) *cgl_fn = (__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hStream);
-    struct cgl_fr_cuEventRecord_ptsz cgl_fr = {.hEvent = hEvent, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuEventRecord_ptsz], (const void *)hEvent, cgl_th_cuEventRecord_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventRecord_ptsz cgl_fr = {.hEvent = hEvent, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventRecord_ptsz], (const void *)hEvent, cgl_th_cuEventRecord_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7256,8 +7256,8 @@ CG_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
 {
     __typeof__(cuEventRecordWithFlags_ptsz) *cgl_fn = (__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hStream, flags);
-    struct cgl_fr_cuEventRecordWithFlags_ptsz cgl_fr = {.hEvent = hEvent, .hStream = hStream, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz], (const void *)hEvent, cgl_th_cuEventRecordWithFlags_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventRecordWithFlags_ptsz cgl_fr = {.hEvent = hEvent, .hStream = hStream, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz], (const void *)hEvent, cgl_th_cuEventRecordWithFlags_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7276,8 +7276,8 @@ CG_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
     __typeof__(cuEventQuery) *cgl_fn = (__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_cuEventQuery cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuEventQuery], (const void *)hEvent, cgl_th_cuEventQuery, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventQuery cgl_fr = {.hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventQuery], (const void *)hEvent, cgl_th_cuEventQuery, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7296,8 +7296,8 @@ CG_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
     __typeof__(cuEventSynchronize) *cgl_fn = (__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_cuEventSynchronize cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuEventSynchronize], (const void *)hEvent, cgl_th_cuEventSynchronize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventSynchronize cgl_fr = {.hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventSynchronize], (const void *)hEvent, cgl_th_cuEventSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7316,8 +7316,8 @@ CG_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
 {
     __typeof__(cuEventDestroy_v2) *cgl_fn = (__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_cuEventDestroy_v2 cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuEventDestroy_v2], (const void *)hEvent, cgl_th_cuEventDestroy_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventDestroy_v2 cgl_fr = {.hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventDestroy_v2], (const void *)hEvent, cgl_th_cuEventDestroy_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7338,8 +7338,8 @@ CG_EXPORT CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, C
 {
     __typeof__(cuEventElapsedTime_v2) *cgl_fn = (__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pMilliseconds, hStart, hEnd);
-    struct cgl_fr_cuEventElapsedTime_v2 cgl_fr = {.pMilliseconds = pMilliseconds, .hStart = hStart, .hEnd = hEnd};
-    if (cg_call(&cgl_sites[CGL_cuEventElapsedTime_v2], NULL, cgl_th_cuEventElapsedTime_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventElapsedTime_v2 cgl_fr = {.pMilliseconds = pMilliseconds, .hStart = hStart, .hEnd = hEnd, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventElapsedTime_v2], NULL, cgl_th_cuEventElapsedTime_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7359,8 +7359,8 @@ CG_EXPORT CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, 
 {
     __typeof__(cuImportExternalMemory) *cgl_fn = (__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extMem_out, memHandleDesc);
-    struct cgl_fr_cuImportExternalMemory cgl_fr = {.extMem_out = extMem_out, .memHandleDesc = memHandleDesc};
-    if (cg_call(&cgl_sites[CGL_cuImportExternalMemory], NULL, cgl_th_cuImportExternalMemory, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuImportExternalMemory cgl_fr = {.extMem_out = extMem_out, .memHandleDesc = memHandleDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuImportExternalMemory], NULL, cgl_th_cuImportExternalMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7381,8 +7381,8 @@ CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, 
 {
     __typeof__(cuExternalMemoryGetMappedBuffer) *cgl_fn = (__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, extMem, bufferDesc);
-    struct cgl_fr_cuExternalMemoryGetMappedBuffer cgl_fr = {.devPtr = devPtr, .extMem = extMem, .bufferDesc = bufferDesc};
-    if (cg_call(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer], NULL, cgl_th_cuExternalMemoryGetMappedBuffer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuExternalMemoryGetMappedBuffer cgl_fr = {.devPtr = devPtr, .extMem = extMem, .bufferDesc = bufferDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer], NULL, cgl_th_cuExternalMemoryGetMappedBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7403,8 +7403,8 @@ CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedAr
 {
     __typeof__(cuExternalMemoryGetMappedMipmappedArray) *cgl_fn = (__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mipmap, extMem, mipmapDesc);
-    struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray cgl_fr = {.mipmap = mipmap, .extMem = extMem, .mipmapDesc = mipmapDesc};
-    if (cg_call(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray], NULL, cgl_th_cuExternalMemoryGetMappedMipmappedArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray cgl_fr = {.mipmap = mipmap, .extMem = extMem, .mipmapDesc = mipmapDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray], NULL, cgl_th_cuExternalMemoryGetMappedMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7423,8 +7423,8 @@ CG_EXPORT CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)
 {
     __typeof__(cuDestroyExternalMemory) *cgl_fn = (__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extMem);
-    struct cgl_fr_cuDestroyExternalMemory cgl_fr = {.extMem = extMem};
-    if (cg_call(&cgl_sites[CGL_cuDestroyExternalMemory], (const void *)extMem, cgl_th_cuDestroyExternalMemory, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDestroyExternalMemory cgl_fr = {.extMem = extMem, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDestroyExternalMemory], (const void *)extMem, cgl_th_cuDestroyExternalMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7444,8 +7444,8 @@ CG_EXPORT CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem
 {
     __typeof__(cuImportExternalSemaphore) *cgl_fn = (__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSem_out, semHandleDesc);
-    struct cgl_fr_cuImportExternalSemaphore cgl_fr = {.extSem_out = extSem_out, .semHandleDesc = semHandleDesc};
-    if (cg_call(&cgl_sites[CGL_cuImportExternalSemaphore], NULL, cgl_th_cuImportExternalSemaphore, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuImportExternalSemaphore cgl_fr = {.extSem_out = extSem_out, .semHandleDesc = semHandleDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuImportExternalSemaphore], NULL, cgl_th_cuImportExternalSemaphore, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7467,8 +7467,8 @@ CG_EXPORT CUresult cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphor
 {
     __typeof__(cuSignalExternalSemaphoresAsync_ptsz) *cgl_fn = (__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
-    struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz], NULL, cgl_th_cuSignalExternalSemaphoresAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz], NULL, cgl_th_cuSignalExternalSemaphoresAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7490,8 +7490,8 @@ CG_EXPORT CUresult cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore 
 {
     __typeof__(cuWaitExternalSemaphoresAsync_ptsz) *cgl_fn = (__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
-    struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz], NULL, cgl_th_cuWaitExternalSemaphoresAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz], NULL, cgl_th_cuWaitExternalSemaphoresAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7510,8 +7510,8 @@ CG_EXPORT CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem
 {
     __typeof__(cuDestroyExternalSemaphore) *cgl_fn = (__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSem);
-    struct cgl_fr_cuDestroyExternalSemaphore cgl_fr = {.extSem = extSem};
-    if (cg_call(&cgl_sites[CGL_cuDestroyExternalSemaphore], (const void *)extSem, cgl_th_cuDestroyExternalSemaphore, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDestroyExternalSemaphore cgl_fr = {.extSem = extSem, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDestroyExternalSemaphore], (const void *)extSem, cgl_th_cuDestroyExternalSemaphore, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7533,8 +7533,8 @@ CG_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr
 {
     __typeof__(cuStreamWaitValue32_v2_ptsz) *cgl_fn = (__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue32_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue32_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue32_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue32_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7556,8 +7556,8 @@ CG_EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr
 {
     __typeof__(cuStreamWaitValue64_v2_ptsz) *cgl_fn = (__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue64_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue64_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue64_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue64_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7579,8 +7579,8 @@ CG_EXPORT CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr add
 {
     __typeof__(cuStreamWriteValue32_v2_ptsz) *cgl_fn = (__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue32_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue32_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue32_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue32_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7602,8 +7602,8 @@ CG_EXPORT CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr add
 {
     __typeof__(cuStreamWriteValue64_v2_ptsz) *cgl_fn = (__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue64_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue64_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue64_v2_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue64_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7625,8 +7625,8 @@ CG_EXPORT CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int coun
 {
     __typeof__(cuStreamBatchMemOp_v2_ptsz) *cgl_fn = (__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, count, paramArray, flags);
-    struct cgl_fr_cuStreamBatchMemOp_v2_ptsz cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz], (const void *)stream, cgl_th_cuStreamBatchMemOp_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBatchMemOp_v2_ptsz cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz], (const void *)stream, cgl_th_cuStreamBatchMemOp_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7647,8 +7647,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attr
 {
     __typeof__(cuFuncGetAttribute) *cgl_fn = (__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pi, attrib, hfunc);
-    struct cgl_fr_cuFuncGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .hfunc = hfunc};
-    if (cg_call(&cgl_sites[CGL_cuFuncGetAttribute], NULL, cgl_th_cuFuncGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncGetAttribute cgl_fr = {.pi = pi, .attrib = attrib, .hfunc = hfunc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncGetAttribute], NULL, cgl_th_cuFuncGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7669,8 +7669,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attri
 {
     __typeof__(cuFuncSetAttribute) *cgl_fn = (__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, attrib, value);
-    struct cgl_fr_cuFuncSetAttribute cgl_fr = {.hfunc = hfunc, .attrib = attrib, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuFuncSetAttribute], (const void *)hfunc, cgl_th_cuFuncSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncSetAttribute cgl_fr = {.hfunc = hfunc, .attrib = attrib, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncSetAttribute], (const void *)hfunc, cgl_th_cuFuncSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7690,8 +7690,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache c
 {
     __typeof__(cuFuncSetCacheConfig) *cgl_fn = (__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, config);
-    struct cgl_fr_cuFuncSetCacheConfig cgl_fr = {.hfunc = hfunc, .config = config};
-    if (cg_call(&cgl_sites[CGL_cuFuncSetCacheConfig], (const void *)hfunc, cgl_th_cuFuncSetCacheConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncSetCacheConfig cgl_fr = {.hfunc = hfunc, .config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncSetCacheConfig], (const void *)hfunc, cgl_th_cuFuncSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7711,8 +7711,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     __typeof__(cuFuncGetModule) *cgl_fn = (__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hmod, hfunc);
-    struct cgl_fr_cuFuncGetModule cgl_fr = {.hmod = hmod, .hfunc = hfunc};
-    if (cg_call(&cgl_sites[CGL_cuFuncGetModule], NULL, cgl_th_cuFuncGetModule, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncGetModule cgl_fr = {.hmod = hmod, .hfunc = hfunc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncGetModule], NULL, cgl_th_cuFuncGetModule, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7732,8 +7732,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
 {
     __typeof__(cuFuncGetName) *cgl_fn = (__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, hfunc);
-    struct cgl_fr_cuFuncGetName cgl_fr = {.name = name, .hfunc = hfunc};
-    if (cg_call(&cgl_sites[CGL_cuFuncGetName], NULL, cgl_th_cuFuncGetName, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncGetName cgl_fr = {.name = name, .hfunc = hfunc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncGetName], NULL, cgl_th_cuFuncGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7755,8 +7755,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex
 {
     __typeof__(cuFuncGetParamInfo) *cgl_fn = (__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func, paramIndex, paramOffset, paramSize);
-    struct cgl_fr_cuFuncGetParamInfo cgl_fr = {.func = func, .paramIndex = paramIndex, .paramOffset = paramOffset, .paramSize = paramSize};
-    if (cg_call(&cgl_sites[CGL_cuFuncGetParamInfo], (const void *)func, cgl_th_cuFuncGetParamInfo, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncGetParamInfo cgl_fr = {.func = func, .paramIndex = paramIndex, .paramOffset = paramOffset, .paramSize = paramSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncGetParamInfo], (const void *)func, cgl_th_cuFuncGetParamInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7776,8 +7776,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunct
 {
     __typeof__(cuFuncIsLoaded) *cgl_fn = (__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, function);
-    struct cgl_fr_cuFuncIsLoaded cgl_fr = {.state = state, .function = function};
-    if (cg_call(&cgl_sites[CGL_cuFuncIsLoaded], NULL, cgl_th_cuFuncIsLoaded, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncIsLoaded cgl_fr = {.state = state, .function = function, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncIsLoaded], NULL, cgl_th_cuFuncIsLoaded, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7796,8 +7796,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
 {
     __typeof__(cuFuncLoad) *cgl_fn = (__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function);
-    struct cgl_fr_cuFuncLoad cgl_fr = {.function = function};
-    if (cg_call(&cgl_sites[CGL_cuFuncLoad], (const void *)function, cgl_th_cuFuncLoad, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncLoad cgl_fr = {.function = function, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncLoad], (const void *)function, cgl_th_cuFuncLoad, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7826,8 +7826,8 @@ CG_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsi
 {
     __typeof__(cuLaunchKernel_ptsz) *cgl_fn = (__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    struct cgl_fr_cuLaunchKernel_ptsz cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .extra = extra};
-    if (cg_call(&cgl_sites[CGL_cuLaunchKernel_ptsz], (const void *)f, cgl_th_cuLaunchKernel_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchKernel_ptsz cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .extra = extra, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchKernel_ptsz], (const void *)f, cgl_th_cuLaunchKernel_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7849,8 +7849,8 @@ CG_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunctio
 {
     __typeof__(cuLaunchKernelEx_ptsz) *cgl_fn = (__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config, f, kernelParams, extra);
-    struct cgl_fr_cuLaunchKernelEx_ptsz cgl_fr = {.config = config, .f = f, .kernelParams = kernelParams, .extra = extra};
-    if (cg_call(&cgl_sites[CGL_cuLaunchKernelEx_ptsz], NULL, cgl_th_cuLaunchKernelEx_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchKernelEx_ptsz cgl_fr = {.config = config, .f = f, .kernelParams = kernelParams, .extra = extra, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchKernelEx_ptsz], NULL, cgl_th_cuLaunchKernelEx_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7878,8 +7878,8 @@ CG_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gri
 {
     __typeof__(cuLaunchCooperativeKernel_ptsz) *cgl_fn = (__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    struct cgl_fr_cuLaunchCooperativeKernel_ptsz cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams};
-    if (cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz], (const void *)f, cgl_th_cuLaunchCooperativeKernel_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchCooperativeKernel_ptsz cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz], (const void *)f, cgl_th_cuLaunchCooperativeKernel_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7900,8 +7900,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARA
 {
     __typeof__(cuLaunchCooperativeKernelMultiDevice) *cgl_fn = (__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(launchParamsList, numDevices, flags);
-    struct cgl_fr_cuLaunchCooperativeKernelMultiDevice cgl_fr = {.launchParamsList = launchParamsList, .numDevices = numDevices, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice], NULL, cgl_th_cuLaunchCooperativeKernelMultiDevice, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchCooperativeKernelMultiDevice cgl_fr = {.launchParamsList = launchParamsList, .numDevices = numDevices, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice], NULL, cgl_th_cuLaunchCooperativeKernelMultiDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7922,8 +7922,8 @@ CG_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *us
 {
     __typeof__(cuLaunchHostFunc_ptsz) *cgl_fn = (__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, fn, userData);
-    struct cgl_fr_cuLaunchHostFunc_ptsz cgl_fr = {.hStream = hStream, .fn = fn, .userData = userData};
-    if (cg_call(&cgl_sites[CGL_cuLaunchHostFunc_ptsz], (const void *)hStream, cgl_th_cuLaunchHostFunc_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchHostFunc_ptsz cgl_fr = {.hStream = hStream, .fn = fn, .userData = userData, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchHostFunc_ptsz], (const void *)hStream, cgl_th_cuLaunchHostFunc_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7945,8 +7945,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, i
 {
     __typeof__(cuFuncSetBlockShape) *cgl_fn = (__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, x, y, z);
-    struct cgl_fr_cuFuncSetBlockShape cgl_fr = {.hfunc = hfunc, .x = x, .y = y, .z = z};
-    if (cg_call(&cgl_sites[CGL_cuFuncSetBlockShape], (const void *)hfunc, cgl_th_cuFuncSetBlockShape, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncSetBlockShape cgl_fr = {.hfunc = hfunc, .x = x, .y = y, .z = z, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncSetBlockShape], (const void *)hfunc, cgl_th_cuFuncSetBlockShape, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7966,8 +7966,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int by
 {
     __typeof__(cuFuncSetSharedSize) *cgl_fn = (__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, bytes);
-    struct cgl_fr_cuFuncSetSharedSize cgl_fr = {.hfunc = hfunc, .bytes = bytes};
-    if (cg_call(&cgl_sites[CGL_cuFuncSetSharedSize], (const void *)hfunc, cgl_th_cuFuncSetSharedSize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncSetSharedSize cgl_fr = {.hfunc = hfunc, .bytes = bytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncSetSharedSize], (const void *)hfunc, cgl_th_cuFuncSetSharedSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7987,8 +7987,8 @@ CG_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbyte
 {
     __typeof__(cuParamSetSize) *cgl_fn = (__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, numbytes);
-    struct cgl_fr_cuParamSetSize cgl_fr = {.hfunc = hfunc, .numbytes = numbytes};
-    if (cg_call(&cgl_sites[CGL_cuParamSetSize], (const void *)hfunc, cgl_th_cuParamSetSize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuParamSetSize cgl_fr = {.hfunc = hfunc, .numbytes = numbytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuParamSetSize], (const void *)hfunc, cgl_th_cuParamSetSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8009,8 +8009,8 @@ CG_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned in
 {
     __typeof__(cuParamSeti) *cgl_fn = (__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, offset, value);
-    struct cgl_fr_cuParamSeti cgl_fr = {.hfunc = hfunc, .offset = offset, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuParamSeti], (const void *)hfunc, cgl_th_cuParamSeti, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuParamSeti cgl_fr = {.hfunc = hfunc, .offset = offset, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuParamSeti], (const void *)hfunc, cgl_th_cuParamSeti, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8031,8 +8031,8 @@ CG_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value
 {
     __typeof__(cuParamSetf) *cgl_fn = (__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, offset, value);
-    struct cgl_fr_cuParamSetf cgl_fr = {.hfunc = hfunc, .offset = offset, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuParamSetf], (const void *)hfunc, cgl_th_cuParamSetf, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuParamSetf cgl_fr = {.hfunc = hfunc, .offset = offset, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuParamSetf], (const void *)hfunc, cgl_th_cuParamSetf, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8054,8 +8054,8 @@ CG_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, 
 {
     __typeof__(cuParamSetv) *cgl_fn = (__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, offset, ptr, numbytes);
-    struct cgl_fr_cuParamSetv cgl_fr = {.hfunc = hfunc, .offset = offset, .ptr = ptr, .numbytes = numbytes};
-    if (cg_call(&cgl_sites[CGL_cuParamSetv], (const void *)hfunc, cgl_th_cuParamSetv, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuParamSetv cgl_fr = {.hfunc = hfunc, .offset = offset, .ptr = ptr, .numbytes = numbytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuParamSetv], (const void *)hfunc, cgl_th_cuParamSetv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8074,8 +8074,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
 {
     __typeof__(cuLaunch) *cgl_fn = (__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f);
-    struct cgl_fr_cuLaunch cgl_fr = {.f = f};
-    if (cg_call(&cgl_sites[CGL_cuLaunch], (const void *)f, cgl_th_cuLaunch, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunch cgl_fr = {.f = f, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunch], (const void *)f, cgl_th_cuLaunch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8096,8 +8096,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_h
 {
     __typeof__(cuLaunchGrid) *cgl_fn = (__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, grid_width, grid_height);
-    struct cgl_fr_cuLaunchGrid cgl_fr = {.f = f, .grid_width = grid_width, .grid_height = grid_height};
-    if (cg_call(&cgl_sites[CGL_cuLaunchGrid], (const void *)f, cgl_th_cuLaunchGrid, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchGrid cgl_fr = {.f = f, .grid_width = grid_width, .grid_height = grid_height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchGrid], (const void *)f, cgl_th_cuLaunchGrid, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8119,8 +8119,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int g
 {
     __typeof__(cuLaunchGridAsync) *cgl_fn = (__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, grid_width, grid_height, hStream);
-    struct cgl_fr_cuLaunchGridAsync cgl_fr = {.f = f, .grid_width = grid_width, .grid_height = grid_height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuLaunchGridAsync], (const void *)f, cgl_th_cuLaunchGridAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchGridAsync cgl_fr = {.f = f, .grid_width = grid_width, .grid_height = grid_height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchGridAsync], (const void *)f, cgl_th_cuLaunchGridAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8141,8 +8141,8 @@ CG_EXPORT CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtex
 {
     __typeof__(cuParamSetTexRef) *cgl_fn = (__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, texunit, hTexRef);
-    struct cgl_fr_cuParamSetTexRef cgl_fr = {.hfunc = hfunc, .texunit = texunit, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuParamSetTexRef], (const void *)hfunc, cgl_th_cuParamSetTexRef, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuParamSetTexRef cgl_fr = {.hfunc = hfunc, .texunit = texunit, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuParamSetTexRef], (const void *)hfunc, cgl_th_cuParamSetTexRef, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8162,8 +8162,8 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedco
 {
     __typeof__(cuFuncSetSharedMemConfig) *cgl_fn = (__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hfunc, config);
-    struct cgl_fr_cuFuncSetSharedMemConfig cgl_fr = {.hfunc = hfunc, .config = config};
-    if (cg_call(&cgl_sites[CGL_cuFuncSetSharedMemConfig], (const void *)hfunc, cgl_th_cuFuncSetSharedMemConfig, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuFuncSetSharedMemConfig cgl_fr = {.hfunc = hfunc, .config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuFuncSetSharedMemConfig], (const void *)hfunc, cgl_th_cuFuncSetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8183,8 +8183,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
     __typeof__(cuGraphCreate) *cgl_fn = (__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraph, flags);
-    struct cgl_fr_cuGraphCreate cgl_fr = {.phGraph = phGraph, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphCreate], NULL, cgl_th_cuGraphCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphCreate cgl_fr = {.phGraph = phGraph, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphCreate], NULL, cgl_th_cuGraphCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8207,8 +8207,8 @@ CG_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGr
 {
     __typeof__(cuGraphAddKernelNode_v2) *cgl_fn = (__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddKernelNode_v2 cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddKernelNode_v2], NULL, cgl_th_cuGraphAddKernelNode_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddKernelNode_v2 cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddKernelNode_v2], NULL, cgl_th_cuGraphAddKernelNode_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8228,8 +8228,8 @@ CG_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_
 {
     __typeof__(cuGraphKernelNodeGetParams_v2) *cgl_fn = (__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphKernelNodeGetParams_v2 cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2], (const void *)hNode, cgl_th_cuGraphKernelNodeGetParams_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeGetParams_v2 cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2], (const void *)hNode, cgl_th_cuGraphKernelNodeGetParams_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8249,8 +8249,8 @@ CG_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_K
 {
     __typeof__(cuGraphKernelNodeSetParams_v2) *cgl_fn = (__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphKernelNodeSetParams_v2 cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2], (const void *)hNode, cgl_th_cuGraphKernelNodeSetParams_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeSetParams_v2 cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2], (const void *)hNode, cgl_th_cuGraphKernelNodeSetParams_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8274,8 +8274,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgrap
 {
     __typeof__(cuGraphAddMemcpyNode) *cgl_fn = (__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    struct cgl_fr_cuGraphAddMemcpyNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .copyParams = copyParams, .ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddMemcpyNode], NULL, cgl_th_cuGraphAddMemcpyNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddMemcpyNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .copyParams = copyParams, .ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddMemcpyNode], NULL, cgl_th_cuGraphAddMemcpyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8295,8 +8295,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_ME
 {
     __typeof__(cuGraphMemcpyNodeGetParams) *cgl_fn = (__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphMemcpyNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemcpyNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemcpyNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemcpyNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8316,8 +8316,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const C
 {
     __typeof__(cuGraphMemcpyNodeSetParams) *cgl_fn = (__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphMemcpyNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams], (const void *)hNode, cgl_th_cuGraphMemcpyNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemcpyNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams], (const void *)hNode, cgl_th_cuGraphMemcpyNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8341,8 +8341,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgrap
 {
     __typeof__(cuGraphAddMemsetNode) *cgl_fn = (__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    struct cgl_fr_cuGraphAddMemsetNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .memsetParams = memsetParams, .ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddMemsetNode], NULL, cgl_th_cuGraphAddMemsetNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddMemsetNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .memsetParams = memsetParams, .ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddMemsetNode], NULL, cgl_th_cuGraphAddMemsetNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8362,8 +8362,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_ME
 {
     __typeof__(cuGraphMemsetNodeGetParams) *cgl_fn = (__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphMemsetNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemsetNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemsetNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemsetNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemsetNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemsetNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8383,8 +8383,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const C
 {
     __typeof__(cuGraphMemsetNodeSetParams) *cgl_fn = (__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphMemsetNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemsetNodeSetParams], (const void *)hNode, cgl_th_cuGraphMemsetNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemsetNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemsetNodeSetParams], (const void *)hNode, cgl_th_cuGraphMemsetNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8407,8 +8407,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph 
 {
     __typeof__(cuGraphAddHostNode) *cgl_fn = (__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddHostNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddHostNode], NULL, cgl_th_cuGraphAddHostNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddHostNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddHostNode], NULL, cgl_th_cuGraphAddHostNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8428,8 +8428,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST
 {
     __typeof__(cuGraphHostNodeGetParams) *cgl_fn = (__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphHostNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphHostNodeGetParams], (const void *)hNode, cgl_th_cuGraphHostNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphHostNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphHostNodeGetParams], (const void *)hNode, cgl_th_cuGraphHostNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8449,8 +8449,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUD
 {
     __typeof__(cuGraphHostNodeSetParams) *cgl_fn = (__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphHostNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphHostNodeSetParams], (const void *)hNode, cgl_th_cuGraphHostNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphHostNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphHostNodeSetParams], (const void *)hNode, cgl_th_cuGraphHostNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8473,8 +8473,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CU
 {
     __typeof__(cuGraphAddChildGraphNode) *cgl_fn = (__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    struct cgl_fr_cuGraphAddChildGraphNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .childGraph = childGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddChildGraphNode], NULL, cgl_th_cuGraphAddChildGraphNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddChildGraphNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .childGraph = childGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddChildGraphNode], NULL, cgl_th_cuGraphAddChildGraphNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8494,8 +8494,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgr
 {
     __typeof__(cuGraphChildGraphNodeGetGraph) *cgl_fn = (__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, phGraph);
-    struct cgl_fr_cuGraphChildGraphNodeGetGraph cgl_fr = {.hNode = hNode, .phGraph = phGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph], (const void *)hNode, cgl_th_cuGraphChildGraphNodeGetGraph, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphChildGraphNodeGetGraph cgl_fr = {.hNode = hNode, .phGraph = phGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph], (const void *)hNode, cgl_th_cuGraphChildGraphNodeGetGraph, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8517,8 +8517,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph
 {
     __typeof__(cuGraphAddEmptyNode) *cgl_fn = (__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies);
-    struct cgl_fr_cuGraphAddEmptyNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddEmptyNode], NULL, cgl_th_cuGraphAddEmptyNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddEmptyNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddEmptyNode], NULL, cgl_th_cuGraphAddEmptyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8541,8 +8541,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, C
 {
     __typeof__(cuGraphAddEventRecordNode) *cgl_fn = (__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
-    struct cgl_fr_cuGraphAddEventRecordNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddEventRecordNode], NULL, cgl_th_cuGraphAddEventRecordNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddEventRecordNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddEventRecordNode], NULL, cgl_th_cuGraphAddEventRecordNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8562,8 +8562,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUe
 {
     __typeof__(cuGraphEventRecordNodeGetEvent) *cgl_fn = (__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, event_out);
-    struct cgl_fr_cuGraphEventRecordNodeGetEvent cgl_fr = {.hNode = hNode, .event_out = event_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent], (const void *)hNode, cgl_th_cuGraphEventRecordNodeGetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphEventRecordNodeGetEvent cgl_fr = {.hNode = hNode, .event_out = event_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent], (const void *)hNode, cgl_th_cuGraphEventRecordNodeGetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8583,8 +8583,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUe
 {
     __typeof__(cuGraphEventRecordNodeSetEvent) *cgl_fn = (__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, event);
-    struct cgl_fr_cuGraphEventRecordNodeSetEvent cgl_fr = {.hNode = hNode, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent], (const void *)hNode, cgl_th_cuGraphEventRecordNodeSetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphEventRecordNodeSetEvent cgl_fr = {.hNode = hNode, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent], (const void *)hNode, cgl_th_cuGraphEventRecordNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8607,8 +8607,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUg
 {
     __typeof__(cuGraphAddEventWaitNode) *cgl_fn = (__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
-    struct cgl_fr_cuGraphAddEventWaitNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddEventWaitNode], NULL, cgl_th_cuGraphAddEventWaitNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddEventWaitNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddEventWaitNode], NULL, cgl_th_cuGraphAddEventWaitNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8628,8 +8628,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUeve
 {
     __typeof__(cuGraphEventWaitNodeGetEvent) *cgl_fn = (__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, event_out);
-    struct cgl_fr_cuGraphEventWaitNodeGetEvent cgl_fr = {.hNode = hNode, .event_out = event_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent], (const void *)hNode, cgl_th_cuGraphEventWaitNodeGetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphEventWaitNodeGetEvent cgl_fr = {.hNode = hNode, .event_out = event_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent], (const void *)hNode, cgl_th_cuGraphEventWaitNodeGetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8649,8 +8649,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUeve
 {
     __typeof__(cuGraphEventWaitNodeSetEvent) *cgl_fn = (__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, event);
-    struct cgl_fr_cuGraphEventWaitNodeSetEvent cgl_fr = {.hNode = hNode, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent], (const void *)hNode, cgl_th_cuGraphEventWaitNodeSetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphEventWaitNodeSetEvent cgl_fr = {.hNode = hNode, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent], (const void *)hNode, cgl_th_cuGraphEventWaitNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8673,8 +8673,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *p
 {
     __typeof__(cuGraphAddExternalSemaphoresSignalNode) *cgl_fn = (__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode], NULL, cgl_th_cuGraphAddExternalSemaphoresSignalNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode], NULL, cgl_th_cuGraphAddExternalSemaphoresSignalNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8694,8 +8694,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphN
 {
     __typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *cgl_fn = (__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, params_out);
-    struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresSignalNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresSignalNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8715,8 +8715,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphN
 {
     __typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *cgl_fn = (__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresSignalNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresSignalNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8739,8 +8739,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phG
 {
     __typeof__(cuGraphAddExternalSemaphoresWaitNode) *cgl_fn = (__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode], NULL, cgl_th_cuGraphAddExternalSemaphoresWaitNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode], NULL, cgl_th_cuGraphAddExternalSemaphoresWaitNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8760,8 +8760,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNod
 {
     __typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *cgl_fn = (__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, params_out);
-    struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresWaitNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresWaitNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8781,8 +8781,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNod
 {
     __typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *cgl_fn = (__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresWaitNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams], (const void *)hNode, cgl_th_cuGraphExternalSemaphoresWaitNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8805,8 +8805,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CU
 {
     __typeof__(cuGraphAddBatchMemOpNode) *cgl_fn = (__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddBatchMemOpNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddBatchMemOpNode], NULL, cgl_th_cuGraphAddBatchMemOpNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddBatchMemOpNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddBatchMemOpNode], NULL, cgl_th_cuGraphAddBatchMemOpNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8826,8 +8826,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUD
 {
     __typeof__(cuGraphBatchMemOpNodeGetParams) *cgl_fn = (__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams_out);
-    struct cgl_fr_cuGraphBatchMemOpNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams_out = nodeParams_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams], (const void *)hNode, cgl_th_cuGraphBatchMemOpNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphBatchMemOpNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams_out = nodeParams_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams], (const void *)hNode, cgl_th_cuGraphBatchMemOpNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8847,8 +8847,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, con
 {
     __typeof__(cuGraphBatchMemOpNodeSetParams) *cgl_fn = (__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphBatchMemOpNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams], (const void *)hNode, cgl_th_cuGraphBatchMemOpNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphBatchMemOpNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams], (const void *)hNode, cgl_th_cuGraphBatchMemOpNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8869,8 +8869,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraph
 {
     __typeof__(cuGraphExecBatchMemOpNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecBatchMemOpNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecBatchMemOpNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8893,8 +8893,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgr
 {
     __typeof__(cuGraphAddMemAllocNode) *cgl_fn = (__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddMemAllocNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddMemAllocNode], NULL, cgl_th_cuGraphAddMemAllocNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddMemAllocNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddMemAllocNode], NULL, cgl_th_cuGraphAddMemAllocNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8914,8 +8914,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_
 {
     __typeof__(cuGraphMemAllocNodeGetParams) *cgl_fn = (__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, params_out);
-    struct cgl_fr_cuGraphMemAllocNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemAllocNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemAllocNodeGetParams cgl_fr = {.hNode = hNode, .params_out = params_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemAllocNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8938,8 +8938,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgra
 {
     __typeof__(cuGraphAddMemFreeNode) *cgl_fn = (__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    struct cgl_fr_cuGraphAddMemFreeNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddMemFreeNode], NULL, cgl_th_cuGraphAddMemFreeNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddMemFreeNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddMemFreeNode], NULL, cgl_th_cuGraphAddMemFreeNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8959,8 +8959,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdevi
 {
     __typeof__(cuGraphMemFreeNodeGetParams) *cgl_fn = (__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, dptr_out);
-    struct cgl_fr_cuGraphMemFreeNodeGetParams cgl_fr = {.hNode = hNode, .dptr_out = dptr_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemFreeNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphMemFreeNodeGetParams cgl_fr = {.hNode = hNode, .dptr_out = dptr_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams], (const void *)hNode, cgl_th_cuGraphMemFreeNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -8979,8 +8979,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
 {
     __typeof__(cuDeviceGraphMemTrim) *cgl_fn = (__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_cuDeviceGraphMemTrim cgl_fr = {.device = device};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGraphMemTrim], NULL, cgl_th_cuDeviceGraphMemTrim, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGraphMemTrim cgl_fr = {.device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGraphMemTrim], NULL, cgl_th_cuDeviceGraphMemTrim, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9001,8 +9001,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraph
 {
     __typeof__(cuDeviceGetGraphMemAttribute) *cgl_fn = (__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, attr, value);
-    struct cgl_fr_cuDeviceGetGraphMemAttribute cgl_fr = {.device = device, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute], NULL, cgl_th_cuDeviceGetGraphMemAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetGraphMemAttribute cgl_fr = {.device = device, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute], NULL, cgl_th_cuDeviceGetGraphMemAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9023,8 +9023,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraph
 {
     __typeof__(cuDeviceSetGraphMemAttribute) *cgl_fn = (__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, attr, value);
-    struct cgl_fr_cuDeviceSetGraphMemAttribute cgl_fr = {.device = device, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute], NULL, cgl_th_cuDeviceSetGraphMemAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceSetGraphMemAttribute cgl_fr = {.device = device, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute], NULL, cgl_th_cuDeviceSetGraphMemAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9044,8 +9044,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalG
 {
     __typeof__(cuGraphClone) *cgl_fn = (__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphClone, originalGraph);
-    struct cgl_fr_cuGraphClone cgl_fr = {.phGraphClone = phGraphClone, .originalGraph = originalGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphClone], NULL, cgl_th_cuGraphClone, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphClone cgl_fr = {.phGraphClone = phGraphClone, .originalGraph = originalGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphClone], NULL, cgl_th_cuGraphClone, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9066,8 +9066,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNo
 {
     __typeof__(cuGraphNodeFindInClone) *cgl_fn = (__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phNode, hOriginalNode, hClonedGraph);
-    struct cgl_fr_cuGraphNodeFindInClone cgl_fr = {.phNode = phNode, .hOriginalNode = hOriginalNode, .hClonedGraph = hClonedGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeFindInClone], NULL, cgl_th_cuGraphNodeFindInClone, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeFindInClone cgl_fr = {.phNode = phNode, .hOriginalNode = hOriginalNode, .hClonedGraph = hClonedGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeFindInClone], NULL, cgl_th_cuGraphNodeFindInClone, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9087,8 +9087,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType
 {
     __typeof__(cuGraphNodeGetType) *cgl_fn = (__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, type);
-    struct cgl_fr_cuGraphNodeGetType cgl_fr = {.hNode = hNode, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetType], (const void *)hNode, cgl_th_cuGraphNodeGetType, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetType cgl_fr = {.hNode = hNode, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetType], (const void *)hNode, cgl_th_cuGraphNodeGetType, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9109,8 +9109,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, s
 {
     __typeof__(cuGraphGetNodes) *cgl_fn = (__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, nodes, numNodes);
-    struct cgl_fr_cuGraphGetNodes cgl_fr = {.hGraph = hGraph, .nodes = nodes, .numNodes = numNodes};
-    if (cg_call(&cgl_sites[CGL_cuGraphGetNodes], (const void *)hGraph, cgl_th_cuGraphGetNodes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphGetNodes cgl_fr = {.hGraph = hGraph, .nodes = nodes, .numNodes = numNodes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphGetNodes], (const void *)hGraph, cgl_th_cuGraphGetNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9131,8 +9131,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *root
 {
     __typeof__(cuGraphGetRootNodes) *cgl_fn = (__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, rootNodes, numRootNodes);
-    struct cgl_fr_cuGraphGetRootNodes cgl_fr = {.hGraph = hGraph, .rootNodes = rootNodes, .numRootNodes = numRootNodes};
-    if (cg_call(&cgl_sites[CGL_cuGraphGetRootNodes], (const void *)hGraph, cgl_th_cuGraphGetRootNodes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphGetRootNodes cgl_fr = {.hGraph = hGraph, .rootNodes = rootNodes, .numRootNodes = numRootNodes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphGetRootNodes], (const void *)hGraph, cgl_th_cuGraphGetRootNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9155,8 +9155,8 @@ CG_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraph
 {
     __typeof__(cuGraphGetEdges_v2) *cgl_fn = (__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, edgeData, numEdges);
-    struct cgl_fr_cuGraphGetEdges_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numEdges = numEdges};
-    if (cg_call(&cgl_sites[CGL_cuGraphGetEdges_v2], (const void *)hGraph, cgl_th_cuGraphGetEdges_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphGetEdges_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numEdges = numEdges, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphGetEdges_v2], (const void *)hGraph, cgl_th_cuGraphGetEdges_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9178,8 +9178,8 @@ CG_EXPORT CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode 
 {
     __typeof__(cuGraphNodeGetDependencies_v2) *cgl_fn = (__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, dependencies, edgeData, numDependencies);
-    struct cgl_fr_cuGraphNodeGetDependencies_v2 cgl_fr = {.hNode = hNode, .dependencies = dependencies, .edgeData = edgeData, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2], (const void *)hNode, cgl_th_cuGraphNodeGetDependencies_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetDependencies_v2 cgl_fr = {.hNode = hNode, .dependencies = dependencies, .edgeData = edgeData, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2], (const void *)hNode, cgl_th_cuGraphNodeGetDependencies_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9201,8 +9201,8 @@ CG_EXPORT CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNod
 {
     __typeof__(cuGraphNodeGetDependentNodes_v2) *cgl_fn = (__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, dependentNodes, edgeData, numDependentNodes);
-    struct cgl_fr_cuGraphNodeGetDependentNodes_v2 cgl_fr = {.hNode = hNode, .dependentNodes = dependentNodes, .edgeData = edgeData, .numDependentNodes = numDependentNodes};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2], (const void *)hNode, cgl_th_cuGraphNodeGetDependentNodes_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetDependentNodes_v2 cgl_fr = {.hNode = hNode, .dependentNodes = dependentNodes, .edgeData = edgeData, .numDependentNodes = numDependentNodes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2], (const void *)hNode, cgl_th_cuGraphNodeGetDependentNodes_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9225,8 +9225,8 @@ CG_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *
 {
     __typeof__(cuGraphAddDependencies_v2) *cgl_fn = (__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, edgeData, numDependencies);
-    struct cgl_fr_cuGraphAddDependencies_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddDependencies_v2], (const void *)hGraph, cgl_th_cuGraphAddDependencies_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddDependencies_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddDependencies_v2], (const void *)hGraph, cgl_th_cuGraphAddDependencies_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9249,8 +9249,8 @@ CG_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNod
 {
     __typeof__(cuGraphRemoveDependencies_v2) *cgl_fn = (__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, edgeData, numDependencies);
-    struct cgl_fr_cuGraphRemoveDependencies_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphRemoveDependencies_v2], (const void *)hGraph, cgl_th_cuGraphRemoveDependencies_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphRemoveDependencies_v2 cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .edgeData = edgeData, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphRemoveDependencies_v2], (const void *)hGraph, cgl_th_cuGraphRemoveDependencies_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9269,8 +9269,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 {
     __typeof__(cuGraphDestroyNode) *cgl_fn = (__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode);
-    struct cgl_fr_cuGraphDestroyNode cgl_fr = {.hNode = hNode};
-    if (cg_call(&cgl_sites[CGL_cuGraphDestroyNode], (const void *)hNode, cgl_th_cuGraphDestroyNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphDestroyNode cgl_fr = {.hNode = hNode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphDestroyNode], (const void *)hNode, cgl_th_cuGraphDestroyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9291,8 +9291,8 @@ CG_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph
 {
     __typeof__(cuGraphInstantiateWithFlags) *cgl_fn = (__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphExec, hGraph, flags);
-    struct cgl_fr_cuGraphInstantiateWithFlags cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphInstantiateWithFlags], NULL, cgl_th_cuGraphInstantiateWithFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphInstantiateWithFlags cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphInstantiateWithFlags], NULL, cgl_th_cuGraphInstantiateWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9313,8 +9313,8 @@ CG_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, C
 {
     __typeof__(cuGraphInstantiateWithParams_ptsz) *cgl_fn = (__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphExec, hGraph, instantiateParams);
-    struct cgl_fr_cuGraphInstantiateWithParams_ptsz cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .instantiateParams = instantiateParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz], NULL, cgl_th_cuGraphInstantiateWithParams_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphInstantiateWithParams_ptsz cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .instantiateParams = instantiateParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz], NULL, cgl_th_cuGraphInstantiateWithParams_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9334,8 +9334,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_
 {
     __typeof__(cuGraphExecGetFlags) *cgl_fn = (__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, flags);
-    struct cgl_fr_cuGraphExecGetFlags cgl_fr = {.hGraphExec = hGraphExec, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecGetFlags], (const void *)hGraphExec, cgl_th_cuGraphExecGetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecGetFlags cgl_fr = {.hGraphExec = hGraphExec, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecGetFlags], (const void *)hGraphExec, cgl_th_cuGraphExecGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9356,8 +9356,8 @@ CG_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUg
 {
     __typeof__(cuGraphExecKernelNodeSetParams_v2) *cgl_fn = (__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2], (const void *)hGraphExec, cgl_th_cuGraphExecKernelNodeSetParams_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2], (const void *)hGraphExec, cgl_th_cuGraphExecKernelNodeSetParams_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9379,8 +9379,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec
 {
     __typeof__(cuGraphExecMemcpyNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, copyParams, ctx);
-    struct cgl_fr_cuGraphExecMemcpyNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .copyParams = copyParams, .ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecMemcpyNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecMemcpyNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .copyParams = copyParams, .ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecMemcpyNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9402,8 +9402,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec
 {
     __typeof__(cuGraphExecMemsetNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, memsetParams, ctx);
-    struct cgl_fr_cuGraphExecMemsetNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .memsetParams = memsetParams, .ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecMemsetNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecMemsetNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .memsetParams = memsetParams, .ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecMemsetNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9424,8 +9424,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, 
 {
     __typeof__(cuGraphExecHostNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecHostNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecHostNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecHostNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecHostNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecHostNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecHostNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9446,8 +9446,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraph
 {
     __typeof__(cuGraphExecChildGraphNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, childGraph);
-    struct cgl_fr_cuGraphExecChildGraphNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .childGraph = childGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecChildGraphNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecChildGraphNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .childGraph = childGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecChildGraphNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9468,8 +9468,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraph
 {
     __typeof__(cuGraphExecEventRecordNodeSetEvent) *cgl_fn = (__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, event);
-    struct cgl_fr_cuGraphExecEventRecordNodeSetEvent cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent], (const void *)hGraphExec, cgl_th_cuGraphExecEventRecordNodeSetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecEventRecordNodeSetEvent cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent], (const void *)hGraphExec, cgl_th_cuGraphExecEventRecordNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9490,8 +9490,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphEx
 {
     __typeof__(cuGraphExecEventWaitNodeSetEvent) *cgl_fn = (__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, event);
-    struct cgl_fr_cuGraphExecEventWaitNodeSetEvent cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .event = event};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent], (const void *)hGraphExec, cgl_th_cuGraphExecEventWaitNodeSetEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecEventWaitNodeSetEvent cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .event = event, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent], (const void *)hGraphExec, cgl_th_cuGraphExecEventWaitNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9512,8 +9512,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgr
 {
     __typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecExternalSemaphoresSignalNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecExternalSemaphoresSignalNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9534,8 +9534,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgrap
 {
     __typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecExternalSemaphoresWaitNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecExternalSemaphoresWaitNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9556,8 +9556,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraph
 {
     __typeof__(cuGraphNodeSetEnabled) *cgl_fn = (__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, isEnabled);
-    struct cgl_fr_cuGraphNodeSetEnabled cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .isEnabled = isEnabled};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeSetEnabled], (const void *)hGraphExec, cgl_th_cuGraphNodeSetEnabled, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeSetEnabled cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .isEnabled = isEnabled, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeSetEnabled], (const void *)hGraphExec, cgl_th_cuGraphNodeSetEnabled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9578,8 +9578,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraph
 {
     __typeof__(cuGraphNodeGetEnabled) *cgl_fn = (__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, isEnabled);
-    struct cgl_fr_cuGraphNodeGetEnabled cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .isEnabled = isEnabled};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetEnabled], (const void *)hGraphExec, cgl_th_cuGraphNodeGetEnabled, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetEnabled cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .isEnabled = isEnabled, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetEnabled], (const void *)hGraphExec, cgl_th_cuGraphNodeGetEnabled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9599,8 +9599,8 @@ CG_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     __typeof__(cuGraphUpload_ptsz) *cgl_fn = (__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hStream);
-    struct cgl_fr_cuGraphUpload_ptsz cgl_fr = {.hGraphExec = hGraphExec, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphUpload_ptsz], (const void *)hGraphExec, cgl_th_cuGraphUpload_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphUpload_ptsz cgl_fr = {.hGraphExec = hGraphExec, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphUpload_ptsz], (const void *)hGraphExec, cgl_th_cuGraphUpload_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9620,8 +9620,8 @@ CG_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     __typeof__(cuGraphLaunch_ptsz) *cgl_fn = (__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hStream);
-    struct cgl_fr_cuGraphLaunch_ptsz cgl_fr = {.hGraphExec = hGraphExec, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphLaunch_ptsz], (const void *)hGraphExec, cgl_th_cuGraphLaunch_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphLaunch_ptsz cgl_fr = {.hGraphExec = hGraphExec, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphLaunch_ptsz], (const void *)hGraphExec, cgl_th_cuGraphLaunch_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9640,8 +9640,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     __typeof__(cuGraphExecDestroy) *cgl_fn = (__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec);
-    struct cgl_fr_cuGraphExecDestroy cgl_fr = {.hGraphExec = hGraphExec};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecDestroy], (const void *)hGraphExec, cgl_th_cuGraphExecDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecDestroy cgl_fr = {.hGraphExec = hGraphExec, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecDestroy], (const void *)hGraphExec, cgl_th_cuGraphExecDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9660,8 +9660,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 {
     __typeof__(cuGraphDestroy) *cgl_fn = (__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph);
-    struct cgl_fr_cuGraphDestroy cgl_fr = {.hGraph = hGraph};
-    if (cg_call(&cgl_sites[CGL_cuGraphDestroy], (const void *)hGraph, cgl_th_cuGraphDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphDestroy cgl_fr = {.hGraph = hGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphDestroy], (const void *)hGraph, cgl_th_cuGraphDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9682,8 +9682,8 @@ CG_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, 
 {
     __typeof__(cuGraphExecUpdate_v2) *cgl_fn = (__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hGraph, resultInfo);
-    struct cgl_fr_cuGraphExecUpdate_v2 cgl_fr = {.hGraphExec = hGraphExec, .hGraph = hGraph, .resultInfo = resultInfo};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecUpdate_v2], (const void *)hGraphExec, cgl_th_cuGraphExecUpdate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecUpdate_v2 cgl_fr = {.hGraphExec = hGraphExec, .hGraph = hGraph, .resultInfo = resultInfo, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecUpdate_v2], (const void *)hGraphExec, cgl_th_cuGraphExecUpdate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9703,8 +9703,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgr
 {
     __typeof__(cuGraphKernelNodeCopyAttributes) *cgl_fn = (__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src);
-    struct cgl_fr_cuGraphKernelNodeCopyAttributes cgl_fr = {.dst = dst, .src = src};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes], (const void *)dst, cgl_th_cuGraphKernelNodeCopyAttributes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeCopyAttributes cgl_fr = {.dst = dst, .src = src, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes], (const void *)dst, cgl_th_cuGraphKernelNodeCopyAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9725,8 +9725,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUke
 {
     __typeof__(cuGraphKernelNodeGetAttribute) *cgl_fn = (__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, attr, value_out);
-    struct cgl_fr_cuGraphKernelNodeGetAttribute cgl_fr = {.hNode = hNode, .attr = attr, .value_out = value_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute], (const void *)hNode, cgl_th_cuGraphKernelNodeGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeGetAttribute cgl_fr = {.hNode = hNode, .attr = attr, .value_out = value_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute], (const void *)hNode, cgl_th_cuGraphKernelNodeGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9747,8 +9747,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUke
 {
     __typeof__(cuGraphKernelNodeSetAttribute) *cgl_fn = (__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, attr, value);
-    struct cgl_fr_cuGraphKernelNodeSetAttribute cgl_fr = {.hNode = hNode, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute], (const void *)hNode, cgl_th_cuGraphKernelNodeSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeSetAttribute cgl_fr = {.hNode = hNode, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute], (const void *)hNode, cgl_th_cuGraphKernelNodeSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9769,8 +9769,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path
 {
     __typeof__(cuGraphDebugDotPrint) *cgl_fn = (__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, path, flags);
-    struct cgl_fr_cuGraphDebugDotPrint cgl_fr = {.hGraph = hGraph, .path = path, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphDebugDotPrint], (const void *)hGraph, cgl_th_cuGraphDebugDotPrint, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphDebugDotPrint cgl_fr = {.hGraph = hGraph, .path = path, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphDebugDotPrint], (const void *)hGraph, cgl_th_cuGraphDebugDotPrint, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9793,8 +9793,8 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *pt
 {
     __typeof__(cuUserObjectCreate) *cgl_fn = (__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(object_out, ptr, destroy, initialRefcount, flags);
-    struct cgl_fr_cuUserObjectCreate cgl_fr = {.object_out = object_out, .ptr = ptr, .destroy = destroy, .initialRefcount = initialRefcount, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuUserObjectCreate], NULL, cgl_th_cuUserObjectCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuUserObjectCreate cgl_fr = {.object_out = object_out, .ptr = ptr, .destroy = destroy, .initialRefcount = initialRefcount, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuUserObjectCreate], NULL, cgl_th_cuUserObjectCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9814,8 +9814,8 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int 
 {
     __typeof__(cuUserObjectRetain) *cgl_fn = (__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(object, count);
-    struct cgl_fr_cuUserObjectRetain cgl_fr = {.object = object, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuUserObjectRetain], (const void *)object, cgl_th_cuUserObjectRetain, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuUserObjectRetain cgl_fr = {.object = object, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuUserObjectRetain], (const void *)object, cgl_th_cuUserObjectRetain, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9835,8 +9835,8 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int
 {
     __typeof__(cuUserObjectRelease) *cgl_fn = (__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(object, count);
-    struct cgl_fr_cuUserObjectRelease cgl_fr = {.object = object, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuUserObjectRelease], (const void *)object, cgl_th_cuUserObjectRelease, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuUserObjectRelease cgl_fr = {.object = object, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuUserObjectRelease], (const void *)object, cgl_th_cuUserObjectRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9858,8 +9858,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject o
 {
     __typeof__(cuGraphRetainUserObject) *cgl_fn = (__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, object, count, flags);
-    struct cgl_fr_cuGraphRetainUserObject cgl_fr = {.graph = graph, .object = object, .count = count, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphRetainUserObject], (const void *)graph, cgl_th_cuGraphRetainUserObject, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphRetainUserObject cgl_fr = {.graph = graph, .object = object, .count = count, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphRetainUserObject], (const void *)graph, cgl_th_cuGraphRetainUserObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9880,8 +9880,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject 
 {
     __typeof__(cuGraphReleaseUserObject) *cgl_fn = (__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, object, count);
-    struct cgl_fr_cuGraphReleaseUserObject cgl_fr = {.graph = graph, .object = object, .count = count};
-    if (cg_call(&cgl_sites[CGL_cuGraphReleaseUserObject], (const void *)graph, cgl_th_cuGraphReleaseUserObject, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphReleaseUserObject cgl_fr = {.graph = graph, .object = object, .count = count, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphReleaseUserObject], (const void *)graph, cgl_th_cuGraphReleaseUserObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9905,8 +9905,8 @@ CG_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, c
 {
     __typeof__(cuGraphAddNode_v2) *cgl_fn = (__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddNode_v2 cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddNode_v2], NULL, cgl_th_cuGraphAddNode_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddNode_v2 cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddNode_v2], NULL, cgl_th_cuGraphAddNode_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9926,8 +9926,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodePa
 {
     __typeof__(cuGraphNodeSetParams) *cgl_fn = (__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeSetParams], (const void *)hNode, cgl_th_cuGraphNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeSetParams], (const void *)hNode, cgl_th_cuGraphNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9948,8 +9948,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgr
 {
     __typeof__(cuGraphExecNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9972,8 +9972,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHand
 {
     __typeof__(cuGraphConditionalHandleCreate) *cgl_fn = (__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    struct cgl_fr_cuGraphConditionalHandleCreate cgl_fr = {.pHandle_out = pHandle_out, .hGraph = hGraph, .ctx = ctx, .defaultLaunchValue = defaultLaunchValue, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphConditionalHandleCreate], NULL, cgl_th_cuGraphConditionalHandleCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphConditionalHandleCreate cgl_fr = {.pHandle_out = pHandle_out, .hGraph = hGraph, .ctx = ctx, .defaultLaunchValue = defaultLaunchValue, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphConditionalHandleCreate], NULL, cgl_th_cuGraphConditionalHandleCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -9995,8 +9995,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numB
 {
     __typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *cgl_fn = (__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, func, blockSize, dynamicSMemSize);
-    struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor cgl_fr = {.numBlocks = numBlocks, .func = func, .blockSize = blockSize, .dynamicSMemSize = dynamicSMemSize};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor], NULL, cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessor, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor cgl_fr = {.numBlocks = numBlocks, .func = func, .blockSize = blockSize, .dynamicSMemSize = dynamicSMemSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor], NULL, cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10019,8 +10019,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 {
     __typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *cgl_fn = (__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_fr = {.numBlocks = numBlocks, .func = func, .blockSize = blockSize, .dynamicSMemSize = dynamicSMemSize, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], NULL, cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_fr = {.numBlocks = numBlocks, .func = func, .blockSize = blockSize, .dynamicSMemSize = dynamicSMemSize, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], NULL, cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10044,8 +10044,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, in
 {
     __typeof__(cuOccupancyMaxPotentialBlockSize) *cgl_fn = (__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    struct cgl_fr_cuOccupancyMaxPotentialBlockSize cgl_fr = {.minGridSize = minGridSize, .blockSize = blockSize, .func = func, .blockSizeToDynamicSMemSize = blockSizeToDynamicSMemSize, .dynamicSMemSize = dynamicSMemSize, .blockSizeLimit = blockSizeLimit};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize], NULL, cgl_th_cuOccupancyMaxPotentialBlockSize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxPotentialBlockSize cgl_fr = {.minGridSize = minGridSize, .blockSize = blockSize, .func = func, .blockSizeToDynamicSMemSize = blockSizeToDynamicSMemSize, .dynamicSMemSize = dynamicSMemSize, .blockSizeLimit = blockSizeLimit, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize], NULL, cgl_th_cuOccupancyMaxPotentialBlockSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10070,8 +10070,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGri
 {
     __typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *cgl_fn = (__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags cgl_fr = {.minGridSize = minGridSize, .blockSize = blockSize, .func = func, .blockSizeToDynamicSMemSize = blockSizeToDynamicSMemSize, .dynamicSMemSize = dynamicSMemSize, .blockSizeLimit = blockSizeLimit, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags], NULL, cgl_th_cuOccupancyMaxPotentialBlockSizeWithFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags cgl_fr = {.minGridSize = minGridSize, .blockSize = blockSize, .func = func, .blockSizeToDynamicSMemSize = blockSizeToDynamicSMemSize, .dynamicSMemSize = dynamicSMemSize, .blockSizeLimit = blockSizeLimit, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags], NULL, cgl_th_cuOccupancyMaxPotentialBlockSizeWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10093,8 +10093,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
 {
     __typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *cgl_fn = (__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dynamicSmemSize, func, numBlocks, blockSize);
-    struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock cgl_fr = {.dynamicSmemSize = dynamicSmemSize, .func = func, .numBlocks = numBlocks, .blockSize = blockSize};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock], NULL, cgl_th_cuOccupancyAvailableDynamicSMemPerBlock, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock cgl_fr = {.dynamicSmemSize = dynamicSmemSize, .func = func, .numBlocks = numBlocks, .blockSize = blockSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock], NULL, cgl_th_cuOccupancyAvailableDynamicSMemPerBlock, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10115,8 +10115,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, 
 {
     __typeof__(cuOccupancyMaxPotentialClusterSize) *cgl_fn = (__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(clusterSize, func, config);
-    struct cgl_fr_cuOccupancyMaxPotentialClusterSize cgl_fr = {.clusterSize = clusterSize, .func = func, .config = config};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize], NULL, cgl_th_cuOccupancyMaxPotentialClusterSize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxPotentialClusterSize cgl_fr = {.clusterSize = clusterSize, .func = func, .config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize], NULL, cgl_th_cuOccupancyMaxPotentialClusterSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10137,8 +10137,8 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunc
 {
     __typeof__(cuOccupancyMaxActiveClusters) *cgl_fn = (__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numClusters, func, config);
-    struct cgl_fr_cuOccupancyMaxActiveClusters cgl_fr = {.numClusters = numClusters, .func = func, .config = config};
-    if (cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveClusters], NULL, cgl_th_cuOccupancyMaxActiveClusters, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuOccupancyMaxActiveClusters cgl_fr = {.numClusters = numClusters, .func = func, .config = config, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuOccupancyMaxActiveClusters], NULL, cgl_th_cuOccupancyMaxActiveClusters, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10159,8 +10159,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, un
 {
     __typeof__(cuTexRefSetArray) *cgl_fn = (__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, hArray, Flags);
-    struct cgl_fr_cuTexRefSetArray cgl_fr = {.hTexRef = hTexRef, .hArray = hArray, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetArray], (const void *)hTexRef, cgl_th_cuTexRefSetArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetArray cgl_fr = {.hTexRef = hTexRef, .hArray = hArray, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetArray], (const void *)hTexRef, cgl_th_cuTexRefSetArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10181,8 +10181,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmapp
 {
     __typeof__(cuTexRefSetMipmappedArray) *cgl_fn = (__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, hMipmappedArray, Flags);
-    struct cgl_fr_cuTexRefSetMipmappedArray cgl_fr = {.hTexRef = hTexRef, .hMipmappedArray = hMipmappedArray, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetMipmappedArray], (const void *)hTexRef, cgl_th_cuTexRefSetMipmappedArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetMipmappedArray cgl_fr = {.hTexRef = hTexRef, .hMipmappedArray = hMipmappedArray, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetMipmappedArray], (const void *)hTexRef, cgl_th_cuTexRefSetMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10204,8 +10204,8 @@ CG_EXPORT CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, C
 {
     __typeof__(cuTexRefSetAddress_v2) *cgl_fn = (__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ByteOffset, hTexRef, dptr, bytes);
-    struct cgl_fr_cuTexRefSetAddress_v2 cgl_fr = {.ByteOffset = ByteOffset, .hTexRef = hTexRef, .dptr = dptr, .bytes = bytes};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddress_v2], NULL, cgl_th_cuTexRefSetAddress_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddress_v2 cgl_fr = {.ByteOffset = ByteOffset, .hTexRef = hTexRef, .dptr = dptr, .bytes = bytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddress_v2], NULL, cgl_th_cuTexRefSetAddress_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10227,8 +10227,8 @@ CG_EXPORT CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DE
 {
     __typeof__(cuTexRefSetAddress2D_v3) *cgl_fn = (__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, desc, dptr, Pitch);
-    struct cgl_fr_cuTexRefSetAddress2D_v3 cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D_v3], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D_v3, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddress2D_v3 cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D_v3], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D_v3, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10249,8 +10249,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fm
 {
     __typeof__(cuTexRefSetFormat) *cgl_fn = (__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, fmt, NumPackedComponents);
-    struct cgl_fr_cuTexRefSetFormat cgl_fr = {.hTexRef = hTexRef, .fmt = fmt, .NumPackedComponents = NumPackedComponents};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetFormat], (const void *)hTexRef, cgl_th_cuTexRefSetFormat, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetFormat cgl_fr = {.hTexRef = hTexRef, .fmt = fmt, .NumPackedComponents = NumPackedComponents, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetFormat], (const void *)hTexRef, cgl_th_cuTexRefSetFormat, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10271,8 +10271,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUa
 {
     __typeof__(cuTexRefSetAddressMode) *cgl_fn = (__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, dim, am);
-    struct cgl_fr_cuTexRefSetAddressMode cgl_fr = {.hTexRef = hTexRef, .dim = dim, .am = am};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddressMode], (const void *)hTexRef, cgl_th_cuTexRefSetAddressMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddressMode cgl_fr = {.hTexRef = hTexRef, .dim = dim, .am = am, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddressMode], (const void *)hTexRef, cgl_th_cuTexRefSetAddressMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10292,8 +10292,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode
 {
     __typeof__(cuTexRefSetFilterMode) *cgl_fn = (__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, fm);
-    struct cgl_fr_cuTexRefSetFilterMode cgl_fr = {.hTexRef = hTexRef, .fm = fm};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetFilterMode], (const void *)hTexRef, cgl_th_cuTexRefSetFilterMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetFilterMode cgl_fr = {.hTexRef = hTexRef, .fm = fm, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetFilterMode], (const void *)hTexRef, cgl_th_cuTexRefSetFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10313,8 +10313,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilte
 {
     __typeof__(cuTexRefSetMipmapFilterMode) *cgl_fn = (__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, fm);
-    struct cgl_fr_cuTexRefSetMipmapFilterMode cgl_fr = {.hTexRef = hTexRef, .fm = fm};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapFilterMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetMipmapFilterMode cgl_fr = {.hTexRef = hTexRef, .fm = fm, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10334,8 +10334,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bi
 {
     __typeof__(cuTexRefSetMipmapLevelBias) *cgl_fn = (__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, bias);
-    struct cgl_fr_cuTexRefSetMipmapLevelBias cgl_fr = {.hTexRef = hTexRef, .bias = bias};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapLevelBias, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetMipmapLevelBias cgl_fr = {.hTexRef = hTexRef, .bias = bias, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapLevelBias, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10356,8 +10356,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float m
 {
     __typeof__(cuTexRefSetMipmapLevelClamp) *cgl_fn = (__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    struct cgl_fr_cuTexRefSetMipmapLevelClamp cgl_fr = {.hTexRef = hTexRef, .minMipmapLevelClamp = minMipmapLevelClamp, .maxMipmapLevelClamp = maxMipmapLevelClamp};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapLevelClamp, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetMipmapLevelClamp cgl_fr = {.hTexRef = hTexRef, .minMipmapLevelClamp = minMipmapLevelClamp, .maxMipmapLevelClamp = maxMipmapLevelClamp, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp], (const void *)hTexRef, cgl_th_cuTexRefSetMipmapLevelClamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10377,8 +10377,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned i
 {
     __typeof__(cuTexRefSetMaxAnisotropy) *cgl_fn = (__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, maxAniso);
-    struct cgl_fr_cuTexRefSetMaxAnisotropy cgl_fr = {.hTexRef = hTexRef, .maxAniso = maxAniso};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy], (const void *)hTexRef, cgl_th_cuTexRefSetMaxAnisotropy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetMaxAnisotropy cgl_fr = {.hTexRef = hTexRef, .maxAniso = maxAniso, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy], (const void *)hTexRef, cgl_th_cuTexRefSetMaxAnisotropy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10398,8 +10398,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBord
 {
     __typeof__(cuTexRefSetBorderColor) *cgl_fn = (__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, pBorderColor);
-    struct cgl_fr_cuTexRefSetBorderColor cgl_fr = {.hTexRef = hTexRef, .pBorderColor = pBorderColor};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetBorderColor], (const void *)hTexRef, cgl_th_cuTexRefSetBorderColor, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetBorderColor cgl_fr = {.hTexRef = hTexRef, .pBorderColor = pBorderColor, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetBorderColor], (const void *)hTexRef, cgl_th_cuTexRefSetBorderColor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10419,8 +10419,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags
 {
     __typeof__(cuTexRefSetFlags) *cgl_fn = (__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, Flags);
-    struct cgl_fr_cuTexRefSetFlags cgl_fr = {.hTexRef = hTexRef, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetFlags], (const void *)hTexRef, cgl_th_cuTexRefSetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetFlags cgl_fr = {.hTexRef = hTexRef, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetFlags], (const void *)hTexRef, cgl_th_cuTexRefSetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10440,8 +10440,8 @@ CG_EXPORT CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
     __typeof__(cuTexRefGetAddress_v2) *cgl_fn = (__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, hTexRef);
-    struct cgl_fr_cuTexRefGetAddress_v2 cgl_fr = {.pdptr = pdptr, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetAddress_v2], NULL, cgl_th_cuTexRefGetAddress_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetAddress_v2 cgl_fr = {.pdptr = pdptr, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetAddress_v2], NULL, cgl_th_cuTexRefGetAddress_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10461,8 +10461,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
     __typeof__(cuTexRefGetArray) *cgl_fn = (__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phArray, hTexRef);
-    struct cgl_fr_cuTexRefGetArray cgl_fr = {.phArray = phArray, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetArray], NULL, cgl_th_cuTexRefGetArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetArray cgl_fr = {.phArray = phArray, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetArray], NULL, cgl_th_cuTexRefGetArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10482,8 +10482,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmapp
 {
     __typeof__(cuTexRefGetMipmappedArray) *cgl_fn = (__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phMipmappedArray, hTexRef);
-    struct cgl_fr_cuTexRefGetMipmappedArray cgl_fr = {.phMipmappedArray = phMipmappedArray, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetMipmappedArray], NULL, cgl_th_cuTexRefGetMipmappedArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetMipmappedArray cgl_fr = {.phMipmappedArray = phMipmappedArray, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetMipmappedArray], NULL, cgl_th_cuTexRefGetMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10504,8 +10504,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref 
 {
     __typeof__(cuTexRefGetAddressMode) *cgl_fn = (__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pam, hTexRef, dim);
-    struct cgl_fr_cuTexRefGetAddressMode cgl_fr = {.pam = pam, .hTexRef = hTexRef, .dim = dim};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetAddressMode], NULL, cgl_th_cuTexRefGetAddressMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetAddressMode cgl_fr = {.pam = pam, .hTexRef = hTexRef, .dim = dim, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetAddressMode], NULL, cgl_th_cuTexRefGetAddressMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10525,8 +10525,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hT
 {
     __typeof__(cuTexRefGetFilterMode) *cgl_fn = (__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pfm, hTexRef);
-    struct cgl_fr_cuTexRefGetFilterMode cgl_fr = {.pfm = pfm, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetFilterMode], NULL, cgl_th_cuTexRefGetFilterMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetFilterMode cgl_fr = {.pfm = pfm, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetFilterMode], NULL, cgl_th_cuTexRefGetFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10547,8 +10547,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumC
 {
     __typeof__(cuTexRefGetFormat) *cgl_fn = (__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFormat, pNumChannels, hTexRef);
-    struct cgl_fr_cuTexRefGetFormat cgl_fr = {.pFormat = pFormat, .pNumChannels = pNumChannels, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetFormat], NULL, cgl_th_cuTexRefGetFormat, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetFormat cgl_fr = {.pFormat = pFormat, .pNumChannels = pNumChannels, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetFormat], NULL, cgl_th_cuTexRefGetFormat, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10568,8 +10568,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtex
 {
     __typeof__(cuTexRefGetMipmapFilterMode) *cgl_fn = (__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pfm, hTexRef);
-    struct cgl_fr_cuTexRefGetMipmapFilterMode cgl_fr = {.pfm = pfm, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode], NULL, cgl_th_cuTexRefGetMipmapFilterMode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetMipmapFilterMode cgl_fr = {.pfm = pfm, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode], NULL, cgl_th_cuTexRefGetMipmapFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10589,8 +10589,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTe
 {
     __typeof__(cuTexRefGetMipmapLevelBias) *cgl_fn = (__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pbias, hTexRef);
-    struct cgl_fr_cuTexRefGetMipmapLevelBias cgl_fr = {.pbias = pbias, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias], NULL, cgl_th_cuTexRefGetMipmapLevelBias, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetMipmapLevelBias cgl_fr = {.pbias = pbias, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias], NULL, cgl_th_cuTexRefGetMipmapLevelBias, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10611,8 +10611,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelCla
 {
     __typeof__(cuTexRefGetMipmapLevelClamp) *cgl_fn = (__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    struct cgl_fr_cuTexRefGetMipmapLevelClamp cgl_fr = {.pminMipmapLevelClamp = pminMipmapLevelClamp, .pmaxMipmapLevelClamp = pmaxMipmapLevelClamp, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp], NULL, cgl_th_cuTexRefGetMipmapLevelClamp, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetMipmapLevelClamp cgl_fr = {.pminMipmapLevelClamp = pminMipmapLevelClamp, .pmaxMipmapLevelClamp = pmaxMipmapLevelClamp, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp], NULL, cgl_th_cuTexRefGetMipmapLevelClamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10632,8 +10632,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTe
 {
     __typeof__(cuTexRefGetMaxAnisotropy) *cgl_fn = (__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pmaxAniso, hTexRef);
-    struct cgl_fr_cuTexRefGetMaxAnisotropy cgl_fr = {.pmaxAniso = pmaxAniso, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy], NULL, cgl_th_cuTexRefGetMaxAnisotropy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetMaxAnisotropy cgl_fr = {.pmaxAniso = pmaxAniso, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy], NULL, cgl_th_cuTexRefGetMaxAnisotropy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10653,8 +10653,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref 
 {
     __typeof__(cuTexRefGetBorderColor) *cgl_fn = (__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pBorderColor, hTexRef);
-    struct cgl_fr_cuTexRefGetBorderColor cgl_fr = {.pBorderColor = pBorderColor, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetBorderColor], NULL, cgl_th_cuTexRefGetBorderColor, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetBorderColor cgl_fr = {.pBorderColor = pBorderColor, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetBorderColor], NULL, cgl_th_cuTexRefGetBorderColor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10674,8 +10674,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexR
 {
     __typeof__(cuTexRefGetFlags) *cgl_fn = (__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFlags, hTexRef);
-    struct cgl_fr_cuTexRefGetFlags cgl_fr = {.pFlags = pFlags, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetFlags], NULL, cgl_th_cuTexRefGetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetFlags cgl_fr = {.pFlags = pFlags, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetFlags], NULL, cgl_th_cuTexRefGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10694,8 +10694,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef)
 {
     __typeof__(cuTexRefCreate) *cgl_fn = (__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexRef);
-    struct cgl_fr_cuTexRefCreate cgl_fr = {.pTexRef = pTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefCreate], NULL, cgl_th_cuTexRefCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefCreate cgl_fr = {.pTexRef = pTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefCreate], NULL, cgl_th_cuTexRefCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10714,8 +10714,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef)
 {
     __typeof__(cuTexRefDestroy) *cgl_fn = (__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef);
-    struct cgl_fr_cuTexRefDestroy cgl_fr = {.hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefDestroy], (const void *)hTexRef, cgl_th_cuTexRefDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefDestroy cgl_fr = {.hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefDestroy], (const void *)hTexRef, cgl_th_cuTexRefDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10736,8 +10736,8 @@ CG_EXPORT CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray,
 {
     __typeof__(cuSurfRefSetArray) *cgl_fn = (__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hSurfRef, hArray, Flags);
-    struct cgl_fr_cuSurfRefSetArray cgl_fr = {.hSurfRef = hSurfRef, .hArray = hArray, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuSurfRefSetArray], (const void *)hSurfRef, cgl_th_cuSurfRefSetArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSurfRefSetArray cgl_fr = {.hSurfRef = hSurfRef, .hArray = hArray, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSurfRefSetArray], (const void *)hSurfRef, cgl_th_cuSurfRefSetArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10757,8 +10757,8 @@ CG_EXPORT CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRe
 {
     __typeof__(cuSurfRefGetArray) *cgl_fn = (__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phArray, hSurfRef);
-    struct cgl_fr_cuSurfRefGetArray cgl_fr = {.phArray = phArray, .hSurfRef = hSurfRef};
-    if (cg_call(&cgl_sites[CGL_cuSurfRefGetArray], NULL, cgl_th_cuSurfRefGetArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSurfRefGetArray cgl_fr = {.phArray = phArray, .hSurfRef = hSurfRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSurfRefGetArray], NULL, cgl_th_cuSurfRefGetArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10780,8 +10780,8 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA
 {
     __typeof__(cuTexObjectCreate) *cgl_fn = (__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    struct cgl_fr_cuTexObjectCreate cgl_fr = {.pTexObject = pTexObject, .pResDesc = pResDesc, .pTexDesc = pTexDesc, .pResViewDesc = pResViewDesc};
-    if (cg_call(&cgl_sites[CGL_cuTexObjectCreate], NULL, cgl_th_cuTexObjectCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexObjectCreate cgl_fr = {.pTexObject = pTexObject, .pResDesc = pResDesc, .pTexDesc = pTexDesc, .pResViewDesc = pResViewDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexObjectCreate], NULL, cgl_th_cuTexObjectCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10800,8 +10800,8 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject)
 {
     __typeof__(cuTexObjectDestroy) *cgl_fn = (__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texObject);
-    struct cgl_fr_cuTexObjectDestroy cgl_fr = {.texObject = texObject};
-    if (cg_call(&cgl_sites[CGL_cuTexObjectDestroy], NULL, cgl_th_cuTexObjectDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexObjectDestroy cgl_fr = {.texObject = texObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexObjectDestroy], NULL, cgl_th_cuTexObjectDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10821,8 +10821,8 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDe
 {
     __typeof__(cuTexObjectGetResourceDesc) *cgl_fn = (__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResDesc, texObject);
-    struct cgl_fr_cuTexObjectGetResourceDesc cgl_fr = {.pResDesc = pResDesc, .texObject = texObject};
-    if (cg_call(&cgl_sites[CGL_cuTexObjectGetResourceDesc], NULL, cgl_th_cuTexObjectGetResourceDesc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexObjectGetResourceDesc cgl_fr = {.pResDesc = pResDesc, .texObject = texObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexObjectGetResourceDesc], NULL, cgl_th_cuTexObjectGetResourceDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10842,8 +10842,8 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc
 {
     __typeof__(cuTexObjectGetTextureDesc) *cgl_fn = (__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexDesc, texObject);
-    struct cgl_fr_cuTexObjectGetTextureDesc cgl_fr = {.pTexDesc = pTexDesc, .texObject = texObject};
-    if (cg_call(&cgl_sites[CGL_cuTexObjectGetTextureDesc], NULL, cgl_th_cuTexObjectGetTextureDesc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexObjectGetTextureDesc cgl_fr = {.pTexDesc = pTexDesc, .texObject = texObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexObjectGetTextureDesc], NULL, cgl_th_cuTexObjectGetTextureDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10863,8 +10863,8 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DES
 {
     __typeof__(cuTexObjectGetResourceViewDesc) *cgl_fn = (__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResViewDesc, texObject);
-    struct cgl_fr_cuTexObjectGetResourceViewDesc cgl_fr = {.pResViewDesc = pResViewDesc, .texObject = texObject};
-    if (cg_call(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc], NULL, cgl_th_cuTexObjectGetResourceViewDesc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexObjectGetResourceViewDesc cgl_fr = {.pResViewDesc = pResViewDesc, .texObject = texObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc], NULL, cgl_th_cuTexObjectGetResourceViewDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10884,8 +10884,8 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const C
 {
     __typeof__(cuSurfObjectCreate) *cgl_fn = (__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pSurfObject, pResDesc);
-    struct cgl_fr_cuSurfObjectCreate cgl_fr = {.pSurfObject = pSurfObject, .pResDesc = pResDesc};
-    if (cg_call(&cgl_sites[CGL_cuSurfObjectCreate], NULL, cgl_th_cuSurfObjectCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSurfObjectCreate cgl_fr = {.pSurfObject = pSurfObject, .pResDesc = pResDesc, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSurfObjectCreate], NULL, cgl_th_cuSurfObjectCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10904,8 +10904,8 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject)
 {
     __typeof__(cuSurfObjectDestroy) *cgl_fn = (__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(surfObject);
-    struct cgl_fr_cuSurfObjectDestroy cgl_fr = {.surfObject = surfObject};
-    if (cg_call(&cgl_sites[CGL_cuSurfObjectDestroy], NULL, cgl_th_cuSurfObjectDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSurfObjectDestroy cgl_fr = {.surfObject = surfObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSurfObjectDestroy], NULL, cgl_th_cuSurfObjectDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10925,8 +10925,8 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResD
 {
     __typeof__(cuSurfObjectGetResourceDesc) *cgl_fn = (__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResDesc, surfObject);
-    struct cgl_fr_cuSurfObjectGetResourceDesc cgl_fr = {.pResDesc = pResDesc, .surfObject = surfObject};
-    if (cg_call(&cgl_sites[CGL_cuSurfObjectGetResourceDesc], NULL, cgl_th_cuSurfObjectGetResourceDesc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSurfObjectGetResourceDesc cgl_fr = {.pResDesc = pResDesc, .surfObject = surfObject, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSurfObjectGetResourceDesc], NULL, cgl_th_cuSurfObjectGetResourceDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10956,8 +10956,8 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtens
 {
     __typeof__(cuTensorMapEncodeTiled) *cgl_fn = (__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    struct cgl_fr_cuTensorMapEncodeTiled cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .boxDim = boxDim, .elementStrides = elementStrides, .interleave = interleave, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill};
-    if (cg_call(&cgl_sites[CGL_cuTensorMapEncodeTiled], NULL, cgl_th_cuTensorMapEncodeTiled, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTensorMapEncodeTiled cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .boxDim = boxDim, .elementStrides = elementStrides, .interleave = interleave, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTensorMapEncodeTiled], NULL, cgl_th_cuTensorMapEncodeTiled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -10990,8 +10990,8 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUten
 {
     __typeof__(cuTensorMapEncodeIm2col) *cgl_fn = (__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    struct cgl_fr_cuTensorMapEncodeIm2col cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .pixelBoxLowerCorner = pixelBoxLowerCorner, .pixelBoxUpperCorner = pixelBoxUpperCorner, .channelsPerPixel = channelsPerPixel, .pixelsPerColumn = pixelsPerColumn, .elementStrides = elementStrides, .interleave = interleave, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill};
-    if (cg_call(&cgl_sites[CGL_cuTensorMapEncodeIm2col], NULL, cgl_th_cuTensorMapEncodeIm2col, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTensorMapEncodeIm2col cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .pixelBoxLowerCorner = pixelBoxLowerCorner, .pixelBoxUpperCorner = pixelBoxUpperCorner, .channelsPerPixel = channelsPerPixel, .pixelsPerColumn = pixelsPerColumn, .elementStrides = elementStrides, .interleave = interleave, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTensorMapEncodeIm2col], NULL, cgl_th_cuTensorMapEncodeIm2col, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11025,8 +11025,8 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, C
 {
     __typeof__(cuTensorMapEncodeIm2colWide) *cgl_fn = (__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    struct cgl_fr_cuTensorMapEncodeIm2colWide cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .pixelBoxLowerCornerWidth = pixelBoxLowerCornerWidth, .pixelBoxUpperCornerWidth = pixelBoxUpperCornerWidth, .channelsPerPixel = channelsPerPixel, .pixelsPerColumn = pixelsPerColumn, .elementStrides = elementStrides, .interleave = interleave, .mode = mode, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill};
-    if (cg_call(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide], NULL, cgl_th_cuTensorMapEncodeIm2colWide, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTensorMapEncodeIm2colWide cgl_fr = {.tensorMap = tensorMap, .tensorDataType = tensorDataType, .tensorRank = tensorRank, .globalAddress = globalAddress, .globalDim = globalDim, .globalStrides = globalStrides, .pixelBoxLowerCornerWidth = pixelBoxLowerCornerWidth, .pixelBoxUpperCornerWidth = pixelBoxUpperCornerWidth, .channelsPerPixel = channelsPerPixel, .pixelsPerColumn = pixelsPerColumn, .elementStrides = elementStrides, .interleave = interleave, .mode = mode, .swizzle = swizzle, .l2Promotion = l2Promotion, .oobFill = oobFill, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide], NULL, cgl_th_cuTensorMapEncodeIm2colWide, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11046,8 +11046,8 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, voi
 {
     __typeof__(cuTensorMapReplaceAddress) *cgl_fn = (__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tensorMap, globalAddress);
-    struct cgl_fr_cuTensorMapReplaceAddress cgl_fr = {.tensorMap = tensorMap, .globalAddress = globalAddress};
-    if (cg_call(&cgl_sites[CGL_cuTensorMapReplaceAddress], NULL, cgl_th_cuTensorMapReplaceAddress, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTensorMapReplaceAddress cgl_fr = {.tensorMap = tensorMap, .globalAddress = globalAddress, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTensorMapReplaceAddress], NULL, cgl_th_cuTensorMapReplaceAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11068,8 +11068,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice de
 {
     __typeof__(cuDeviceCanAccessPeer) *cgl_fn = (__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(canAccessPeer, dev, peerDev);
-    struct cgl_fr_cuDeviceCanAccessPeer cgl_fr = {.canAccessPeer = canAccessPeer, .dev = dev, .peerDev = peerDev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceCanAccessPeer], NULL, cgl_th_cuDeviceCanAccessPeer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceCanAccessPeer cgl_fr = {.canAccessPeer = canAccessPeer, .dev = dev, .peerDev = peerDev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceCanAccessPeer], NULL, cgl_th_cuDeviceCanAccessPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11089,8 +11089,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned
 {
     __typeof__(cuCtxEnablePeerAccess) *cgl_fn = (__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerContext, Flags);
-    struct cgl_fr_cuCtxEnablePeerAccess cgl_fr = {.peerContext = peerContext, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuCtxEnablePeerAccess], (const void *)peerContext, cgl_th_cuCtxEnablePeerAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxEnablePeerAccess cgl_fr = {.peerContext = peerContext, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxEnablePeerAccess], (const void *)peerContext, cgl_th_cuCtxEnablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11109,8 +11109,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
 {
     __typeof__(cuCtxDisablePeerAccess) *cgl_fn = (__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerContext);
-    struct cgl_fr_cuCtxDisablePeerAccess cgl_fr = {.peerContext = peerContext};
-    if (cg_call(&cgl_sites[CGL_cuCtxDisablePeerAccess], (const void *)peerContext, cgl_th_cuCtxDisablePeerAccess, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxDisablePeerAccess cgl_fr = {.peerContext = peerContext, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxDisablePeerAccess], (const void *)peerContext, cgl_th_cuCtxDisablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11132,8 +11132,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttri
 {
     __typeof__(cuDeviceGetP2PAttribute) *cgl_fn = (__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value, attrib, srcDevice, dstDevice);
-    struct cgl_fr_cuDeviceGetP2PAttribute cgl_fr = {.value = value, .attrib = attrib, .srcDevice = srcDevice, .dstDevice = dstDevice};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetP2PAttribute], NULL, cgl_th_cuDeviceGetP2PAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetP2PAttribute cgl_fr = {.value = value, .attrib = attrib, .srcDevice = srcDevice, .dstDevice = dstDevice, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetP2PAttribute], NULL, cgl_th_cuDeviceGetP2PAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11156,8 +11156,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int *capabi
 {
     __typeof__(cuDeviceGetP2PAtomicCapabilities) *cgl_fn = (__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(capabilities, operations, count, srcDevice, dstDevice);
-    struct cgl_fr_cuDeviceGetP2PAtomicCapabilities cgl_fr = {.capabilities = capabilities, .operations = operations, .count = count, .srcDevice = srcDevice, .dstDevice = dstDevice};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities], NULL, cgl_th_cuDeviceGetP2PAtomicCapabilities, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetP2PAtomicCapabilities cgl_fr = {.capabilities = capabilities, .operations = operations, .count = count, .srcDevice = srcDevice, .dstDevice = dstDevice, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities], NULL, cgl_th_cuDeviceGetP2PAtomicCapabilities, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11176,8 +11176,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resou
 {
     __typeof__(cuGraphicsUnregisterResource) *cgl_fn = (__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource);
-    struct cgl_fr_cuGraphicsUnregisterResource cgl_fr = {.resource = resource};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsUnregisterResource], (const void *)resource, cgl_th_cuGraphicsUnregisterResource, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsUnregisterResource cgl_fr = {.resource = resource, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsUnregisterResource], (const void *)resource, cgl_th_cuGraphicsUnregisterResource, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11199,8 +11199,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, 
 {
     __typeof__(cuGraphicsSubResourceGetMappedArray) *cgl_fn = (__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArray, resource, arrayIndex, mipLevel);
-    struct cgl_fr_cuGraphicsSubResourceGetMappedArray cgl_fr = {.pArray = pArray, .resource = resource, .arrayIndex = arrayIndex, .mipLevel = mipLevel};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray], NULL, cgl_th_cuGraphicsSubResourceGetMappedArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsSubResourceGetMappedArray cgl_fr = {.pArray = pArray, .resource = resource, .arrayIndex = arrayIndex, .mipLevel = mipLevel, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray], NULL, cgl_th_cuGraphicsSubResourceGetMappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11220,8 +11220,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmapped
 {
     __typeof__(cuGraphicsResourceGetMappedMipmappedArray) *cgl_fn = (__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pMipmappedArray, resource);
-    struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray cgl_fr = {.pMipmappedArray = pMipmappedArray, .resource = resource};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray], NULL, cgl_th_cuGraphicsResourceGetMappedMipmappedArray, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray cgl_fr = {.pMipmappedArray = pMipmappedArray, .resource = resource, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray], NULL, cgl_th_cuGraphicsResourceGetMappedMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11242,8 +11242,8 @@ CG_EXPORT CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, s
 {
     __typeof__(cuGraphicsResourceGetMappedPointer_v2) *cgl_fn = (__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pDevPtr, pSize, resource);
-    struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 cgl_fr = {.pDevPtr = pDevPtr, .pSize = pSize, .resource = resource};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2], NULL, cgl_th_cuGraphicsResourceGetMappedPointer_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 cgl_fr = {.pDevPtr = pDevPtr, .pSize = pSize, .resource = resource, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2], NULL, cgl_th_cuGraphicsResourceGetMappedPointer_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11263,8 +11263,8 @@ CG_EXPORT CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource,
 {
     __typeof__(cuGraphicsResourceSetMapFlags_v2) *cgl_fn = (__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource, flags);
-    struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 cgl_fr = {.resource = resource, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2], (const void *)resource, cgl_th_cuGraphicsResourceSetMapFlags_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 cgl_fr = {.resource = resource, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2], (const void *)resource, cgl_th_cuGraphicsResourceSetMapFlags_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11285,8 +11285,8 @@ CG_EXPORT CUresult cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsRes
 {
     __typeof__(cuGraphicsMapResources_ptsz) *cgl_fn = (__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, hStream);
-    struct cgl_fr_cuGraphicsMapResources_ptsz cgl_fr = {.count = count, .resources = resources, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsMapResources_ptsz], NULL, cgl_th_cuGraphicsMapResources_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsMapResources_ptsz cgl_fr = {.count = count, .resources = resources, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsMapResources_ptsz], NULL, cgl_th_cuGraphicsMapResources_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11307,8 +11307,8 @@ CG_EXPORT CUresult cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsR
 {
     __typeof__(cuGraphicsUnmapResources_ptsz) *cgl_fn = (__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, hStream);
-    struct cgl_fr_cuGraphicsUnmapResources_ptsz cgl_fr = {.count = count, .resources = resources, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz], NULL, cgl_th_cuGraphicsUnmapResources_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsUnmapResources_ptsz cgl_fr = {.count = count, .resources = resources, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz], NULL, cgl_th_cuGraphicsUnmapResources_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11331,8 +11331,8 @@ static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress_v2(const ch
 {
     __typeof__(cuGetProcAddress_v2) *cgl_fn = (__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
-    struct cgl_fr_cuGetProcAddress_v2 cgl_fr = {.symbol = symbol, .pfn = pfn, .cudaVersion = cudaVersion, .flags = flags, .symbolStatus = symbolStatus};
-    if (cg_call(&cgl_sites[CGL_cuGetProcAddress_v2], NULL, cgl_th_cuGetProcAddress_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGetProcAddress_v2 cgl_fr = {.symbol = symbol, .pfn = pfn, .cudaVersion = cudaVersion, .flags = flags, .symbolStatus = symbolStatus, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGetProcAddress_v2], NULL, cgl_th_cuGetProcAddress_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11353,8 +11353,8 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, voi
 {
     __typeof__(cuCoredumpGetAttribute) *cgl_fn = (__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attrib, value, size);
-    struct cgl_fr_cuCoredumpGetAttribute cgl_fr = {.attrib = attrib, .value = value, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuCoredumpGetAttribute], NULL, cgl_th_cuCoredumpGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCoredumpGetAttribute cgl_fr = {.attrib = attrib, .value = value, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCoredumpGetAttribute], NULL, cgl_th_cuCoredumpGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11375,8 +11375,8 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attri
 {
     __typeof__(cuCoredumpGetAttributeGlobal) *cgl_fn = (__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attrib, value, size);
-    struct cgl_fr_cuCoredumpGetAttributeGlobal cgl_fr = {.attrib = attrib, .value = value, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal], NULL, cgl_th_cuCoredumpGetAttributeGlobal, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCoredumpGetAttributeGlobal cgl_fr = {.attrib = attrib, .value = value, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal], NULL, cgl_th_cuCoredumpGetAttributeGlobal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11397,8 +11397,8 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, voi
 {
     __typeof__(cuCoredumpSetAttribute) *cgl_fn = (__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attrib, value, size);
-    struct cgl_fr_cuCoredumpSetAttribute cgl_fr = {.attrib = attrib, .value = value, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuCoredumpSetAttribute], NULL, cgl_th_cuCoredumpSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCoredumpSetAttribute cgl_fr = {.attrib = attrib, .value = value, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCoredumpSetAttribute], NULL, cgl_th_cuCoredumpSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11419,8 +11419,8 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attri
 {
     __typeof__(cuCoredumpSetAttributeGlobal) *cgl_fn = (__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attrib, value, size);
-    struct cgl_fr_cuCoredumpSetAttributeGlobal cgl_fr = {.attrib = attrib, .value = value, .size = size};
-    if (cg_call(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal], NULL, cgl_th_cuCoredumpSetAttributeGlobal, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCoredumpSetAttributeGlobal cgl_fr = {.attrib = attrib, .value = value, .size = size, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal], NULL, cgl_th_cuCoredumpSetAttributeGlobal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11442,8 +11442,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc
 {
     __typeof__(cuGreenCtxCreate) *cgl_fn = (__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phCtx, desc, dev, flags);
-    struct cgl_fr_cuGreenCtxCreate cgl_fr = {.phCtx = phCtx, .desc = desc, .dev = dev, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxCreate], NULL, cgl_th_cuGreenCtxCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxCreate cgl_fr = {.phCtx = phCtx, .desc = desc, .dev = dev, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxCreate], NULL, cgl_th_cuGreenCtxCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11462,8 +11462,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
     __typeof__(cuGreenCtxDestroy) *cgl_fn = (__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx);
-    struct cgl_fr_cuGreenCtxDestroy cgl_fr = {.hCtx = hCtx};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxDestroy], (const void *)hCtx, cgl_th_cuGreenCtxDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxDestroy cgl_fr = {.hCtx = hCtx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxDestroy], (const void *)hCtx, cgl_th_cuGreenCtxDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11483,8 +11483,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCt
 {
     __typeof__(cuCtxFromGreenCtx) *cgl_fn = (__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pContext, hCtx);
-    struct cgl_fr_cuCtxFromGreenCtx cgl_fr = {.pContext = pContext, .hCtx = hCtx};
-    if (cg_call(&cgl_sites[CGL_cuCtxFromGreenCtx], NULL, cgl_th_cuCtxFromGreenCtx, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxFromGreenCtx cgl_fr = {.pContext = pContext, .hCtx = hCtx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxFromGreenCtx], NULL, cgl_th_cuCtxFromGreenCtx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11505,8 +11505,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource
 {
     __typeof__(cuDeviceGetDevResource) *cgl_fn = (__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, resource, type);
-    struct cgl_fr_cuDeviceGetDevResource cgl_fr = {.device = device, .resource = resource, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetDevResource], NULL, cgl_th_cuDeviceGetDevResource, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetDevResource cgl_fr = {.device = device, .resource = resource, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetDevResource], NULL, cgl_th_cuDeviceGetDevResource, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11527,8 +11527,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *re
 {
     __typeof__(cuCtxGetDevResource) *cgl_fn = (__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, resource, type);
-    struct cgl_fr_cuCtxGetDevResource cgl_fr = {.hCtx = hCtx, .resource = resource, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuCtxGetDevResource], (const void *)hCtx, cgl_th_cuCtxGetDevResource, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxGetDevResource cgl_fr = {.hCtx = hCtx, .resource = resource, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxGetDevResource], (const void *)hCtx, cgl_th_cuCtxGetDevResource, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11549,8 +11549,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResour
 {
     __typeof__(cuGreenCtxGetDevResource) *cgl_fn = (__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, resource, type);
-    struct cgl_fr_cuGreenCtxGetDevResource cgl_fr = {.hCtx = hCtx, .resource = resource, .type = type};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxGetDevResource], (const void *)hCtx, cgl_th_cuGreenCtxGetDevResource, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxGetDevResource cgl_fr = {.hCtx = hCtx, .resource = resource, .type = type, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxGetDevResource], (const void *)hCtx, cgl_th_cuGreenCtxGetDevResource, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11574,8 +11574,8 @@ CG_EXPORT CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, un
 {
     __typeof__(cuDevSmResourceSplitByCount) *cgl_fn = (__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(result, nbGroups, input, remaining, useFlags, minCount);
-    struct cgl_fr_cuDevSmResourceSplitByCount cgl_fr = {.result = result, .nbGroups = nbGroups, .input = input, .remaining = remaining, .useFlags = useFlags, .minCount = minCount};
-    if (cg_call(&cgl_sites[CGL_cuDevSmResourceSplitByCount], NULL, cgl_th_cuDevSmResourceSplitByCount, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevSmResourceSplitByCount cgl_fr = {.result = result, .nbGroups = nbGroups, .input = input, .remaining = remaining, .useFlags = useFlags, .minCount = minCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevSmResourceSplitByCount], NULL, cgl_th_cuDevSmResourceSplitByCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11596,8 +11596,8 @@ CG_EXPORT CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, 
 {
     __typeof__(cuDevResourceGenerateDesc) *cgl_fn = (__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phDesc, resources, nbResources);
-    struct cgl_fr_cuDevResourceGenerateDesc cgl_fr = {.phDesc = phDesc, .resources = resources, .nbResources = nbResources};
-    if (cg_call(&cgl_sites[CGL_cuDevResourceGenerateDesc], NULL, cgl_th_cuDevResourceGenerateDesc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevResourceGenerateDesc cgl_fr = {.phDesc = phDesc, .resources = resources, .nbResources = nbResources, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevResourceGenerateDesc], NULL, cgl_th_cuDevResourceGenerateDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11617,8 +11617,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent
 {
     __typeof__(cuGreenCtxRecordEvent) *cgl_fn = (__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, hEvent);
-    struct cgl_fr_cuGreenCtxRecordEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxRecordEvent], (const void *)hCtx, cgl_th_cuGreenCtxRecordEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxRecordEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxRecordEvent], (const void *)hCtx, cgl_th_cuGreenCtxRecordEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11638,8 +11638,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     __typeof__(cuGreenCtxWaitEvent) *cgl_fn = (__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCtx, hEvent);
-    struct cgl_fr_cuGreenCtxWaitEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxWaitEvent], (const void *)hCtx, cgl_th_cuGreenCtxWaitEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxWaitEvent cgl_fr = {.hCtx = hCtx, .hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxWaitEvent], (const void *)hCtx, cgl_th_cuGreenCtxWaitEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11659,8 +11659,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phC
 {
     __typeof__(cuStreamGetGreenCtx) *cgl_fn = (__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, phCtx);
-    struct cgl_fr_cuStreamGetGreenCtx cgl_fr = {.hStream = hStream, .phCtx = phCtx};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetGreenCtx], (const void *)hStream, cgl_th_cuStreamGetGreenCtx, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetGreenCtx cgl_fr = {.hStream = hStream, .phCtx = phCtx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetGreenCtx], (const void *)hStream, cgl_th_cuStreamGetGreenCtx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11682,8 +11682,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx
 {
     __typeof__(cuGreenCtxStreamCreate) *cgl_fn = (__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phStream, greenCtx, flags, priority);
-    struct cgl_fr_cuGreenCtxStreamCreate cgl_fr = {.phStream = phStream, .greenCtx = greenCtx, .flags = flags, .priority = priority};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxStreamCreate], NULL, cgl_th_cuGreenCtxStreamCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxStreamCreate cgl_fr = {.phStream = phStream, .greenCtx = greenCtx, .flags = flags, .priority = priority, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxStreamCreate], NULL, cgl_th_cuGreenCtxStreamCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11703,8 +11703,8 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long lo
 {
     __typeof__(cuGreenCtxGetId) *cgl_fn = (__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(greenCtx, greenCtxId);
-    struct cgl_fr_cuGreenCtxGetId cgl_fr = {.greenCtx = greenCtx, .greenCtxId = greenCtxId};
-    if (cg_call(&cgl_sites[CGL_cuGreenCtxGetId], (const void *)greenCtx, cgl_th_cuGreenCtxGetId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGreenCtxGetId cgl_fr = {.greenCtx = greenCtx, .greenCtxId = greenCtxId, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGreenCtxGetId], (const void *)greenCtx, cgl_th_cuGreenCtxGetId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11725,8 +11725,8 @@ CG_EXPORT CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, v
 {
     __typeof__(cuLogsRegisterCallback) *cgl_fn = (__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(callbackFunc, userData, callback_out);
-    struct cgl_fr_cuLogsRegisterCallback cgl_fr = {.callbackFunc = callbackFunc, .userData = userData, .callback_out = callback_out};
-    if (cg_call(&cgl_sites[CGL_cuLogsRegisterCallback], NULL, cgl_th_cuLogsRegisterCallback, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLogsRegisterCallback cgl_fr = {.callbackFunc = callbackFunc, .userData = userData, .callback_out = callback_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLogsRegisterCallback], NULL, cgl_th_cuLogsRegisterCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11745,8 +11745,8 @@ CG_EXPORT CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callbac
 {
     __typeof__(cuLogsUnregisterCallback) *cgl_fn = (__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(callback);
-    struct cgl_fr_cuLogsUnregisterCallback cgl_fr = {.callback = callback};
-    if (cg_call(&cgl_sites[CGL_cuLogsUnregisterCallback], (const void *)callback, cgl_th_cuLogsUnregisterCallback, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLogsUnregisterCallback cgl_fr = {.callback = callback, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLogsUnregisterCallback], (const void *)callback, cgl_th_cuLogsUnregisterCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11766,8 +11766,8 @@ CG_EXPORT CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out, unsigned i
 {
     __typeof__(cuLogsCurrent) *cgl_fn = (__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(iterator_out, flags);
-    struct cgl_fr_cuLogsCurrent cgl_fr = {.iterator_out = iterator_out, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuLogsCurrent], NULL, cgl_th_cuLogsCurrent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLogsCurrent cgl_fr = {.iterator_out = iterator_out, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLogsCurrent], NULL, cgl_th_cuLogsCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11788,8 +11788,8 @@ CG_EXPORT CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator, const char 
 {
     __typeof__(cuLogsDumpToFile) *cgl_fn = (__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(iterator, pathToFile, flags);
-    struct cgl_fr_cuLogsDumpToFile cgl_fr = {.iterator = iterator, .pathToFile = pathToFile, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuLogsDumpToFile], NULL, cgl_th_cuLogsDumpToFile, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLogsDumpToFile cgl_fr = {.iterator = iterator, .pathToFile = pathToFile, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLogsDumpToFile], NULL, cgl_th_cuLogsDumpToFile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11811,8 +11811,8 @@ CG_EXPORT CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buf
 {
     __typeof__(cuLogsDumpToMemory) *cgl_fn = (__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(iterator, buffer, size, flags);
-    struct cgl_fr_cuLogsDumpToMemory cgl_fr = {.iterator = iterator, .buffer = buffer, .size = size, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuLogsDumpToMemory], NULL, cgl_th_cuLogsDumpToMemory, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLogsDumpToMemory cgl_fr = {.iterator = iterator, .buffer = buffer, .size = size, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLogsDumpToMemory], NULL, cgl_th_cuLogsDumpToMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11833,8 +11833,8 @@ CG_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned 
 {
     __typeof__(cuMemHostRegister) *cgl_fn = (__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p, bytesize, Flags);
-    struct cgl_fr_cuMemHostRegister cgl_fr = {.p = p, .bytesize = bytesize, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuMemHostRegister], NULL, cgl_th_cuMemHostRegister, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostRegister cgl_fr = {.p = p, .bytesize = bytesize, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostRegister], NULL, cgl_th_cuMemHostRegister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11854,8 +11854,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource reso
 {
     __typeof__(cuGraphicsResourceSetMapFlags) *cgl_fn = (__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource, flags);
-    struct cgl_fr_cuGraphicsResourceSetMapFlags cgl_fr = {.resource = resource, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags], (const void *)resource, cgl_th_cuGraphicsResourceSetMapFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsResourceSetMapFlags cgl_fr = {.resource = resource, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags], (const void *)resource, cgl_th_cuGraphicsResourceSetMapFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11877,8 +11877,8 @@ CG_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *o
 {
     __typeof__(cuLinkCreate) *cgl_fn = (__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOptions, options, optionValues, stateOut);
-    struct cgl_fr_cuLinkCreate cgl_fr = {.numOptions = numOptions, .options = options, .optionValues = optionValues, .stateOut = stateOut};
-    if (cg_call(&cgl_sites[CGL_cuLinkCreate], NULL, cgl_th_cuLinkCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkCreate cgl_fr = {.numOptions = numOptions, .options = options, .optionValues = optionValues, .stateOut = stateOut, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkCreate], NULL, cgl_th_cuLinkCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11904,8 +11904,8 @@ CG_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type,
 {
     __typeof__(cuLinkAddData) *cgl_fn = (__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, type, data, size, name, numOptions, options, optionValues);
-    struct cgl_fr_cuLinkAddData cgl_fr = {.state = state, .type = type, .data = data, .size = size, .name = name, .numOptions = numOptions, .options = options, .optionValues = optionValues};
-    if (cg_call(&cgl_sites[CGL_cuLinkAddData], (const void *)state, cgl_th_cuLinkAddData, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkAddData cgl_fr = {.state = state, .type = type, .data = data, .size = size, .name = name, .numOptions = numOptions, .options = options, .optionValues = optionValues, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkAddData], (const void *)state, cgl_th_cuLinkAddData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11929,8 +11929,8 @@ CG_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type,
 {
     __typeof__(cuLinkAddFile) *cgl_fn = (__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(state, type, path, numOptions, options, optionValues);
-    struct cgl_fr_cuLinkAddFile cgl_fr = {.state = state, .type = type, .path = path, .numOptions = numOptions, .options = options, .optionValues = optionValues};
-    if (cg_call(&cgl_sites[CGL_cuLinkAddFile], (const void *)state, cgl_th_cuLinkAddFile, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLinkAddFile cgl_fr = {.state = state, .type = type, .path = path, .numOptions = numOptions, .options = options, .optionValues = optionValues, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLinkAddFile], (const void *)state, cgl_th_cuLinkAddFile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11952,8 +11952,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_
 {
     __typeof__(cuTexRefSetAddress2D_v2) *cgl_fn = (__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, desc, dptr, Pitch);
-    struct cgl_fr_cuTexRefSetAddress2D_v2 cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D_v2], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddress2D_v2 cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D_v2], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11973,8 +11973,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
     __typeof__(cuDeviceTotalMem) *cgl_fn = (__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(bytes, dev);
-    struct cgl_fr_cuDeviceTotalMem cgl_fr = {.bytes = bytes, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceTotalMem], NULL, cgl_th_cuDeviceTotalMem, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceTotalMem cgl_fr = {.bytes = bytes, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceTotalMem], NULL, cgl_th_cuDeviceTotalMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -11995,8 +11995,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUde
 {
     __typeof__(cuCtxCreate) *cgl_fn = (__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, flags, dev);
-    struct cgl_fr_cuCtxCreate cgl_fr = {.pctx = pctx, .flags = flags, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuCtxCreate], NULL, cgl_th_cuCtxCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxCreate cgl_fr = {.pctx = pctx, .flags = flags, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxCreate], NULL, cgl_th_cuCtxCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12017,8 +12017,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, C
 {
     __typeof__(cuCtxCreate_v2) *cgl_fn = (__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, flags, dev);
-    struct cgl_fr_cuCtxCreate_v2 cgl_fr = {.pctx = pctx, .flags = flags, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuCtxCreate_v2], NULL, cgl_th_cuCtxCreate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxCreate_v2 cgl_fr = {.pctx = pctx, .flags = flags, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxCreate_v2], NULL, cgl_th_cuCtxCreate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12041,8 +12041,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *
 {
     __typeof__(cuCtxCreate_v3) *cgl_fn = (__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, paramsArray, numParams, flags, dev);
-    struct cgl_fr_cuCtxCreate_v3 cgl_fr = {.pctx = pctx, .paramsArray = paramsArray, .numParams = numParams, .flags = flags, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuCtxCreate_v3], NULL, cgl_th_cuCtxCreate_v3, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxCreate_v3 cgl_fr = {.pctx = pctx, .paramsArray = paramsArray, .numParams = numParams, .flags = flags, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxCreate_v3], NULL, cgl_th_cuCtxCreate_v3, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12064,8 +12064,8 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int 
 {
     __typeof__(cuModuleGetGlobal) *cgl_fn = (__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytes, hmod, name);
-    struct cgl_fr_cuModuleGetGlobal cgl_fr = {.dptr = dptr, .bytes = bytes, .hmod = hmod, .name = name};
-    if (cg_call(&cgl_sites[CGL_cuModuleGetGlobal], NULL, cgl_th_cuModuleGetGlobal, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuModuleGetGlobal cgl_fr = {.dptr = dptr, .bytes = bytes, .hmod = hmod, .name = name, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuModuleGetGlobal], NULL, cgl_th_cuModuleGetGlobal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12085,8 +12085,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
     __typeof__(cuMemGetInfo) *cgl_fn = (__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(free, total);
-    struct cgl_fr_cuMemGetInfo cgl_fr = {.free = free, .total = total};
-    if (cg_call(&cgl_sites[CGL_cuMemGetInfo], NULL, cgl_th_cuMemGetInfo, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetInfo cgl_fr = {.free = free, .total = total, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetInfo], NULL, cgl_th_cuMemGetInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12106,8 +12106,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesiz
 {
     __typeof__(cuMemAlloc) *cgl_fn = (__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize);
-    struct cgl_fr_cuMemAlloc cgl_fr = {.dptr = dptr, .bytesize = bytesize};
-    if (cg_call(&cgl_sites[CGL_cuMemAlloc], NULL, cgl_th_cuMemAlloc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAlloc cgl_fr = {.dptr = dptr, .bytesize = bytesize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAlloc], NULL, cgl_th_cuMemAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12130,8 +12130,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *p
 {
     __typeof__(cuMemAllocPitch) *cgl_fn = (__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    struct cgl_fr_cuMemAllocPitch cgl_fr = {.dptr = dptr, .pPitch = pPitch, .WidthInBytes = WidthInBytes, .Height = Height, .ElementSizeBytes = ElementSizeBytes};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocPitch], NULL, cgl_th_cuMemAllocPitch, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocPitch cgl_fr = {.dptr = dptr, .pPitch = pPitch, .WidthInBytes = WidthInBytes, .Height = Height, .ElementSizeBytes = ElementSizeBytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocPitch], NULL, cgl_th_cuMemAllocPitch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12150,8 +12150,8 @@ CG_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
 {
     __typeof__(cuMemFree) *cgl_fn = (__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr);
-    struct cgl_fr_cuMemFree cgl_fr = {.dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuMemFree], NULL, cgl_th_cuMemFree, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemFree cgl_fr = {.dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemFree], NULL, cgl_th_cuMemFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12172,8 +12172,8 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned 
 {
     __typeof__(cuMemGetAddressRange) *cgl_fn = (__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pbase, psize, dptr);
-    struct cgl_fr_cuMemGetAddressRange cgl_fr = {.pbase = pbase, .psize = psize, .dptr = dptr};
-    if (cg_call(&cgl_sites[CGL_cuMemGetAddressRange], NULL, cgl_th_cuMemGetAddressRange, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemGetAddressRange cgl_fr = {.pbase = pbase, .psize = psize, .dptr = dptr, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemGetAddressRange], NULL, cgl_th_cuMemGetAddressRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12193,8 +12193,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocHost(void **pp, unsigned int bytesize)
 {
     __typeof__(cuMemAllocHost) *cgl_fn = (__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pp, bytesize);
-    struct cgl_fr_cuMemAllocHost cgl_fr = {.pp = pp, .bytesize = bytesize};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocHost], NULL, cgl_th_cuMemAllocHost, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocHost cgl_fr = {.pp = pp, .bytesize = bytesize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocHost], NULL, cgl_th_cuMemAllocHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12215,8 +12215,8 @@ CG_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void
 {
     __typeof__(cuMemHostGetDevicePointer) *cgl_fn = (__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, p, Flags);
-    struct cgl_fr_cuMemHostGetDevicePointer cgl_fr = {.pdptr = pdptr, .p = p, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuMemHostGetDevicePointer], NULL, cgl_th_cuMemHostGetDevicePointer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemHostGetDevicePointer cgl_fr = {.pdptr = pdptr, .p = p, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemHostGetDevicePointer], NULL, cgl_th_cuMemHostGetDevicePointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12237,8 +12237,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *sr
 {
     __typeof__(cuMemcpyHtoD) *cgl_fn = (__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoD cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoD], NULL, cgl_th_cuMemcpyHtoD, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoD cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoD], NULL, cgl_th_cuMemcpyHtoD, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12259,8 +12259,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice,
 {
     __typeof__(cuMemcpyDtoH) *cgl_fn = (__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoH cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoH], NULL, cgl_th_cuMemcpyDtoH, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoH cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoH], NULL, cgl_th_cuMemcpyDtoH, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12281,8 +12281,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1
 {
     __typeof__(cuMemcpyDtoD) *cgl_fn = (__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoD cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoD], NULL, cgl_th_cuMemcpyDtoD, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoD cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoD], NULL, cgl_th_cuMemcpyDtoD, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12304,8 +12304,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset
 {
     __typeof__(cuMemcpyDtoA) *cgl_fn = (__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoA], (const void *)dstArray, cgl_th_cuMemcpyDtoA, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoA], (const void *)dstArray, cgl_th_cuMemcpyDtoA, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12327,8 +12327,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArr
 {
     __typeof__(cuMemcpyAtoD) *cgl_fn = (__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoD cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoD], NULL, cgl_th_cuMemcpyAtoD, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoD cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoD], NULL, cgl_th_cuMemcpyAtoD, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12350,8 +12350,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset
 {
     __typeof__(cuMemcpyHtoA) *cgl_fn = (__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoA], (const void *)dstArray, cgl_th_cuMemcpyHtoA, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoA], (const void *)dstArray, cgl_th_cuMemcpyHtoA, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12373,8 +12373,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigne
 {
     __typeof__(cuMemcpyAtoH) *cgl_fn = (__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoH cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoH], NULL, cgl_th_cuMemcpyAtoH, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoH cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoH], NULL, cgl_th_cuMemcpyAtoH, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12397,8 +12397,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset
 {
     __typeof__(cuMemcpyAtoA) *cgl_fn = (__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoA], (const void *)dstArray, cgl_th_cuMemcpyAtoA, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoA cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoA], (const void *)dstArray, cgl_th_cuMemcpyAtoA, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12421,8 +12421,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstO
 {
     __typeof__(cuMemcpyHtoAAsync) *cgl_fn = (__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoAAsync cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoAAsync cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12445,8 +12445,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, un
 {
     __typeof__(cuMemcpyAtoHAsync) *cgl_fn = (__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyAtoHAsync cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync], NULL, cgl_th_cuMemcpyAtoHAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoHAsync cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync], NULL, cgl_th_cuMemcpyAtoHAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12465,8 +12465,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
 {
     __typeof__(cuMemcpy2D) *cgl_fn = (__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2D cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2D], NULL, cgl_th_cuMemcpy2D, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2D cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2D], NULL, cgl_th_cuMemcpy2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12485,8 +12485,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
 {
     __typeof__(cuMemcpy2DUnaligned) *cgl_fn = (__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2DUnaligned cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned], NULL, cgl_th_cuMemcpy2DUnaligned, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DUnaligned cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned], NULL, cgl_th_cuMemcpy2DUnaligned, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12505,8 +12505,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
 {
     __typeof__(cuMemcpy3D) *cgl_fn = (__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy3D cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3D], NULL, cgl_th_cuMemcpy3D, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3D cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3D], NULL, cgl_th_cuMemcpy3D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12528,8 +12528,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const voi
 {
     __typeof__(cuMemcpyHtoDAsync) *cgl_fn = (__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoDAsync cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync], NULL, cgl_th_cuMemcpyHtoDAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoDAsync cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync], NULL, cgl_th_cuMemcpyHtoDAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12551,8 +12551,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDe
 {
     __typeof__(cuMemcpyDtoHAsync) *cgl_fn = (__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoHAsync cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync], NULL, cgl_th_cuMemcpyDtoHAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoHAsync cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync], NULL, cgl_th_cuMemcpyDtoHAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12574,8 +12574,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdevicep
 {
     __typeof__(cuMemcpyDtoDAsync) *cgl_fn = (__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoDAsync cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync], NULL, cgl_th_cuMemcpyDtoDAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoDAsync cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync], NULL, cgl_th_cuMemcpyDtoDAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12595,8 +12595,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstre
 {
     __typeof__(cuMemcpy2DAsync) *cgl_fn = (__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy2DAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DAsync], NULL, cgl_th_cuMemcpy2DAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DAsync], NULL, cgl_th_cuMemcpy2DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12616,8 +12616,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstre
 {
     __typeof__(cuMemcpy3DAsync) *cgl_fn = (__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy3DAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DAsync], NULL, cgl_th_cuMemcpy3DAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DAsync], NULL, cgl_th_cuMemcpy3DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12638,8 +12638,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc
 {
     __typeof__(cuMemsetD8) *cgl_fn = (__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, uc, N);
-    struct cgl_fr_cuMemsetD8 cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD8], NULL, cgl_th_cuMemsetD8, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD8 cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD8], NULL, cgl_th_cuMemsetD8, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12660,8 +12660,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short 
 {
     __typeof__(cuMemsetD16) *cgl_fn = (__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, us, N);
-    struct cgl_fr_cuMemsetD16 cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD16], NULL, cgl_th_cuMemsetD16, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD16 cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD16], NULL, cgl_th_cuMemsetD16, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12682,8 +12682,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui
 {
     __typeof__(cuMemsetD32) *cgl_fn = (__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, ui, N);
-    struct cgl_fr_cuMemsetD32 cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD32], NULL, cgl_th_cuMemsetD32, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD32 cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD32], NULL, cgl_th_cuMemsetD32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12706,8 +12706,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int d
 {
     __typeof__(cuMemsetD2D8) *cgl_fn = (__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, uc, Width, Height);
-    struct cgl_fr_cuMemsetD2D8 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D8], NULL, cgl_th_cuMemsetD2D8, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D8 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D8], NULL, cgl_th_cuMemsetD2D8, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12730,8 +12730,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int 
 {
     __typeof__(cuMemsetD2D16) *cgl_fn = (__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, us, Width, Height);
-    struct cgl_fr_cuMemsetD2D16 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D16], NULL, cgl_th_cuMemsetD2D16, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D16 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D16], NULL, cgl_th_cuMemsetD2D16, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12754,8 +12754,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int 
 {
     __typeof__(cuMemsetD2D32) *cgl_fn = (__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, ui, Width, Height);
-    struct cgl_fr_cuMemsetD2D32 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D32], NULL, cgl_th_cuMemsetD2D32, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D32 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D32], NULL, cgl_th_cuMemsetD2D32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12775,8 +12775,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESC
 {
     __typeof__(cuArrayCreate) *cgl_fn = (__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pAllocateArray);
-    struct cgl_fr_cuArrayCreate cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray};
-    if (cg_call(&cgl_sites[CGL_cuArrayCreate], NULL, cgl_th_cuArrayCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayCreate cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayCreate], NULL, cgl_th_cuArrayCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12796,8 +12796,8 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArray
 {
     __typeof__(cuArrayGetDescriptor) *cgl_fn = (__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArrayDescriptor, hArray);
-    struct cgl_fr_cuArrayGetDescriptor cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray};
-    if (cg_call(&cgl_sites[CGL_cuArrayGetDescriptor], NULL, cgl_th_cuArrayGetDescriptor, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArrayGetDescriptor cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArrayGetDescriptor], NULL, cgl_th_cuArrayGetDescriptor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12817,8 +12817,8 @@ CG_EXPORT CUresult CUDAAPI cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_
 {
     __typeof__(cuArray3DCreate) *cgl_fn = (__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pAllocateArray);
-    struct cgl_fr_cuArray3DCreate cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray};
-    if (cg_call(&cgl_sites[CGL_cuArray3DCreate], NULL, cgl_th_cuArray3DCreate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArray3DCreate cgl_fr = {.pHandle = pHandle, .pAllocateArray = pAllocateArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArray3DCreate], NULL, cgl_th_cuArray3DCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12838,8 +12838,8 @@ CG_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pA
 {
     __typeof__(cuArray3DGetDescriptor) *cgl_fn = (__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArrayDescriptor, hArray);
-    struct cgl_fr_cuArray3DGetDescriptor cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray};
-    if (cg_call(&cgl_sites[CGL_cuArray3DGetDescriptor], NULL, cgl_th_cuArray3DGetDescriptor, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuArray3DGetDescriptor cgl_fr = {.pArrayDescriptor = pArrayDescriptor, .hArray = hArray, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuArray3DGetDescriptor], NULL, cgl_th_cuArray3DGetDescriptor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12861,8 +12861,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref
 {
     __typeof__(cuTexRefSetAddress) *cgl_fn = (__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ByteOffset, hTexRef, dptr, bytes);
-    struct cgl_fr_cuTexRefSetAddress cgl_fr = {.ByteOffset = ByteOffset, .hTexRef = hTexRef, .dptr = dptr, .bytes = bytes};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddress], NULL, cgl_th_cuTexRefSetAddress, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddress cgl_fr = {.ByteOffset = ByteOffset, .hTexRef = hTexRef, .dptr = dptr, .bytes = bytes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddress], NULL, cgl_th_cuTexRefSetAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12884,8 +12884,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARR
 {
     __typeof__(cuTexRefSetAddress2D) *cgl_fn = (__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTexRef, desc, dptr, Pitch);
-    struct cgl_fr_cuTexRefSetAddress2D cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch};
-    if (cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefSetAddress2D cgl_fr = {.hTexRef = hTexRef, .desc = desc, .dptr = dptr, .Pitch = Pitch, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefSetAddress2D], (const void *)hTexRef, cgl_th_cuTexRefSetAddress2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12905,8 +12905,8 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hT
 {
     __typeof__(cuTexRefGetAddress) *cgl_fn = (__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, hTexRef);
-    struct cgl_fr_cuTexRefGetAddress cgl_fr = {.pdptr = pdptr, .hTexRef = hTexRef};
-    if (cg_call(&cgl_sites[CGL_cuTexRefGetAddress], NULL, cgl_th_cuTexRefGetAddress, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuTexRefGetAddress cgl_fr = {.pdptr = pdptr, .hTexRef = hTexRef, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuTexRefGetAddress], NULL, cgl_th_cuTexRefGetAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12927,8 +12927,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pD
 {
     __typeof__(cuGraphicsResourceGetMappedPointer) *cgl_fn = (__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pDevPtr, pSize, resource);
-    struct cgl_fr_cuGraphicsResourceGetMappedPointer cgl_fr = {.pDevPtr = pDevPtr, .pSize = pSize, .resource = resource};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer], NULL, cgl_th_cuGraphicsResourceGetMappedPointer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsResourceGetMappedPointer cgl_fr = {.pDevPtr = pDevPtr, .pSize = pSize, .resource = resource, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer], NULL, cgl_th_cuGraphicsResourceGetMappedPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12947,8 +12947,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 {
     __typeof__(cuCtxDestroy) *cgl_fn = (__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxDestroy cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxDestroy], (const void *)ctx, cgl_th_cuCtxDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxDestroy cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxDestroy], (const void *)ctx, cgl_th_cuCtxDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12967,8 +12967,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
     __typeof__(cuCtxPopCurrent) *cgl_fn = (__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx);
-    struct cgl_fr_cuCtxPopCurrent cgl_fr = {.pctx = pctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxPopCurrent], NULL, cgl_th_cuCtxPopCurrent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxPopCurrent cgl_fr = {.pctx = pctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxPopCurrent], NULL, cgl_th_cuCtxPopCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -12987,8 +12987,8 @@ CG_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
 {
     __typeof__(cuCtxPushCurrent) *cgl_fn = (__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
-    struct cgl_fr_cuCtxPushCurrent cgl_fr = {.ctx = ctx};
-    if (cg_call(&cgl_sites[CGL_cuCtxPushCurrent], (const void *)ctx, cgl_th_cuCtxPushCurrent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCtxPushCurrent cgl_fr = {.ctx = ctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCtxPushCurrent], (const void *)ctx, cgl_th_cuCtxPushCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13007,8 +13007,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
     __typeof__(cuStreamDestroy) *cgl_fn = (__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamDestroy cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamDestroy], (const void *)hStream, cgl_th_cuStreamDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamDestroy cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamDestroy], (const void *)hStream, cgl_th_cuStreamDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13027,8 +13027,8 @@ CG_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 {
     __typeof__(cuEventDestroy) *cgl_fn = (__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_cuEventDestroy cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_cuEventDestroy], (const void *)hEvent, cgl_th_cuEventDestroy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventDestroy cgl_fr = {.hEvent = hEvent, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventDestroy], (const void *)hEvent, cgl_th_cuEventDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13049,8 +13049,8 @@ CG_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hSta
 {
     __typeof__(cuEventElapsedTime) *cgl_fn = (__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pMilliseconds, hStart, hEnd);
-    struct cgl_fr_cuEventElapsedTime cgl_fr = {.pMilliseconds = pMilliseconds, .hStart = hStart, .hEnd = hEnd};
-    if (cg_call(&cgl_sites[CGL_cuEventElapsedTime], NULL, cgl_th_cuEventElapsedTime, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventElapsedTime cgl_fr = {.pMilliseconds = pMilliseconds, .hStart = hStart, .hEnd = hEnd, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventElapsedTime], NULL, cgl_th_cuEventElapsedTime, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13069,8 +13069,8 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 {
     __typeof__(cuDevicePrimaryCtxRelease) *cgl_fn = (__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
-    struct cgl_fr_cuDevicePrimaryCtxRelease cgl_fr = {.dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRelease], NULL, cgl_th_cuDevicePrimaryCtxRelease, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxRelease cgl_fr = {.dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxRelease], NULL, cgl_th_cuDevicePrimaryCtxRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13089,8 +13089,8 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 {
     __typeof__(cuDevicePrimaryCtxReset) *cgl_fn = (__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
-    struct cgl_fr_cuDevicePrimaryCtxReset cgl_fr = {.dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxReset], NULL, cgl_th_cuDevicePrimaryCtxReset, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxReset cgl_fr = {.dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxReset], NULL, cgl_th_cuDevicePrimaryCtxReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13110,8 +13110,8 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int
 {
     __typeof__(cuDevicePrimaryCtxSetFlags) *cgl_fn = (__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, flags);
-    struct cgl_fr_cuDevicePrimaryCtxSetFlags cgl_fr = {.dev = dev, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags], NULL, cgl_th_cuDevicePrimaryCtxSetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDevicePrimaryCtxSetFlags cgl_fr = {.dev = dev, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags], NULL, cgl_th_cuDevicePrimaryCtxSetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13131,8 +13131,8 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
     __typeof__(cuDeviceGetUuid) *cgl_fn = (__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(uuid, dev);
-    struct cgl_fr_cuDeviceGetUuid cgl_fr = {.uuid = uuid, .dev = dev};
-    if (cg_call(&cgl_sites[CGL_cuDeviceGetUuid], NULL, cgl_th_cuDeviceGetUuid, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuDeviceGetUuid cgl_fr = {.uuid = uuid, .dev = dev, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuDeviceGetUuid], NULL, cgl_th_cuDeviceGetUuid, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13153,8 +13153,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *sr
 {
     __typeof__(cuMemcpyHtoD_v2) *cgl_fn = (__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoD_v2], NULL, cgl_th_cuMemcpyHtoD_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoD_v2], NULL, cgl_th_cuMemcpyHtoD_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13175,8 +13175,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
 {
     __typeof__(cuMemcpyDtoH_v2) *cgl_fn = (__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoH_v2 cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoH_v2], NULL, cgl_th_cuMemcpyDtoH_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoH_v2 cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoH_v2], NULL, cgl_th_cuMemcpyDtoH_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13197,8 +13197,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr sr
 {
     __typeof__(cuMemcpyDtoD_v2) *cgl_fn = (__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoD_v2], NULL, cgl_th_cuMemcpyDtoD_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoD_v2], NULL, cgl_th_cuMemcpyDtoD_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13220,8 +13220,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, C
 {
     __typeof__(cuMemcpyDtoA_v2) *cgl_fn = (__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcDevice, ByteCount);
-    struct cgl_fr_cuMemcpyDtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyDtoA_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcDevice = srcDevice, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyDtoA_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13243,8 +13243,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArr
 {
     __typeof__(cuMemcpyAtoD_v2) *cgl_fn = (__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoD_v2], NULL, cgl_th_cuMemcpyAtoD_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoD_v2 cgl_fr = {.dstDevice = dstDevice, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoD_v2], NULL, cgl_th_cuMemcpyAtoD_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13266,8 +13266,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, c
 {
     __typeof__(cuMemcpyHtoA_v2) *cgl_fn = (__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount);
-    struct cgl_fr_cuMemcpyHtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyHtoA_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyHtoA_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13289,8 +13289,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size
 {
     __typeof__(cuMemcpyAtoH_v2) *cgl_fn = (__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoH_v2 cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoH_v2], NULL, cgl_th_cuMemcpyAtoH_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoH_v2 cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoH_v2], NULL, cgl_th_cuMemcpyAtoH_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13313,8 +13313,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, C
 {
     __typeof__(cuMemcpyAtoA_v2) *cgl_fn = (__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    struct cgl_fr_cuMemcpyAtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyAtoA_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoA_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoA_v2], (const void *)dstArray, cgl_th_cuMemcpyAtoA_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13337,8 +13337,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffs
 {
     __typeof__(cuMemcpyHtoAAsync_v2) *cgl_fn = (__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoAAsync_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoAAsync_v2 cgl_fr = {.dstArray = dstArray, .dstOffset = dstOffset, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2], (const void *)dstArray, cgl_th_cuMemcpyHtoAAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13361,8 +13361,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray,
 {
     __typeof__(cuMemcpyAtoHAsync_v2) *cgl_fn = (__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyAtoHAsync_v2 cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2], NULL, cgl_th_cuMemcpyAtoHAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAtoHAsync_v2 cgl_fr = {.dstHost = dstHost, .srcArray = srcArray, .srcOffset = srcOffset, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2], NULL, cgl_th_cuMemcpyAtoHAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13381,8 +13381,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
     __typeof__(cuMemcpy2D_v2) *cgl_fn = (__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2D_v2 cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2D_v2], NULL, cgl_th_cuMemcpy2D_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2D_v2 cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2D_v2], NULL, cgl_th_cuMemcpy2D_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13401,8 +13401,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
     __typeof__(cuMemcpy2DUnaligned_v2) *cgl_fn = (__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy2DUnaligned_v2 cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2], NULL, cgl_th_cuMemcpy2DUnaligned_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DUnaligned_v2 cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2], NULL, cgl_th_cuMemcpy2DUnaligned_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13421,8 +13421,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
     __typeof__(cuMemcpy3D_v2) *cgl_fn = (__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy3D_v2 cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3D_v2], NULL, cgl_th_cuMemcpy3D_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3D_v2 cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3D_v2], NULL, cgl_th_cuMemcpy3D_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13444,8 +13444,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const voi
 {
     __typeof__(cuMemcpyHtoDAsync_v2) *cgl_fn = (__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcHost, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyHtoDAsync_v2 cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2], NULL, cgl_th_cuMemcpyHtoDAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyHtoDAsync_v2 cgl_fr = {.dstDevice = dstDevice, .srcHost = srcHost, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2], NULL, cgl_th_cuMemcpyHtoDAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13467,8 +13467,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDe
 {
     __typeof__(cuMemcpyDtoHAsync_v2) *cgl_fn = (__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstHost, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoHAsync_v2 cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2], NULL, cgl_th_cuMemcpyDtoHAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoHAsync_v2 cgl_fr = {.dstHost = dstHost, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2], NULL, cgl_th_cuMemcpyDtoHAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13490,8 +13490,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdevicep
 {
     __typeof__(cuMemcpyDtoDAsync_v2) *cgl_fn = (__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, srcDevice, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyDtoDAsync_v2 cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2], NULL, cgl_th_cuMemcpyDtoDAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyDtoDAsync_v2 cgl_fr = {.dstDevice = dstDevice, .srcDevice = srcDevice, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2], NULL, cgl_th_cuMemcpyDtoDAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13511,8 +13511,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstre
 {
     __typeof__(cuMemcpy2DAsync_v2) *cgl_fn = (__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy2DAsync_v2 cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy2DAsync_v2], NULL, cgl_th_cuMemcpy2DAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy2DAsync_v2 cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy2DAsync_v2], NULL, cgl_th_cuMemcpy2DAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13532,8 +13532,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstre
 {
     __typeof__(cuMemcpy3DAsync_v2) *cgl_fn = (__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy3DAsync_v2 cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DAsync_v2], NULL, cgl_th_cuMemcpy3DAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DAsync_v2 cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DAsync_v2], NULL, cgl_th_cuMemcpy3DAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13554,8 +13554,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc
 {
     __typeof__(cuMemsetD8_v2) *cgl_fn = (__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, uc, N);
-    struct cgl_fr_cuMemsetD8_v2 cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD8_v2], NULL, cgl_th_cuMemsetD8_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD8_v2 cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD8_v2], NULL, cgl_th_cuMemsetD8_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13576,8 +13576,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short 
 {
     __typeof__(cuMemsetD16_v2) *cgl_fn = (__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, us, N);
-    struct cgl_fr_cuMemsetD16_v2 cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD16_v2], NULL, cgl_th_cuMemsetD16_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD16_v2 cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD16_v2], NULL, cgl_th_cuMemsetD16_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13598,8 +13598,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui
 {
     __typeof__(cuMemsetD32_v2) *cgl_fn = (__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, ui, N);
-    struct cgl_fr_cuMemsetD32_v2 cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD32_v2], NULL, cgl_th_cuMemsetD32_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD32_v2 cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD32_v2], NULL, cgl_th_cuMemsetD32_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13622,8 +13622,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitc
 {
     __typeof__(cuMemsetD2D8_v2) *cgl_fn = (__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, uc, Width, Height);
-    struct cgl_fr_cuMemsetD2D8_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D8_v2], NULL, cgl_th_cuMemsetD2D8_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D8_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D8_v2], NULL, cgl_th_cuMemsetD2D8_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13646,8 +13646,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPit
 {
     __typeof__(cuMemsetD2D16_v2) *cgl_fn = (__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, us, Width, Height);
-    struct cgl_fr_cuMemsetD2D16_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D16_v2], NULL, cgl_th_cuMemsetD2D16_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D16_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D16_v2], NULL, cgl_th_cuMemsetD2D16_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13670,8 +13670,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPit
 {
     __typeof__(cuMemsetD2D32_v2) *cgl_fn = (__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, ui, Width, Height);
-    struct cgl_fr_cuMemsetD2D32_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D32_v2], NULL, cgl_th_cuMemsetD2D32_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D32_v2 cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D32_v2], NULL, cgl_th_cuMemsetD2D32_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13692,8 +13692,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t Byt
 {
     __typeof__(cuMemcpy) *cgl_fn = (__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, ByteCount);
-    struct cgl_fr_cuMemcpy cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy], NULL, cgl_th_cuMemcpy, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy], NULL, cgl_th_cuMemcpy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13715,8 +13715,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_
 {
     __typeof__(cuMemcpyAsync) *cgl_fn = (__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyAsync cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyAsync], NULL, cgl_th_cuMemcpyAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyAsync cgl_fr = {.dst = dst, .src = src, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyAsync], NULL, cgl_th_cuMemcpyAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13739,8 +13739,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstCont
 {
     __typeof__(cuMemcpyPeer) *cgl_fn = (__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    struct cgl_fr_cuMemcpyPeer cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyPeer], NULL, cgl_th_cuMemcpyPeer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyPeer cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyPeer], NULL, cgl_th_cuMemcpyPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13764,8 +13764,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext ds
 {
     __typeof__(cuMemcpyPeerAsync) *cgl_fn = (__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    struct cgl_fr_cuMemcpyPeerAsync cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyPeerAsync], NULL, cgl_th_cuMemcpyPeerAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyPeerAsync cgl_fr = {.dstDevice = dstDevice, .dstContext = dstContext, .srcDevice = srcDevice, .srcContext = srcContext, .ByteCount = ByteCount, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyPeerAsync], NULL, cgl_th_cuMemcpyPeerAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13784,8 +13784,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     __typeof__(cuMemcpy3DPeer) *cgl_fn = (__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
-    struct cgl_fr_cuMemcpy3DPeer cgl_fr = {.pCopy = pCopy};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DPeer], NULL, cgl_th_cuMemcpy3DPeer, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DPeer cgl_fr = {.pCopy = pCopy, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DPeer], NULL, cgl_th_cuMemcpy3DPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13805,8 +13805,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, 
 {
     __typeof__(cuMemcpy3DPeerAsync) *cgl_fn = (__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, hStream);
-    struct cgl_fr_cuMemcpy3DPeerAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DPeerAsync], NULL, cgl_th_cuMemcpy3DPeerAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DPeerAsync cgl_fr = {.pCopy = pCopy, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DPeerAsync], NULL, cgl_th_cuMemcpy3DPeerAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13833,8 +13833,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *sr
 {
     __typeof__(cuMemcpyBatchAsync) *cgl_fn = (__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    struct cgl_fr_cuMemcpyBatchAsync cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .failIdx = failIdx, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync], NULL, cgl_th_cuMemcpyBatchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyBatchAsync cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .failIdx = failIdx, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync], NULL, cgl_th_cuMemcpyBatchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13857,8 +13857,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BAT
 {
     __typeof__(cuMemcpy3DBatchAsync) *cgl_fn = (__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOps, opList, failIdx, flags, hStream);
-    struct cgl_fr_cuMemcpy3DBatchAsync cgl_fr = {.numOps = numOps, .opList = opList, .failIdx = failIdx, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync], NULL, cgl_th_cuMemcpy3DBatchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DBatchAsync cgl_fr = {.numOps = numOps, .opList = opList, .failIdx = failIdx, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync], NULL, cgl_th_cuMemcpy3DBatchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13885,8 +13885,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdevicept
 {
     __typeof__(cuMemcpyBatchAsync_ptsz) *cgl_fn = (__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    struct cgl_fr_cuMemcpyBatchAsync_ptsz cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .failIdx = failIdx, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz], NULL, cgl_th_cuMemcpyBatchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyBatchAsync_ptsz cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .failIdx = failIdx, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz], NULL, cgl_th_cuMemcpyBatchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13909,8 +13909,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3
 {
     __typeof__(cuMemcpy3DBatchAsync_ptsz) *cgl_fn = (__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOps, opList, failIdx, flags, hStream);
-    struct cgl_fr_cuMemcpy3DBatchAsync_ptsz cgl_fr = {.numOps = numOps, .opList = opList, .failIdx = failIdx, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz], NULL, cgl_th_cuMemcpy3DBatchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DBatchAsync_ptsz cgl_fr = {.numOps = numOps, .opList = opList, .failIdx = failIdx, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz], NULL, cgl_th_cuMemcpy3DBatchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13936,8 +13936,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr 
 {
     __typeof__(cuMemcpyBatchAsync_v2) *cgl_fn = (__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    struct cgl_fr_cuMemcpyBatchAsync_v2 cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_v2], NULL, cgl_th_cuMemcpyBatchAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpyBatchAsync_v2 cgl_fr = {.dsts = dsts, .srcs = srcs, .sizes = sizes, .count = count, .attrs = attrs, .attrsIdxs = attrsIdxs, .numAttrs = numAttrs, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpyBatchAsync_v2], NULL, cgl_th_cuMemcpyBatchAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13959,8 +13959,8 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_
 {
     __typeof__(cuMemcpy3DBatchAsync_v2) *cgl_fn = (__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numOps, opList, flags, hStream);
-    struct cgl_fr_cuMemcpy3DBatchAsync_v2 cgl_fr = {.numOps = numOps, .opList = opList, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2], NULL, cgl_th_cuMemcpy3DBatchAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemcpy3DBatchAsync_v2 cgl_fr = {.numOps = numOps, .opList = opList, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2], NULL, cgl_th_cuMemcpy3DBatchAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -13982,8 +13982,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char 
 {
     __typeof__(cuMemsetD8Async) *cgl_fn = (__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, uc, N, hStream);
-    struct cgl_fr_cuMemsetD8Async cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD8Async], NULL, cgl_th_cuMemsetD8Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD8Async cgl_fr = {.dstDevice = dstDevice, .uc = uc, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD8Async], NULL, cgl_th_cuMemsetD8Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14005,8 +14005,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned shor
 {
     __typeof__(cuMemsetD16Async) *cgl_fn = (__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, us, N, hStream);
-    struct cgl_fr_cuMemsetD16Async cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD16Async], NULL, cgl_th_cuMemsetD16Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD16Async cgl_fr = {.dstDevice = dstDevice, .us = us, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD16Async], NULL, cgl_th_cuMemsetD16Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14028,8 +14028,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int 
 {
     __typeof__(cuMemsetD32Async) *cgl_fn = (__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, ui, N, hStream);
-    struct cgl_fr_cuMemsetD32Async cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD32Async], NULL, cgl_th_cuMemsetD32Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD32Async cgl_fr = {.dstDevice = dstDevice, .ui = ui, .N = N, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD32Async], NULL, cgl_th_cuMemsetD32Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14053,8 +14053,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPi
 {
     __typeof__(cuMemsetD2D8Async) *cgl_fn = (__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D8Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D8Async], NULL, cgl_th_cuMemsetD2D8Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D8Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .uc = uc, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D8Async], NULL, cgl_th_cuMemsetD2D8Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14078,8 +14078,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstP
 {
     __typeof__(cuMemsetD2D16Async) *cgl_fn = (__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, us, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D16Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D16Async], NULL, cgl_th_cuMemsetD2D16Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D16Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .us = us, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D16Async], NULL, cgl_th_cuMemsetD2D16Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14103,8 +14103,8 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstP
 {
     __typeof__(cuMemsetD2D32Async) *cgl_fn = (__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
-    struct cgl_fr_cuMemsetD2D32Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemsetD2D32Async], NULL, cgl_th_cuMemsetD2D32Async, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemsetD2D32Async cgl_fr = {.dstDevice = dstDevice, .dstPitch = dstPitch, .ui = ui, .Width = Width, .Height = Height, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemsetD2D32Async], NULL, cgl_th_cuMemsetD2D32Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14124,8 +14124,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
     __typeof__(cuStreamGetPriority) *cgl_fn = (__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, priority);
-    struct cgl_fr_cuStreamGetPriority cgl_fr = {.hStream = hStream, .priority = priority};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetPriority], (const void *)hStream, cgl_th_cuStreamGetPriority, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetPriority cgl_fr = {.hStream = hStream, .priority = priority, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetPriority], (const void *)hStream, cgl_th_cuStreamGetPriority, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14145,8 +14145,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *s
 {
     __typeof__(cuStreamGetId) *cgl_fn = (__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, streamId);
-    struct cgl_fr_cuStreamGetId cgl_fr = {.hStream = hStream, .streamId = streamId};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetId], (const void *)hStream, cgl_th_cuStreamGetId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetId cgl_fr = {.hStream = hStream, .streamId = streamId, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetId], (const void *)hStream, cgl_th_cuStreamGetId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14166,8 +14166,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flag
 {
     __typeof__(cuStreamGetFlags) *cgl_fn = (__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, flags);
-    struct cgl_fr_cuStreamGetFlags cgl_fr = {.hStream = hStream, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetFlags], (const void *)hStream, cgl_th_cuStreamGetFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetFlags cgl_fr = {.hStream = hStream, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetFlags], (const void *)hStream, cgl_th_cuStreamGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14187,8 +14187,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
     __typeof__(cuStreamGetDevice) *cgl_fn = (__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, device);
-    struct cgl_fr_cuStreamGetDevice cgl_fr = {.hStream = hStream, .device = device};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetDevice], (const void *)hStream, cgl_th_cuStreamGetDevice, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetDevice cgl_fr = {.hStream = hStream, .device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetDevice], (const void *)hStream, cgl_th_cuStreamGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14208,8 +14208,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
     __typeof__(cuStreamGetCtx) *cgl_fn = (__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, pctx);
-    struct cgl_fr_cuStreamGetCtx cgl_fr = {.hStream = hStream, .pctx = pctx};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCtx], (const void *)hStream, cgl_th_cuStreamGetCtx, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCtx cgl_fr = {.hStream = hStream, .pctx = pctx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCtx], (const void *)hStream, cgl_th_cuStreamGetCtx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14230,8 +14230,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, 
 {
     __typeof__(cuStreamGetCtx_v2) *cgl_fn = (__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, pCtx, pGreenCtx);
-    struct cgl_fr_cuStreamGetCtx_v2 cgl_fr = {.hStream = hStream, .pCtx = pCtx, .pGreenCtx = pGreenCtx};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCtx_v2], (const void *)hStream, cgl_th_cuStreamGetCtx_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCtx_v2 cgl_fr = {.hStream = hStream, .pCtx = pCtx, .pGreenCtx = pGreenCtx, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCtx_v2], (const void *)hStream, cgl_th_cuStreamGetCtx_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14252,8 +14252,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, u
 {
     __typeof__(cuStreamWaitEvent) *cgl_fn = (__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, hEvent, Flags);
-    struct cgl_fr_cuStreamWaitEvent cgl_fr = {.hStream = hStream, .hEvent = hEvent, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitEvent], (const void *)hStream, cgl_th_cuStreamWaitEvent, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitEvent cgl_fr = {.hStream = hStream, .hEvent = hEvent, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitEvent], (const void *)hStream, cgl_th_cuStreamWaitEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14275,8 +14275,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallbac
 {
     __typeof__(cuStreamAddCallback) *cgl_fn = (__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, callback, userData, flags);
-    struct cgl_fr_cuStreamAddCallback cgl_fr = {.hStream = hStream, .callback = callback, .userData = userData, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamAddCallback], (const void *)hStream, cgl_th_cuStreamAddCallback, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamAddCallback cgl_fr = {.hStream = hStream, .callback = callback, .userData = userData, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamAddCallback], (const void *)hStream, cgl_th_cuStreamAddCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14298,8 +14298,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr 
 {
     __typeof__(cuStreamAttachMemAsync) *cgl_fn = (__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dptr, length, flags);
-    struct cgl_fr_cuStreamAttachMemAsync cgl_fr = {.hStream = hStream, .dptr = dptr, .length = length, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamAttachMemAsync], (const void *)hStream, cgl_th_cuStreamAttachMemAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamAttachMemAsync cgl_fr = {.hStream = hStream, .dptr = dptr, .length = length, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamAttachMemAsync], (const void *)hStream, cgl_th_cuStreamAttachMemAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14318,8 +14318,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
     __typeof__(cuStreamQuery) *cgl_fn = (__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamQuery cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamQuery], (const void *)hStream, cgl_th_cuStreamQuery, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamQuery cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamQuery], (const void *)hStream, cgl_th_cuStreamQuery, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14338,8 +14338,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
     __typeof__(cuStreamSynchronize) *cgl_fn = (__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamSynchronize cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamSynchronize], (const void *)hStream, cgl_th_cuStreamSynchronize, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamSynchronize cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamSynchronize], (const void *)hStream, cgl_th_cuStreamSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14359,8 +14359,8 @@ CG_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     __typeof__(cuEventRecord) *cgl_fn = (__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hStream);
-    struct cgl_fr_cuEventRecord cgl_fr = {.hEvent = hEvent, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuEventRecord], (const void *)hEvent, cgl_th_cuEventRecord, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventRecord cgl_fr = {.hEvent = hEvent, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventRecord], (const void *)hEvent, cgl_th_cuEventRecord, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14381,8 +14381,8 @@ CG_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStre
 {
     __typeof__(cuEventRecordWithFlags) *cgl_fn = (__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hStream, flags);
-    struct cgl_fr_cuEventRecordWithFlags cgl_fr = {.hEvent = hEvent, .hStream = hStream, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuEventRecordWithFlags], (const void *)hEvent, cgl_th_cuEventRecordWithFlags, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuEventRecordWithFlags cgl_fr = {.hEvent = hEvent, .hStream = hStream, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuEventRecordWithFlags], (const void *)hEvent, cgl_th_cuEventRecordWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14411,8 +14411,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, u
 {
     __typeof__(cuLaunchKernel) *cgl_fn = (__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    struct cgl_fr_cuLaunchKernel cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .extra = extra};
-    if (cg_call(&cgl_sites[CGL_cuLaunchKernel], (const void *)f, cgl_th_cuLaunchKernel, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchKernel cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .extra = extra, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchKernel], (const void *)f, cgl_th_cuLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14434,8 +14434,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunc
 {
     __typeof__(cuLaunchKernelEx) *cgl_fn = (__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config, f, kernelParams, extra);
-    struct cgl_fr_cuLaunchKernelEx cgl_fr = {.config = config, .f = f, .kernelParams = kernelParams, .extra = extra};
-    if (cg_call(&cgl_sites[CGL_cuLaunchKernelEx], NULL, cgl_th_cuLaunchKernelEx, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchKernelEx cgl_fr = {.config = config, .f = f, .kernelParams = kernelParams, .extra = extra, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchKernelEx], NULL, cgl_th_cuLaunchKernelEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14456,8 +14456,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void 
 {
     __typeof__(cuLaunchHostFunc) *cgl_fn = (__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, fn, userData);
-    struct cgl_fr_cuLaunchHostFunc cgl_fr = {.hStream = hStream, .fn = fn, .userData = userData};
-    if (cg_call(&cgl_sites[CGL_cuLaunchHostFunc], (const void *)hStream, cgl_th_cuLaunchHostFunc, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchHostFunc cgl_fr = {.hStream = hStream, .fn = fn, .userData = userData, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchHostFunc], (const void *)hStream, cgl_th_cuLaunchHostFunc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14478,8 +14478,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphics
 {
     __typeof__(cuGraphicsMapResources) *cgl_fn = (__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, hStream);
-    struct cgl_fr_cuGraphicsMapResources cgl_fr = {.count = count, .resources = resources, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsMapResources], NULL, cgl_th_cuGraphicsMapResources, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsMapResources cgl_fr = {.count = count, .resources = resources, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsMapResources], NULL, cgl_th_cuGraphicsMapResources, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14500,8 +14500,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphi
 {
     __typeof__(cuGraphicsUnmapResources) *cgl_fn = (__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, hStream);
-    struct cgl_fr_cuGraphicsUnmapResources cgl_fr = {.count = count, .resources = resources, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphicsUnmapResources], NULL, cgl_th_cuGraphicsUnmapResources, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphicsUnmapResources cgl_fr = {.count = count, .resources = resources, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphicsUnmapResources], NULL, cgl_th_cuGraphicsUnmapResources, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14523,8 +14523,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr add
 {
     __typeof__(cuStreamWriteValue32) *cgl_fn = (__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue32 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue32], (const void *)stream, cgl_th_cuStreamWriteValue32, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue32 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue32], (const void *)stream, cgl_th_cuStreamWriteValue32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14546,8 +14546,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr
 {
     __typeof__(cuStreamWaitValue32) *cgl_fn = (__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue32 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue32], (const void *)stream, cgl_th_cuStreamWaitValue32, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue32 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue32], (const void *)stream, cgl_th_cuStreamWaitValue32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14569,8 +14569,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr add
 {
     __typeof__(cuStreamWriteValue64) *cgl_fn = (__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue64 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue64], (const void *)stream, cgl_th_cuStreamWriteValue64, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue64 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue64], (const void *)stream, cgl_th_cuStreamWriteValue64, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14592,8 +14592,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr
 {
     __typeof__(cuStreamWaitValue64) *cgl_fn = (__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue64 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue64], (const void *)stream, cgl_th_cuStreamWaitValue64, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue64 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue64], (const void *)stream, cgl_th_cuStreamWaitValue64, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14615,8 +14615,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int coun
 {
     __typeof__(cuStreamBatchMemOp) *cgl_fn = (__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, count, paramArray, flags);
-    struct cgl_fr_cuStreamBatchMemOp cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamBatchMemOp], (const void *)stream, cgl_th_cuStreamBatchMemOp, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBatchMemOp cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBatchMemOp], (const void *)stream, cgl_th_cuStreamBatchMemOp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14638,8 +14638,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream stream, CUdevicept
 {
     __typeof__(cuStreamWriteValue32_ptsz) *cgl_fn = (__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue32_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue32_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue32_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue32_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue32_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue32_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14661,8 +14661,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr
 {
     __typeof__(cuStreamWaitValue32_ptsz) *cgl_fn = (__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue32_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue32_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue32_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue32_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue32_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue32_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14684,8 +14684,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream stream, CUdevicept
 {
     __typeof__(cuStreamWriteValue64_ptsz) *cgl_fn = (__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue64_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue64_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue64_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue64_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue64_ptsz], (const void *)stream, cgl_th_cuStreamWriteValue64_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14707,8 +14707,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr
 {
     __typeof__(cuStreamWaitValue64_ptsz) *cgl_fn = (__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue64_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue64_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue64_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue64_ptsz cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue64_ptsz], (const void *)stream, cgl_th_cuStreamWaitValue64_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14730,8 +14730,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int
 {
     __typeof__(cuStreamBatchMemOp_ptsz) *cgl_fn = (__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, count, paramArray, flags);
-    struct cgl_fr_cuStreamBatchMemOp_ptsz cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz], (const void *)stream, cgl_th_cuStreamBatchMemOp_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBatchMemOp_ptsz cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz], (const void *)stream, cgl_th_cuStreamBatchMemOp_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14753,8 +14753,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr 
 {
     __typeof__(cuStreamWriteValue32_v2) *cgl_fn = (__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue32_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue32_v2], (const void *)stream, cgl_th_cuStreamWriteValue32_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue32_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue32_v2], (const void *)stream, cgl_th_cuStreamWriteValue32_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14776,8 +14776,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr a
 {
     __typeof__(cuStreamWaitValue32_v2) *cgl_fn = (__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue32_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue32_v2], (const void *)stream, cgl_th_cuStreamWaitValue32_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue32_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue32_v2], (const void *)stream, cgl_th_cuStreamWaitValue32_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14799,8 +14799,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr 
 {
     __typeof__(cuStreamWriteValue64_v2) *cgl_fn = (__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWriteValue64_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWriteValue64_v2], (const void *)stream, cgl_th_cuStreamWriteValue64_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWriteValue64_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWriteValue64_v2], (const void *)stream, cgl_th_cuStreamWriteValue64_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14822,8 +14822,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr a
 {
     __typeof__(cuStreamWaitValue64_v2) *cgl_fn = (__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, addr, value, flags);
-    struct cgl_fr_cuStreamWaitValue64_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamWaitValue64_v2], (const void *)stream, cgl_th_cuStreamWaitValue64_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamWaitValue64_v2 cgl_fr = {.stream = stream, .addr = addr, .value = value, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamWaitValue64_v2], (const void *)stream, cgl_th_cuStreamWaitValue64_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14845,8 +14845,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int c
 {
     __typeof__(cuStreamBatchMemOp_v2) *cgl_fn = (__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, count, paramArray, flags);
-    struct cgl_fr_cuStreamBatchMemOp_v2 cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_v2], (const void *)stream, cgl_th_cuStreamBatchMemOp_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBatchMemOp_v2 cgl_fr = {.stream = stream, .count = count, .paramArray = paramArray, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBatchMemOp_v2], (const void *)stream, cgl_th_cuStreamBatchMemOp_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14868,8 +14868,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, 
 {
     __typeof__(cuMemPrefetchAsync) *cgl_fn = (__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, dstDevice, hStream);
-    struct cgl_fr_cuMemPrefetchAsync cgl_fr = {.devPtr = devPtr, .count = count, .dstDevice = dstDevice, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchAsync], NULL, cgl_th_cuMemPrefetchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchAsync cgl_fr = {.devPtr = devPtr, .count = count, .dstDevice = dstDevice, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchAsync], NULL, cgl_th_cuMemPrefetchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14891,8 +14891,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t co
 {
     __typeof__(cuMemPrefetchAsync_ptsz) *cgl_fn = (__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, dstDevice, hStream);
-    struct cgl_fr_cuMemPrefetchAsync_ptsz cgl_fr = {.devPtr = devPtr, .count = count, .dstDevice = dstDevice, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz], NULL, cgl_th_cuMemPrefetchAsync_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchAsync_ptsz cgl_fr = {.devPtr = devPtr, .count = count, .dstDevice = dstDevice, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz], NULL, cgl_th_cuMemPrefetchAsync_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14915,8 +14915,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t coun
 {
     __typeof__(cuMemPrefetchAsync_v2) *cgl_fn = (__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, location, flags, hStream);
-    struct cgl_fr_cuMemPrefetchAsync_v2 cgl_fr = {.devPtr = devPtr, .count = count, .location = location, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_v2], NULL, cgl_th_cuMemPrefetchAsync_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchAsync_v2 cgl_fr = {.devPtr = devPtr, .count = count, .location = location, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchAsync_v2], NULL, cgl_th_cuMemPrefetchAsync_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14938,8 +14938,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_a
 {
     __typeof__(cuMemAdvise) *cgl_fn = (__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, count, advice, device);
-    struct cgl_fr_cuMemAdvise cgl_fr = {.devPtr = devPtr, .count = count, .advice = advice, .device = device};
-    if (cg_call(&cgl_sites[CGL_cuMemAdvise], NULL, cgl_th_cuMemAdvise, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAdvise cgl_fr = {.devPtr = devPtr, .count = count, .advice = advice, .device = device, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAdvise], NULL, cgl_th_cuMemAdvise, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14965,8 +14965,8 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *s
 {
     __typeof__(cuMemPrefetchBatchAsync) *cgl_fn = (__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    struct cgl_fr_cuMemPrefetchBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemPrefetchBatchAsync], NULL, cgl_th_cuMemPrefetchBatchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemPrefetchBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemPrefetchBatchAsync], NULL, cgl_th_cuMemPrefetchBatchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -14989,8 +14989,8 @@ CG_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *si
 {
     __typeof__(cuMemDiscardBatchAsync) *cgl_fn = (__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, flags, hStream);
-    struct cgl_fr_cuMemDiscardBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemDiscardBatchAsync], NULL, cgl_th_cuMemDiscardBatchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemDiscardBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemDiscardBatchAsync], NULL, cgl_th_cuMemDiscardBatchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15016,8 +15016,8 @@ CG_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs,
 {
     __typeof__(cuMemDiscardAndPrefetchBatchAsync) *cgl_fn = (__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync], NULL, cgl_th_cuMemDiscardAndPrefetchBatchAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync cgl_fr = {.dptrs = dptrs, .sizes = sizes, .count = count, .prefetchLocs = prefetchLocs, .prefetchLocIdxs = prefetchLocIdxs, .numPrefetchLocs = numPrefetchLocs, .flags = flags, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync], NULL, cgl_th_cuMemDiscardAndPrefetchBatchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15045,8 +15045,8 @@ CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int 
 {
     __typeof__(cuLaunchCooperativeKernel) *cgl_fn = (__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    struct cgl_fr_cuLaunchCooperativeKernel cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams};
-    if (cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernel], (const void *)f, cgl_th_cuLaunchCooperativeKernel, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuLaunchCooperativeKernel cgl_fr = {.f = f, .gridDimX = gridDimX, .gridDimY = gridDimY, .gridDimZ = gridDimZ, .blockDimX = blockDimX, .blockDimY = blockDimY, .blockDimZ = blockDimZ, .sharedMemBytes = sharedMemBytes, .hStream = hStream, .kernelParams = kernelParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuLaunchCooperativeKernel], (const void *)f, cgl_th_cuLaunchCooperativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15068,8 +15068,8 @@ CG_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemap
 {
     __typeof__(cuSignalExternalSemaphoresAsync) *cgl_fn = (__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
-    struct cgl_fr_cuSignalExternalSemaphoresAsync cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync], NULL, cgl_th_cuSignalExternalSemaphoresAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuSignalExternalSemaphoresAsync cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync], NULL, cgl_th_cuSignalExternalSemaphoresAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15091,8 +15091,8 @@ CG_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemapho
 {
     __typeof__(cuWaitExternalSemaphoresAsync) *cgl_fn = (__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
-    struct cgl_fr_cuWaitExternalSemaphoresAsync cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync], NULL, cgl_th_cuWaitExternalSemaphoresAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuWaitExternalSemaphoresAsync cgl_fr = {.extSemArray = extSemArray, .paramsArray = paramsArray, .numExtSems = numExtSems, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync], NULL, cgl_th_cuWaitExternalSemaphoresAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15111,8 +15111,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
 {
     __typeof__(cuStreamBeginCapture) *cgl_fn = (__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamBeginCapture cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCapture], (const void *)hStream, cgl_th_cuStreamBeginCapture, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCapture cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCapture], (const void *)hStream, cgl_th_cuStreamBeginCapture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15131,8 +15131,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 {
     __typeof__(cuStreamBeginCapture_ptsz) *cgl_fn = (__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream);
-    struct cgl_fr_cuStreamBeginCapture_ptsz cgl_fr = {.hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCapture_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCapture_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCapture_ptsz cgl_fr = {.hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCapture_ptsz], (const void *)hStream, cgl_th_cuStreamBeginCapture_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15152,8 +15152,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCap
 {
     __typeof__(cuStreamBeginCapture_v2) *cgl_fn = (__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, mode);
-    struct cgl_fr_cuStreamBeginCapture_v2 cgl_fr = {.hStream = hStream, .mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCapture_v2], (const void *)hStream, cgl_th_cuStreamBeginCapture_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCapture_v2 cgl_fr = {.hStream = hStream, .mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCapture_v2], (const void *)hStream, cgl_th_cuStreamBeginCapture_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15177,8 +15177,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph
 {
     __typeof__(cuStreamBeginCaptureToGraph) *cgl_fn = (__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    struct cgl_fr_cuStreamBeginCaptureToGraph cgl_fr = {.hStream = hStream, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .mode = mode};
-    if (cg_call(&cgl_sites[CGL_cuStreamBeginCaptureToGraph], (const void *)hStream, cgl_th_cuStreamBeginCaptureToGraph, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamBeginCaptureToGraph cgl_fr = {.hStream = hStream, .hGraph = hGraph, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .mode = mode, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamBeginCaptureToGraph], (const void *)hStream, cgl_th_cuStreamBeginCaptureToGraph, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15198,8 +15198,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph
 {
     __typeof__(cuStreamEndCapture) *cgl_fn = (__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, phGraph);
-    struct cgl_fr_cuStreamEndCapture cgl_fr = {.hStream = hStream, .phGraph = phGraph};
-    if (cg_call(&cgl_sites[CGL_cuStreamEndCapture], (const void *)hStream, cgl_th_cuStreamEndCapture, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamEndCapture cgl_fr = {.hStream = hStream, .phGraph = phGraph, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamEndCapture], (const void *)hStream, cgl_th_cuStreamEndCapture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15219,8 +15219,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCapture
 {
     __typeof__(cuStreamIsCapturing) *cgl_fn = (__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus);
-    struct cgl_fr_cuStreamIsCapturing cgl_fr = {.hStream = hStream, .captureStatus = captureStatus};
-    if (cg_call(&cgl_sites[CGL_cuStreamIsCapturing], (const void *)hStream, cgl_th_cuStreamIsCapturing, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamIsCapturing cgl_fr = {.hStream = hStream, .captureStatus = captureStatus, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamIsCapturing], (const void *)hStream, cgl_th_cuStreamIsCapturing, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15241,8 +15241,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCapt
 {
     __typeof__(cuStreamGetCaptureInfo) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out);
-    struct cgl_fr_cuStreamGetCaptureInfo cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15263,8 +15263,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstrea
 {
     __typeof__(cuStreamGetCaptureInfo_ptsz) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out);
-    struct cgl_fr_cuStreamGetCaptureInfo_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15288,8 +15288,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamC
 {
     __typeof__(cuStreamGetCaptureInfo_v2) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    struct cgl_fr_cuStreamGetCaptureInfo_v2 cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .numDependencies_out = numDependencies_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo_v2 cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .numDependencies_out = numDependencies_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15313,8 +15313,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUst
 {
     __typeof__(cuStreamGetCaptureInfo_v2_ptsz) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .numDependencies_out = numDependencies_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v2_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .numDependencies_out = numDependencies_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v2_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15339,8 +15339,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamC
 {
     __typeof__(cuStreamGetCaptureInfo_v3) *cgl_fn = (__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    struct cgl_fr_cuStreamGetCaptureInfo_v3 cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .edgeData_out = edgeData_out, .numDependencies_out = numDependencies_out};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v3, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetCaptureInfo_v3 cgl_fr = {.hStream = hStream, .captureStatus_out = captureStatus_out, .id_out = id_out, .graph_out = graph_out, .dependencies_out = dependencies_out, .edgeData_out = edgeData_out, .numDependencies_out = numDependencies_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3], (const void *)hStream, cgl_th_cuStreamGetCaptureInfo_v3, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15363,8 +15363,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgrap
 {
     __typeof__(cuGraphAddKernelNode) *cgl_fn = (__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddKernelNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddKernelNode], NULL, cgl_th_cuGraphAddKernelNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddKernelNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddKernelNode], NULL, cgl_th_cuGraphAddKernelNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15384,8 +15384,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KE
 {
     __typeof__(cuGraphKernelNodeGetParams) *cgl_fn = (__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphKernelNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetParams], (const void *)hNode, cgl_th_cuGraphKernelNodeGetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeGetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeGetParams], (const void *)hNode, cgl_th_cuGraphKernelNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15405,8 +15405,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const C
 {
     __typeof__(cuGraphKernelNodeSetParams) *cgl_fn = (__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, nodeParams);
-    struct cgl_fr_cuGraphKernelNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetParams], (const void *)hNode, cgl_th_cuGraphKernelNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphKernelNodeSetParams cgl_fr = {.hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphKernelNodeSetParams], (const void *)hNode, cgl_th_cuGraphKernelNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15427,8 +15427,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec
 {
     __typeof__(cuGraphExecKernelNodeSetParams) *cgl_fn = (__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, nodeParams);
-    struct cgl_fr_cuGraphExecKernelNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecKernelNodeSetParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecKernelNodeSetParams cgl_fr = {.hGraphExec = hGraphExec, .hNode = hNode, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams], (const void *)hGraphExec, cgl_th_cuGraphExecKernelNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15449,8 +15449,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec
 {
     __typeof__(cuGraphInstantiateWithParams) *cgl_fn = (__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphExec, hGraph, instantiateParams);
-    struct cgl_fr_cuGraphInstantiateWithParams cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .instantiateParams = instantiateParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphInstantiateWithParams], NULL, cgl_th_cuGraphInstantiateWithParams, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphInstantiateWithParams cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .instantiateParams = instantiateParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphInstantiateWithParams], NULL, cgl_th_cuGraphInstantiateWithParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15472,8 +15472,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGr
 {
     __typeof__(cuGraphExecUpdate) *cgl_fn = (__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-    struct cgl_fr_cuGraphExecUpdate cgl_fr = {.hGraphExec = hGraphExec, .hGraph = hGraph, .hErrorNode_out = hErrorNode_out, .updateResult_out = updateResult_out};
-    if (cg_call(&cgl_sites[CGL_cuGraphExecUpdate], (const void *)hGraphExec, cgl_th_cuGraphExecUpdate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphExecUpdate cgl_fr = {.hGraphExec = hGraphExec, .hGraph = hGraph, .hErrorNode_out = hErrorNode_out, .updateResult_out = updateResult_out, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphExecUpdate], (const void *)hGraphExec, cgl_th_cuGraphExecUpdate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15493,8 +15493,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
 {
     __typeof__(cuGraphUpload) *cgl_fn = (__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, hStream);
-    struct cgl_fr_cuGraphUpload cgl_fr = {.hGraph = hGraph, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphUpload], (const void *)hGraph, cgl_th_cuGraphUpload, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphUpload cgl_fr = {.hGraph = hGraph, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphUpload], (const void *)hGraph, cgl_th_cuGraphUpload, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15514,8 +15514,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
 {
     __typeof__(cuGraphLaunch) *cgl_fn = (__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, hStream);
-    struct cgl_fr_cuGraphLaunch cgl_fr = {.hGraph = hGraph, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuGraphLaunch], (const void *)hGraph, cgl_th_cuGraphLaunch, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphLaunch cgl_fr = {.hGraph = hGraph, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphLaunch], (const void *)hGraph, cgl_th_cuGraphLaunch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15537,8 +15537,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CU
 {
     __typeof__(cuGraphGetEdges) *cgl_fn = (__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, numEdges);
-    struct cgl_fr_cuGraphGetEdges cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numEdges = numEdges};
-    if (cg_call(&cgl_sites[CGL_cuGraphGetEdges], (const void *)hGraph, cgl_th_cuGraphGetEdges, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphGetEdges cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numEdges = numEdges, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphGetEdges], (const void *)hGraph, cgl_th_cuGraphGetEdges, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15559,8 +15559,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraph
 {
     __typeof__(cuGraphNodeGetDependencies) *cgl_fn = (__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, dependencies, numDependencies);
-    struct cgl_fr_cuGraphNodeGetDependencies cgl_fr = {.hNode = hNode, .dependencies = dependencies, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetDependencies], (const void *)hNode, cgl_th_cuGraphNodeGetDependencies, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetDependencies cgl_fr = {.hNode = hNode, .dependencies = dependencies, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetDependencies], (const void *)hNode, cgl_th_cuGraphNodeGetDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15581,8 +15581,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgra
 {
     __typeof__(cuGraphNodeGetDependentNodes) *cgl_fn = (__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, dependentNodes, numDependentNodes);
-    struct cgl_fr_cuGraphNodeGetDependentNodes cgl_fr = {.hNode = hNode, .dependentNodes = dependentNodes, .numDependentNodes = numDependentNodes};
-    if (cg_call(&cgl_sites[CGL_cuGraphNodeGetDependentNodes], (const void *)hNode, cgl_th_cuGraphNodeGetDependentNodes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphNodeGetDependentNodes cgl_fr = {.hNode = hNode, .dependentNodes = dependentNodes, .numDependentNodes = numDependentNodes, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphNodeGetDependentNodes], (const void *)hNode, cgl_th_cuGraphNodeGetDependentNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15604,8 +15604,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphN
 {
     __typeof__(cuGraphAddDependencies) *cgl_fn = (__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, numDependencies);
-    struct cgl_fr_cuGraphAddDependencies cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddDependencies], (const void *)hGraph, cgl_th_cuGraphAddDependencies, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddDependencies cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddDependencies], (const void *)hGraph, cgl_th_cuGraphAddDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15627,8 +15627,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgra
 {
     __typeof__(cuGraphRemoveDependencies) *cgl_fn = (__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraph, from, to, numDependencies);
-    struct cgl_fr_cuGraphRemoveDependencies cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numDependencies = numDependencies};
-    if (cg_call(&cgl_sites[CGL_cuGraphRemoveDependencies], (const void *)hGraph, cgl_th_cuGraphRemoveDependencies, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphRemoveDependencies cgl_fr = {.hGraph = hGraph, .from = from, .to = to, .numDependencies = numDependencies, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphRemoveDependencies], (const void *)hGraph, cgl_th_cuGraphRemoveDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15651,8 +15651,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGra
 {
     __typeof__(cuGraphAddNode) *cgl_fn = (__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    struct cgl_fr_cuGraphAddNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams};
-    if (cg_call(&cgl_sites[CGL_cuGraphAddNode], NULL, cgl_th_cuGraphAddNode, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphAddNode cgl_fr = {.phGraphNode = phGraphNode, .hGraph = hGraph, .dependencies = dependencies, .numDependencies = numDependencies, .nodeParams = nodeParams, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphAddNode], NULL, cgl_th_cuGraphAddNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15672,8 +15672,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamCopyAttributes(CUstream dstStream, CUstream s
 {
     __typeof__(cuStreamCopyAttributes) *cgl_fn = (__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstStream, srcStream);
-    struct cgl_fr_cuStreamCopyAttributes cgl_fr = {.dstStream = dstStream, .srcStream = srcStream};
-    if (cg_call(&cgl_sites[CGL_cuStreamCopyAttributes], (const void *)dstStream, cgl_th_cuStreamCopyAttributes, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamCopyAttributes cgl_fr = {.dstStream = dstStream, .srcStream = srcStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamCopyAttributes], (const void *)dstStream, cgl_th_cuStreamCopyAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15694,8 +15694,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID
 {
     __typeof__(cuStreamGetAttribute) *cgl_fn = (__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, attr, value);
-    struct cgl_fr_cuStreamGetAttribute cgl_fr = {.hStream = hStream, .attr = attr, .value = value};
-    if (cg_call(&cgl_sites[CGL_cuStreamGetAttribute], (const void *)hStream, cgl_th_cuStreamGetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamGetAttribute cgl_fr = {.hStream = hStream, .attr = attr, .value = value, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamGetAttribute], (const void *)hStream, cgl_th_cuStreamGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15716,8 +15716,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID
 {
     __typeof__(cuStreamSetAttribute) *cgl_fn = (__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, attr, param);
-    struct cgl_fr_cuStreamSetAttribute cgl_fr = {.hStream = hStream, .attr = attr, .param = param};
-    if (cg_call(&cgl_sites[CGL_cuStreamSetAttribute], (const void *)hStream, cgl_th_cuStreamSetAttribute, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamSetAttribute cgl_fr = {.hStream = hStream, .attr = attr, .param = param, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamSetAttribute], (const void *)hStream, cgl_th_cuStreamSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15738,8 +15738,8 @@ CG_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle
 {
     __typeof__(cuIpcOpenMemHandle) *cgl_fn = (__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pdptr, handle, Flags);
-    struct cgl_fr_cuIpcOpenMemHandle cgl_fr = {.pdptr = pdptr, .handle = handle, .Flags = Flags};
-    if (cg_call(&cgl_sites[CGL_cuIpcOpenMemHandle], NULL, cgl_th_cuIpcOpenMemHandle, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuIpcOpenMemHandle cgl_fr = {.pdptr = pdptr, .handle = handle, .Flags = Flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuIpcOpenMemHandle], NULL, cgl_th_cuIpcOpenMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15762,8 +15762,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph 
 {
     __typeof__(cuGraphInstantiate) *cgl_fn = (__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-    struct cgl_fr_cuGraphInstantiate cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .phErrorNode = phErrorNode, .logBuffer = logBuffer, .bufferSize = bufferSize};
-    if (cg_call(&cgl_sites[CGL_cuGraphInstantiate], NULL, cgl_th_cuGraphInstantiate, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphInstantiate cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .phErrorNode = phErrorNode, .logBuffer = logBuffer, .bufferSize = bufferSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphInstantiate], NULL, cgl_th_cuGraphInstantiate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15786,8 +15786,8 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgra
 {
     __typeof__(cuGraphInstantiate_v2) *cgl_fn = (__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-    struct cgl_fr_cuGraphInstantiate_v2 cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .phErrorNode = phErrorNode, .logBuffer = logBuffer, .bufferSize = bufferSize};
-    if (cg_call(&cgl_sites[CGL_cuGraphInstantiate_v2], NULL, cgl_th_cuGraphInstantiate_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGraphInstantiate_v2 cgl_fr = {.phGraphExec = phGraphExec, .hGraph = hGraph, .phErrorNode = phErrorNode, .logBuffer = logBuffer, .bufferSize = bufferSize, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGraphInstantiate_v2], NULL, cgl_th_cuGraphInstantiate_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15808,8 +15808,8 @@ CG_EXPORT CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsig
 {
     __typeof__(cuMemMapArrayAsync) *cgl_fn = (__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mapInfoList, count, hStream);
-    struct cgl_fr_cuMemMapArrayAsync cgl_fr = {.mapInfoList = mapInfoList, .count = count, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemMapArrayAsync], NULL, cgl_th_cuMemMapArrayAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemMapArrayAsync cgl_fr = {.mapInfoList = mapInfoList, .count = count, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemMapArrayAsync], NULL, cgl_th_cuMemMapArrayAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15829,8 +15829,8 @@ CG_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     __typeof__(cuMemFreeAsync) *cgl_fn = (__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, hStream);
-    struct cgl_fr_cuMemFreeAsync cgl_fr = {.dptr = dptr, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemFreeAsync], NULL, cgl_th_cuMemFreeAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemFreeAsync cgl_fr = {.dptr = dptr, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemFreeAsync], NULL, cgl_th_cuMemFreeAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15851,8 +15851,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, C
 {
     __typeof__(cuMemAllocAsync) *cgl_fn = (__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize, hStream);
-    struct cgl_fr_cuMemAllocAsync cgl_fr = {.dptr = dptr, .bytesize = bytesize, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocAsync], NULL, cgl_th_cuMemAllocAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocAsync cgl_fr = {.dptr = dptr, .bytesize = bytesize, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocAsync], NULL, cgl_th_cuMemAllocAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15874,8 +15874,8 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t byt
 {
     __typeof__(cuMemAllocFromPoolAsync) *cgl_fn = (__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytesize, pool, hStream);
-    struct cgl_fr_cuMemAllocFromPoolAsync cgl_fr = {.dptr = dptr, .bytesize = bytesize, .pool = pool, .hStream = hStream};
-    if (cg_call(&cgl_sites[CGL_cuMemAllocFromPoolAsync], NULL, cgl_th_cuMemAllocFromPoolAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemAllocFromPoolAsync cgl_fr = {.dptr = dptr, .bytesize = bytesize, .pool = pool, .hStream = hStream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemAllocFromPoolAsync], NULL, cgl_th_cuMemAllocFromPoolAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15897,8 +15897,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, C
 {
     __typeof__(cuStreamUpdateCaptureDependencies) *cgl_fn = (__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dependencies, numDependencies, flags);
-    struct cgl_fr_cuStreamUpdateCaptureDependencies cgl_fr = {.hStream = hStream, .dependencies = dependencies, .numDependencies = numDependencies, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamUpdateCaptureDependencies cgl_fr = {.hStream = hStream, .dependencies = dependencies, .numDependencies = numDependencies, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15920,8 +15920,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStre
 {
     __typeof__(cuStreamUpdateCaptureDependencies_ptsz) *cgl_fn = (__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dependencies, numDependencies, flags);
-    struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz cgl_fr = {.hStream = hStream, .dependencies = dependencies, .numDependencies = numDependencies, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_ptsz, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz cgl_fr = {.hStream = hStream, .dependencies = dependencies, .numDependencies = numDependencies, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15944,8 +15944,8 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream
 {
     __typeof__(cuStreamUpdateCaptureDependencies_v2) *cgl_fn = (__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStream, dependencies, dependencyData, numDependencies, flags);
-    struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 cgl_fr = {.hStream = hStream, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_v2, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 cgl_fr = {.hStream = hStream, .dependencies = dependencies, .dependencyData = dependencyData, .numDependencies = numDependencies, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2], (const void *)hStream, cgl_th_cuStreamUpdateCaptureDependencies_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15968,8 +15968,8 @@ CG_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams *para
 {
     __typeof__(cuMemBatchDecompressAsync) *cgl_fn = (__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(paramsArray, count, flags, errorIndex, stream);
-    struct cgl_fr_cuMemBatchDecompressAsync cgl_fr = {.paramsArray = paramsArray, .count = count, .flags = flags, .errorIndex = errorIndex, .stream = stream};
-    if (cg_call(&cgl_sites[CGL_cuMemBatchDecompressAsync], NULL, cgl_th_cuMemBatchDecompressAsync, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuMemBatchDecompressAsync cgl_fr = {.paramsArray = paramsArray, .count = count, .flags = flags, .errorIndex = errorIndex, .stream = stream, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuMemBatchDecompressAsync], NULL, cgl_th_cuMemBatchDecompressAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -15991,8 +15991,8 @@ static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress(const char 
 {
     __typeof__(cuGetProcAddress) *cgl_fn = (__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(symbol, pfn, cudaVersion, flags);
-    struct cgl_fr_cuGetProcAddress cgl_fr = {.symbol = symbol, .pfn = pfn, .cudaVersion = cudaVersion, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_cuGetProcAddress], NULL, cgl_th_cuGetProcAddress, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuGetProcAddress cgl_fr = {.symbol = symbol, .pfn = pfn, .cudaVersion = cudaVersion, .flags = flags, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuGetProcAddress], NULL, cgl_th_cuGetProcAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16012,8 +16012,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *t
 {
     __typeof__(cuCheckpointProcessGetRestoreThreadId) *cgl_fn = (__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, tid);
-    struct cgl_fr_cuCheckpointProcessGetRestoreThreadId cgl_fr = {.pid = pid, .tid = tid};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId], NULL, cgl_th_cuCheckpointProcessGetRestoreThreadId, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessGetRestoreThreadId cgl_fr = {.pid = pid, .tid = tid, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId], NULL, cgl_th_cuCheckpointProcessGetRestoreThreadId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16033,8 +16033,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *
 {
     __typeof__(cuCheckpointProcessGetState) *cgl_fn = (__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, state);
-    struct cgl_fr_cuCheckpointProcessGetState cgl_fr = {.pid = pid, .state = state};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessGetState], NULL, cgl_th_cuCheckpointProcessGetState, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessGetState cgl_fr = {.pid = pid, .state = state, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessGetState], NULL, cgl_th_cuCheckpointProcessGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16054,8 +16054,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs
 {
     __typeof__(cuCheckpointProcessLock) *cgl_fn = (__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, args);
-    struct cgl_fr_cuCheckpointProcessLock cgl_fr = {.pid = pid, .args = args};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessLock], NULL, cgl_th_cuCheckpointProcessLock, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessLock cgl_fr = {.pid = pid, .args = args, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessLock], NULL, cgl_th_cuCheckpointProcessLock, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16075,8 +16075,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCh
 {
     __typeof__(cuCheckpointProcessCheckpoint) *cgl_fn = (__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, args);
-    struct cgl_fr_cuCheckpointProcessCheckpoint cgl_fr = {.pid = pid, .args = args};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessCheckpoint], NULL, cgl_th_cuCheckpointProcessCheckpoint, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessCheckpoint cgl_fr = {.pid = pid, .args = args, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessCheckpoint], NULL, cgl_th_cuCheckpointProcessCheckpoint, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16096,8 +16096,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointResto
 {
     __typeof__(cuCheckpointProcessRestore) *cgl_fn = (__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, args);
-    struct cgl_fr_cuCheckpointProcessRestore cgl_fr = {.pid = pid, .args = args};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessRestore], NULL, cgl_th_cuCheckpointProcessRestore, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessRestore cgl_fr = {.pid = pid, .args = args, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessRestore], NULL, cgl_th_cuCheckpointProcessRestore, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -16117,8 +16117,8 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlock
 {
     __typeof__(cuCheckpointProcessUnlock) *cgl_fn = (__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pid, args);
-    struct cgl_fr_cuCheckpointProcessUnlock cgl_fr = {.pid = pid, .args = args};
-    if (cg_call(&cgl_sites[CGL_cuCheckpointProcessUnlock], NULL, cgl_th_cuCheckpointProcessUnlock, &cgl_fr) != 0) return (CUresult)(CUDA_ERROR_NO_DEVICE);
+    struct cgl_fr_cuCheckpointProcessUnlock cgl_fr = {.pid = pid, .args = args, .cgl_ret = (CUresult)(CUDA_ERROR_NO_DEVICE)};
+    (void)cg_call(&cgl_sites[CGL_cuCheckpointProcessUnlock], NULL, cgl_th_cuCheckpointProcessUnlock, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 

@@ -138,8 +138,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *de
 {
     __typeof__(toyGetDevice) *cgl_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(index, device);
-    struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device};
-    if (cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -161,8 +161,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *s
 {
     __typeof__(toyCompile) *cgl_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, program);
-    struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program};
-    if (cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -181,8 +181,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
     __typeof__(toyProgramRelease) *cgl_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_toyProgramRelease cgl_fr = {.program = program};
-    if (cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyProgramRelease cgl_fr = {.program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -202,8 +202,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
     __typeof__(toyWait) *cgl_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ms);
-    struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms};
-    if (cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -224,8 +224,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
     __typeof__(toyAdd) *cgl_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(a, b, sum);
-    struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum};
-    if (cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -245,7 +245,7 @@ CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
     __typeof__(toyNop) *cgl_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
     struct cgl_fr_toyNop cgl_fr = {.x = x};
-    if (cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr) != 0) return (int32_t)0;
+    (void)cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -284,8 +284,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callb
 {
     __typeof__(toyRunCallback) *cgl_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback, user);
-    struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user};
-    if (cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -304,8 +304,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
     __typeof__(toyGetStats) *cgl_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stats);
-    struct cgl_fr_toyGetStats cgl_fr = {.stats = stats};
-    if (cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyGetStats cgl_fr = {.stats = stats, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -323,8 +323,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
     __typeof__(toyResetStats) *cgl_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_toyResetStats cgl_fr = {0};
-    if (cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyResetStats cgl_fr = {.cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -344,8 +344,8 @@ CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_
 {
     __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
-    struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims};
-    if (cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -368,8 +368,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char
 {
     __typeof__(toyCompile_v2) *cgl_fn = (__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
-    struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program};
-    if (cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -392,8 +392,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const
 {
     __typeof__(toyCompile_v2_ptds) *cgl_fn = (__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
-    struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program};
-    if (cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -412,8 +412,8 @@ CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
     __typeof__(toyQuery_v2) *cgl_fn = (__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value);
-    struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value};
-    if (cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -434,8 +434,8 @@ static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const 
 {
     __typeof__(toyGetProcAddress) *cgl_fn = (__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, version, pfn);
-    struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn};
-    if (cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr) != 0) return (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES);
+    struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 

@@ -1020,8 +1020,8 @@ static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t fl
 {
     __typeof__(zeInit) *cgl_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
-    struct cgl_fr_zeInit cgl_fr = {.flags = flags};
-    if (cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeInit cgl_fr = {.flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1041,8 +1041,8 @@ static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCo
 {
     __typeof__(zeDriverGet) *cgl_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCount, phDrivers);
-    struct cgl_fr_zeDriverGet cgl_fr = {.pCount = pCount, .phDrivers = phDrivers};
-    if (cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGet cgl_fr = {.pCount = pCount, .phDrivers = phDrivers, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1062,8 +1062,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDrive
 {
     __typeof__(zeDriverGetApiVersion) *cgl_fn = (__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, version);
-    struct cgl_fr_zeDriverGetApiVersion cgl_fr = {.hDriver = hDriver, .version = version};
-    if (cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGetApiVersion cgl_fr = {.hDriver = hDriver, .version = version, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1083,8 +1083,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDrive
 {
     __typeof__(zeDriverGetProperties) *cgl_fn = (__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pDriverProperties);
-    struct cgl_fr_zeDriverGetProperties cgl_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties};
-    if (cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGetProperties cgl_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1104,8 +1104,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDr
 {
     __typeof__(zeDriverGetIpcProperties) *cgl_fn = (__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pIpcProperties);
-    struct cgl_fr_zeDriverGetIpcProperties cgl_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties};
-    if (cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGetIpcProperties cgl_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1126,8 +1126,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle
 {
     __typeof__(zeDriverGetExtensionProperties) *cgl_fn = (__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, pExtensionProperties);
-    struct cgl_fr_zeDriverGetExtensionProperties cgl_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties};
-    if (cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGetExtensionProperties cgl_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1148,8 +1148,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_h
 {
     __typeof__(zeDriverGetExtensionFunctionAddress) *cgl_fn = (__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, name, ppFunctionAddress);
-    struct cgl_fr_zeDriverGetExtensionFunctionAddress cgl_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress};
-    if (cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDriverGetExtensionFunctionAddress cgl_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1170,8 +1170,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_
 {
     __typeof__(zeDeviceGet) *cgl_fn = (__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phDevices);
-    struct cgl_fr_zeDeviceGet cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGet cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1192,8 +1192,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevic
 {
     __typeof__(zeDeviceGetSubDevices) *cgl_fn = (__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phSubdevices);
-    struct cgl_fr_zeDeviceGetSubDevices cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetSubDevices cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1213,8 +1213,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevic
 {
     __typeof__(zeDeviceGetProperties) *cgl_fn = (__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDeviceProperties);
-    struct cgl_fr_zeDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1234,8 +1234,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t
 {
     __typeof__(zeDeviceGetComputeProperties) *cgl_fn = (__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pComputeProperties);
-    struct cgl_fr_zeDeviceGetComputeProperties cgl_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetComputeProperties cgl_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1255,8 +1255,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t 
 {
     __typeof__(zeDeviceGetModuleProperties) *cgl_fn = (__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pModuleProperties);
-    struct cgl_fr_zeDeviceGetModuleProperties cgl_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetModuleProperties cgl_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1277,8 +1277,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_devic
 {
     __typeof__(zeDeviceGetCommandQueueGroupProperties) *cgl_fn = (__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCommandQueueGroupProperties);
-    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1299,8 +1299,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t 
 {
     __typeof__(zeDeviceGetMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pMemProperties);
-    struct cgl_fr_zeDeviceGetMemoryProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetMemoryProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1320,8 +1320,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_han
 {
     __typeof__(zeDeviceGetMemoryAccessProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pMemAccessProperties);
-    struct cgl_fr_zeDeviceGetMemoryAccessProperties cgl_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetMemoryAccessProperties cgl_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1342,8 +1342,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t h
 {
     __typeof__(zeDeviceGetCacheProperties) *cgl_fn = (__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCacheProperties);
-    struct cgl_fr_zeDeviceGetCacheProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetCacheProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1363,8 +1363,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t h
 {
     __typeof__(zeDeviceGetImageProperties) *cgl_fn = (__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pImageProperties);
-    struct cgl_fr_zeDeviceGetImageProperties cgl_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetImageProperties cgl_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1384,8 +1384,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_h
 {
     __typeof__(zeDeviceGetExternalMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pExternalMemoryProperties);
-    struct cgl_fr_zeDeviceGetExternalMemoryProperties cgl_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetExternalMemoryProperties cgl_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1406,8 +1406,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDe
 {
     __typeof__(zeDeviceGetP2PProperties) *cgl_fn = (__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, pP2PProperties);
-    struct cgl_fr_zeDeviceGetP2PProperties cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetP2PProperties cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1428,8 +1428,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevic
 {
     __typeof__(zeDeviceCanAccessPeer) *cgl_fn = (__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, value);
-    struct cgl_fr_zeDeviceCanAccessPeer cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value};
-    if (cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceCanAccessPeer cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1448,8 +1448,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
     __typeof__(zeDeviceGetStatus) *cgl_fn = (__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice);
-    struct cgl_fr_zeDeviceGetStatus cgl_fr = {.hDevice = hDevice};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetStatus cgl_fr = {.hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1470,8 +1470,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t 
 {
     __typeof__(zeDeviceGetGlobalTimestamps) *cgl_fn = (__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hostTimestamp, deviceTimestamp);
-    struct cgl_fr_zeDeviceGetGlobalTimestamps cgl_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetGlobalTimestamps cgl_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1492,8 +1492,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, con
 {
     __typeof__(zeContextCreate) *cgl_fn = (__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, phContext);
-    struct cgl_fr_zeContextCreate cgl_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext};
-    if (cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextCreate cgl_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1516,8 +1516,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, c
 {
     __typeof__(zeContextCreateEx) *cgl_fn = (__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, numDevices, phDevices, phContext);
-    struct cgl_fr_zeContextCreateEx cgl_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext};
-    if (cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextCreateEx cgl_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1536,8 +1536,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
     __typeof__(zeContextDestroy) *cgl_fn = (__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
-    struct cgl_fr_zeContextDestroy cgl_fr = {.hContext = hContext};
-    if (cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextDestroy cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1556,8 +1556,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext
 {
     __typeof__(zeContextGetStatus) *cgl_fn = (__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
-    struct cgl_fr_zeContextGetStatus cgl_fr = {.hContext = hContext};
-    if (cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextGetStatus cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1579,8 +1579,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hConte
 {
     __typeof__(zeCommandQueueCreate) *cgl_fn = (__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandQueue);
-    struct cgl_fr_zeCommandQueueCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue};
-    if (cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandQueueCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1599,8 +1599,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t
 {
     __typeof__(zeCommandQueueDestroy) *cgl_fn = (__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue);
-    struct cgl_fr_zeCommandQueueDestroy cgl_fr = {.hCommandQueue = hCommandQueue};
-    if (cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandQueueDestroy cgl_fr = {.hCommandQueue = hCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1622,8 +1622,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_qu
 {
     __typeof__(zeCommandQueueExecuteCommandLists) *cgl_fn = (__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, numCommandLists, phCommandLists, hFence);
-    struct cgl_fr_zeCommandQueueExecuteCommandLists cgl_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence};
-    if (cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandQueueExecuteCommandLists cgl_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1643,8 +1643,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_hand
 {
     __typeof__(zeCommandQueueSynchronize) *cgl_fn = (__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, timeout);
-    struct cgl_fr_zeCommandQueueSynchronize cgl_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout};
-    if (cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandQueueSynchronize cgl_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1666,8 +1666,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContex
 {
     __typeof__(zeCommandListCreate) *cgl_fn = (__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandList);
-    struct cgl_fr_zeCommandListCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList};
-    if (cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1689,8 +1689,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_
 {
     __typeof__(zeCommandListCreateImmediate) *cgl_fn = (__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, altdesc, phCommandList);
-    struct cgl_fr_zeCommandListCreateImmediate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList};
-    if (cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListCreateImmediate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1709,8 +1709,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t h
 {
     __typeof__(zeCommandListDestroy) *cgl_fn = (__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListDestroy cgl_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListDestroy cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1729,8 +1729,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCo
 {
     __typeof__(zeCommandListClose) *cgl_fn = (__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListClose cgl_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListClose cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1749,8 +1749,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCo
 {
     __typeof__(zeCommandListReset) *cgl_fn = (__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListReset cgl_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListReset cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1773,8 +1773,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_comm
 {
     __typeof__(zeCommandListAppendWriteGlobalTimestamp) *cgl_fn = (__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1796,8 +1796,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_hand
 {
     __typeof__(zeCommandListAppendBarrier) *cgl_fn = (__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendBarrier cgl_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendBarrier cgl_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1822,8 +1822,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_comma
 {
     __typeof__(zeCommandListAppendMemoryRangesBarrier) *cgl_fn = (__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier cgl_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier cgl_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1843,8 +1843,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hCon
 {
     __typeof__(zeContextSystemBarrier) *cgl_fn = (__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice);
-    struct cgl_fr_zeContextSystemBarrier cgl_fr = {.hContext = hContext, .hDevice = hDevice};
-    if (cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextSystemBarrier cgl_fr = {.hContext = hContext, .hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1869,8 +1869,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_h
 {
     __typeof__(zeCommandListAppendMemoryCopy) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopy cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryCopy cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1896,8 +1896,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_h
 {
     __typeof__(zeCommandListAppendMemoryFill) *cgl_fn = (__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryFill cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryFill cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1927,8 +1927,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_
 {
     __typeof__(zeCommandListAppendMemoryCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopyRegion cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryCopyRegion cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1954,8 +1954,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_com
 {
     __typeof__(zeCommandListAppendMemoryCopyFromContext) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -1979,8 +1979,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_ha
 {
     __typeof__(zeCommandListAppendImageCopy) *cgl_fn = (__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopy cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopy cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2006,8 +2006,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_l
 {
     __typeof__(zeCommandListAppendImageCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyRegion cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopyRegion cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2032,8 +2032,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command
 {
     __typeof__(zeCommandListAppendImageCopyToMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyToMemory cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopyToMemory cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2058,8 +2058,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_comma
 {
     __typeof__(zeCommandListAppendImageCopyFromMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyFromMemory cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemory cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2080,8 +2080,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_li
 {
     __typeof__(zeCommandListAppendMemoryPrefetch) *cgl_fn = (__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, size);
-    struct cgl_fr_zeCommandListAppendMemoryPrefetch cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemoryPrefetch cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2104,8 +2104,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_ha
 {
     __typeof__(zeCommandListAppendMemAdvise) *cgl_fn = (__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDevice, ptr, size, advice);
-    struct cgl_fr_zeCommandListAppendMemAdvise cgl_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendMemAdvise cgl_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2128,8 +2128,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext,
 {
     __typeof__(zeEventPoolCreate) *cgl_fn = (__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, numDevices, phDevices, phEventPool);
-    struct cgl_fr_zeEventPoolCreate cgl_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool};
-    if (cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventPoolCreate cgl_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2148,8 +2148,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEven
 {
     __typeof__(zeEventPoolDestroy) *cgl_fn = (__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
-    struct cgl_fr_zeEventPoolDestroy cgl_fr = {.hEventPool = hEventPool};
-    if (cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventPoolDestroy cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2170,8 +2170,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool
 {
     __typeof__(zeEventCreate) *cgl_fn = (__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, desc, phEvent);
-    struct cgl_fr_zeEventCreate cgl_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent};
-    if (cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventCreate cgl_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2190,8 +2190,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventDestroy) *cgl_fn = (__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventDestroy cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventDestroy cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2211,8 +2211,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t 
 {
     __typeof__(zeEventPoolGetIpcHandle) *cgl_fn = (__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, phIpc);
-    struct cgl_fr_zeEventPoolGetIpcHandle cgl_fr = {.hEventPool = hEventPool, .phIpc = phIpc};
-    if (cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventPoolGetIpcHandle cgl_fr = {.hEventPool = hEventPool, .phIpc = phIpc, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2233,8 +2233,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hC
 {
     __typeof__(zeEventPoolOpenIpcHandle) *cgl_fn = (__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hIpc, phEventPool);
-    struct cgl_fr_zeEventPoolOpenIpcHandle cgl_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool};
-    if (cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventPoolOpenIpcHandle cgl_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2253,8 +2253,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_
 {
     __typeof__(zeEventPoolCloseIpcHandle) *cgl_fn = (__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
-    struct cgl_fr_zeEventPoolCloseIpcHandle cgl_fr = {.hEventPool = hEventPool};
-    if (cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventPoolCloseIpcHandle cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2274,8 +2274,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_
 {
     __typeof__(zeCommandListAppendSignalEvent) *cgl_fn = (__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
-    struct cgl_fr_zeCommandListAppendSignalEvent cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendSignalEvent cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2296,8 +2296,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list
 {
     __typeof__(zeCommandListAppendWaitOnEvents) *cgl_fn = (__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents);
-    struct cgl_fr_zeCommandListAppendWaitOnEvents cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendWaitOnEvents cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2316,8 +2316,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventHostSignal) *cgl_fn = (__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventHostSignal cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventHostSignal cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2337,8 +2337,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent
 {
     __typeof__(zeEventHostSynchronize) *cgl_fn = (__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, timeout);
-    struct cgl_fr_zeEventHostSynchronize cgl_fr = {.hEvent = hEvent, .timeout = timeout};
-    if (cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventHostSynchronize cgl_fr = {.hEvent = hEvent, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2357,8 +2357,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventQueryStatus) *cgl_fn = (__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventQueryStatus cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventQueryStatus cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2378,8 +2378,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_h
 {
     __typeof__(zeCommandListAppendEventReset) *cgl_fn = (__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
-    struct cgl_fr_zeCommandListAppendEventReset cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendEventReset cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2398,8 +2398,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventHostReset) *cgl_fn = (__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventHostReset cgl_fr = {.hEvent = hEvent};
-    if (cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventHostReset cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2419,8 +2419,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t h
 {
     __typeof__(zeEventQueryKernelTimestamp) *cgl_fn = (__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, dstptr);
-    struct cgl_fr_zeEventQueryKernelTimestamp cgl_fr = {.hEvent = hEvent, .dstptr = dstptr};
-    if (cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventQueryKernelTimestamp cgl_fr = {.hEvent = hEvent, .dstptr = dstptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2446,8 +2446,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_com
 {
     __typeof__(zeCommandListAppendQueryKernelTimestamps) *cgl_fn = (__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2468,8 +2468,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hComman
 {
     __typeof__(zeFenceCreate) *cgl_fn = (__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, desc, phFence);
-    struct cgl_fr_zeFenceCreate cgl_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence};
-    if (cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFenceCreate cgl_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2488,8 +2488,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceDestroy) *cgl_fn = (__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceDestroy cgl_fr = {.hFence = hFence};
-    if (cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFenceDestroy cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2509,8 +2509,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence
 {
     __typeof__(zeFenceHostSynchronize) *cgl_fn = (__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence, timeout);
-    struct cgl_fr_zeFenceHostSynchronize cgl_fr = {.hFence = hFence, .timeout = timeout};
-    if (cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFenceHostSynchronize cgl_fr = {.hFence = hFence, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2529,8 +2529,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceQueryStatus) *cgl_fn = (__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceQueryStatus cgl_fr = {.hFence = hFence};
-    if (cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFenceQueryStatus cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2549,8 +2549,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceReset) *cgl_fn = (__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceReset cgl_fr = {.hFence = hFence};
-    if (cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFenceReset cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2571,8 +2571,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice
 {
     __typeof__(zeImageGetProperties) *cgl_fn = (__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, desc, pImageProperties);
-    struct cgl_fr_zeImageGetProperties cgl_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties};
-    if (cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageGetProperties cgl_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2594,8 +2594,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_
 {
     __typeof__(zeImageCreate) *cgl_fn = (__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phImage);
-    struct cgl_fr_zeImageCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage};
-    if (cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2614,8 +2614,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
     __typeof__(zeImageDestroy) *cgl_fn = (__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage);
-    struct cgl_fr_zeImageDestroy cgl_fr = {.hImage = hImage};
-    if (cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageDestroy cgl_fr = {.hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2640,8 +2640,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, 
 {
     __typeof__(zeMemAllocShared) *cgl_fn = (__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-    struct cgl_fr_zeMemAllocShared cgl_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemAllocShared cgl_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2665,8 +2665,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, 
 {
     __typeof__(zeMemAllocDevice) *cgl_fn = (__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, size, alignment, hDevice, pptr);
-    struct cgl_fr_zeMemAllocDevice cgl_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemAllocDevice cgl_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2689,8 +2689,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, co
 {
     __typeof__(zeMemAllocHost) *cgl_fn = (__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, host_desc, size, alignment, pptr);
-    struct cgl_fr_zeMemAllocHost cgl_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemAllocHost cgl_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2710,8 +2710,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *p
 {
     __typeof__(zeMemFree) *cgl_fn = (__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
-    struct cgl_fr_zeMemFree cgl_fr = {.hContext = hContext, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2733,8 +2733,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hCo
 {
     __typeof__(zeMemGetAllocProperties) *cgl_fn = (__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pMemAllocProperties, phDevice);
-    struct cgl_fr_zeMemGetAllocProperties cgl_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice};
-    if (cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemGetAllocProperties cgl_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2756,8 +2756,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hConte
 {
     __typeof__(zeMemGetAddressRange) *cgl_fn = (__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pBase, pSize);
-    struct cgl_fr_zeMemGetAddressRange cgl_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize};
-    if (cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemGetAddressRange cgl_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2778,8 +2778,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext,
 {
     __typeof__(zeMemGetIpcHandle) *cgl_fn = (__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pIpcHandle);
-    struct cgl_fr_zeMemGetIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle};
-    if (cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemGetIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2802,8 +2802,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext
 {
     __typeof__(zeMemOpenIpcHandle) *cgl_fn = (__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, handle, flags, pptr);
-    struct cgl_fr_zeMemOpenIpcHandle cgl_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemOpenIpcHandle cgl_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2823,8 +2823,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContex
 {
     __typeof__(zeMemCloseIpcHandle) *cgl_fn = (__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
-    struct cgl_fr_zeMemCloseIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemCloseIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2847,8 +2847,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze
 {
     __typeof__(zeModuleCreate) *cgl_fn = (__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phModule, phBuildLog);
-    struct cgl_fr_zeModuleCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog};
-    if (cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2867,8 +2867,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
     __typeof__(zeModuleDestroy) *cgl_fn = (__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule);
-    struct cgl_fr_zeModuleDestroy cgl_fr = {.hModule = hModule};
-    if (cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleDestroy cgl_fr = {.hModule = hModule, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2889,8 +2889,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_mod
 {
     __typeof__(zeModuleDynamicLink) *cgl_fn = (__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numModules, phModules, phLinkLog);
-    struct cgl_fr_zeModuleDynamicLink cgl_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog};
-    if (cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleDynamicLink cgl_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2909,8 +2909,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_han
 {
     __typeof__(zeModuleBuildLogDestroy) *cgl_fn = (__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog);
-    struct cgl_fr_zeModuleBuildLogDestroy cgl_fr = {.hModuleBuildLog = hModuleBuildLog};
-    if (cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleBuildLogDestroy cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2931,8 +2931,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_h
 {
     __typeof__(zeModuleBuildLogGetString) *cgl_fn = (__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog, pSize, pBuildLog);
-    struct cgl_fr_zeModuleBuildLogGetString cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog};
-    if (cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleBuildLogGetString cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2953,8 +2953,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hMod
 {
     __typeof__(zeModuleGetNativeBinary) *cgl_fn = (__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pSize, pModuleNativeBinary);
-    struct cgl_fr_zeModuleGetNativeBinary cgl_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary};
-    if (cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleGetNativeBinary cgl_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2976,8 +2976,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hMo
 {
     __typeof__(zeModuleGetGlobalPointer) *cgl_fn = (__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pGlobalName, pSize, pptr);
-    struct cgl_fr_zeModuleGetGlobalPointer cgl_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleGetGlobalPointer cgl_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -2998,8 +2998,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModu
 {
     __typeof__(zeModuleGetKernelNames) *cgl_fn = (__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pCount, pNames);
-    struct cgl_fr_zeModuleGetKernelNames cgl_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames};
-    if (cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleGetKernelNames cgl_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3019,8 +3019,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModul
 {
     __typeof__(zeModuleGetProperties) *cgl_fn = (__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pModuleProperties);
-    struct cgl_fr_zeModuleGetProperties cgl_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties};
-    if (cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleGetProperties cgl_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3041,8 +3041,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, cons
 {
     __typeof__(zeKernelCreate) *cgl_fn = (__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, desc, phKernel);
-    struct cgl_fr_zeKernelCreate cgl_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel};
-    if (cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelCreate cgl_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3061,8 +3061,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
     __typeof__(zeKernelDestroy) *cgl_fn = (__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel);
-    struct cgl_fr_zeKernelDestroy cgl_fr = {.hKernel = hKernel};
-    if (cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelDestroy cgl_fr = {.hKernel = hKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3083,8 +3083,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t h
 {
     __typeof__(zeModuleGetFunctionPointer) *cgl_fn = (__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pFunctionName, pfnFunction);
-    struct cgl_fr_zeModuleGetFunctionPointer cgl_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction};
-    if (cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleGetFunctionPointer cgl_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3106,8 +3106,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel
 {
     __typeof__(zeKernelSetGroupSize) *cgl_fn = (__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-    struct cgl_fr_zeKernelSetGroupSize cgl_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
-    if (cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSetGroupSize cgl_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3132,8 +3132,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKe
 {
     __typeof__(zeKernelSuggestGroupSize) *cgl_fn = (__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-    struct cgl_fr_zeKernelSuggestGroupSize cgl_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ};
-    if (cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSuggestGroupSize cgl_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3153,8 +3153,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kern
 {
     __typeof__(zeKernelSuggestMaxCooperativeGroupCount) *cgl_fn = (__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, totalGroupCount);
-    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount cgl_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount};
-    if (cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount cgl_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3176,8 +3176,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKe
 {
     __typeof__(zeKernelSetArgumentValue) *cgl_fn = (__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, argIndex, argSize, pArgValue);
-    struct cgl_fr_zeKernelSetArgumentValue cgl_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue};
-    if (cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSetArgumentValue cgl_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3197,8 +3197,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hK
 {
     __typeof__(zeKernelSetIndirectAccess) *cgl_fn = (__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
-    struct cgl_fr_zeKernelSetIndirectAccess cgl_fr = {.hKernel = hKernel, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSetIndirectAccess cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3218,8 +3218,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hK
 {
     __typeof__(zeKernelGetIndirectAccess) *cgl_fn = (__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pFlags);
-    struct cgl_fr_zeKernelGetIndirectAccess cgl_fr = {.hKernel = hKernel, .pFlags = pFlags};
-    if (cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelGetIndirectAccess cgl_fr = {.hKernel = hKernel, .pFlags = pFlags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3240,8 +3240,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t 
 {
     __typeof__(zeKernelGetSourceAttributes) *cgl_fn = (__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pString);
-    struct cgl_fr_zeKernelGetSourceAttributes cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString};
-    if (cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelGetSourceAttributes cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3261,8 +3261,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKern
 {
     __typeof__(zeKernelSetCacheConfig) *cgl_fn = (__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
-    struct cgl_fr_zeKernelSetCacheConfig cgl_fr = {.hKernel = hKernel, .flags = flags};
-    if (cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSetCacheConfig cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3282,8 +3282,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKerne
 {
     __typeof__(zeKernelGetProperties) *cgl_fn = (__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pKernelProperties);
-    struct cgl_fr_zeKernelGetProperties cgl_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties};
-    if (cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelGetProperties cgl_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3304,8 +3304,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, siz
 {
     __typeof__(zeKernelGetName) *cgl_fn = (__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pName);
-    struct cgl_fr_zeKernelGetName cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName};
-    if (cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelGetName cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3329,8 +3329,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list
 {
     __typeof__(zeCommandListAppendLaunchKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendLaunchKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3354,8 +3354,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_c
 {
     __typeof__(zeCommandListAppendLaunchCooperativeKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3379,8 +3379,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_comm
 {
     __typeof__(zeCommandListAppendLaunchKernelIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3406,8 +3406,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirec
 {
     __typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3429,8 +3429,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t
 {
     __typeof__(zeContextMakeMemoryResident) *cgl_fn = (__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
-    struct cgl_fr_zeContextMakeMemoryResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextMakeMemoryResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3452,8 +3452,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hConte
 {
     __typeof__(zeContextEvictMemory) *cgl_fn = (__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
-    struct cgl_fr_zeContextEvictMemory cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextEvictMemory cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3474,8 +3474,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t 
 {
     __typeof__(zeContextMakeImageResident) *cgl_fn = (__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
-    struct cgl_fr_zeContextMakeImageResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
-    if (cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextMakeImageResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3496,8 +3496,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContex
 {
     __typeof__(zeContextEvictImage) *cgl_fn = (__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
-    struct cgl_fr_zeContextEvictImage cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage};
-    if (cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeContextEvictImage cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3519,8 +3519,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, z
 {
     __typeof__(zeSamplerCreate) *cgl_fn = (__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phSampler);
-    struct cgl_fr_zeSamplerCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler};
-    if (cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeSamplerCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3539,8 +3539,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
     __typeof__(zeSamplerDestroy) *cgl_fn = (__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hSampler);
-    struct cgl_fr_zeSamplerDestroy cgl_fr = {.hSampler = hSampler};
-    if (cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeSamplerDestroy cgl_fr = {.hSampler = hSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3562,8 +3562,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContex
 {
     __typeof__(zeVirtualMemReserve) *cgl_fn = (__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pStart, size, pptr);
-    struct cgl_fr_zeVirtualMemReserve cgl_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemReserve cgl_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3584,8 +3584,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, 
 {
     __typeof__(zeVirtualMemFree) *cgl_fn = (__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
-    struct cgl_fr_zeVirtualMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3607,8 +3607,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t h
 {
     __typeof__(zeVirtualMemQueryPageSize) *cgl_fn = (__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, size, pagesize);
-    struct cgl_fr_zeVirtualMemQueryPageSize cgl_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemQueryPageSize cgl_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3630,8 +3630,8 @@ CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContex
 {
     __typeof__(zePhysicalMemCreate) *cgl_fn = (__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phPhysicalMemory);
-    struct cgl_fr_zePhysicalMemCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory};
-    if (cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zePhysicalMemCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3651,8 +3651,8 @@ CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hConte
 {
     __typeof__(zePhysicalMemDestroy) *cgl_fn = (__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hPhysicalMemory);
-    struct cgl_fr_zePhysicalMemDestroy cgl_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory};
-    if (cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zePhysicalMemDestroy cgl_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3676,8 +3676,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, c
 {
     __typeof__(zeVirtualMemMap) *cgl_fn = (__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, hPhysicalMemory, offset, access);
-    struct cgl_fr_zeVirtualMemMap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemMap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3698,8 +3698,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext,
 {
     __typeof__(zeVirtualMemUnmap) *cgl_fn = (__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
-    struct cgl_fr_zeVirtualMemUnmap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemUnmap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3721,8 +3721,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handl
 {
     __typeof__(zeVirtualMemSetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access);
-    struct cgl_fr_zeVirtualMemSetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemSetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3745,8 +3745,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handl
 {
     __typeof__(zeVirtualMemGetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access, outSize);
-    struct cgl_fr_zeVirtualMemGetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize};
-    if (cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeVirtualMemGetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3768,8 +3768,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t h
 {
     __typeof__(zeKernelSetGlobalOffsetExp) *cgl_fn = (__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, offsetX, offsetY, offsetZ);
-    struct cgl_fr_zeKernelSetGlobalOffsetExp cgl_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ};
-    if (cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSetGlobalOffsetExp cgl_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3790,8 +3790,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDev
 {
     __typeof__(zeDeviceReserveCacheExt) *cgl_fn = (__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, cacheLevel, cacheReservationSize);
-    struct cgl_fr_zeDeviceReserveCacheExt cgl_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize};
-    if (cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceReserveCacheExt cgl_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3813,8 +3813,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hD
 {
     __typeof__(zeDeviceSetCacheAdviceExt) *cgl_fn = (__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, ptr, regionSize, cacheRegion);
-    struct cgl_fr_zeDeviceSetCacheAdviceExt cgl_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion};
-    if (cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceSetCacheAdviceExt cgl_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3836,8 +3836,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEv
 {
     __typeof__(zeEventQueryTimestampsExp) *cgl_fn = (__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hDevice, pCount, pTimestamps);
-    struct cgl_fr_zeEventQueryTimestampsExp cgl_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps};
-    if (cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeEventQueryTimestampsExp cgl_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3857,8 +3857,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t
 {
     __typeof__(zeImageGetMemoryPropertiesExp) *cgl_fn = (__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage, pMemoryProperties);
-    struct cgl_fr_zeImageGetMemoryPropertiesExp cgl_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties};
-    if (cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageGetMemoryPropertiesExp cgl_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3881,8 +3881,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hConte
 {
     __typeof__(zeImageViewCreateExp) *cgl_fn = (__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, hImage, phImageView);
-    struct cgl_fr_zeImageViewCreateExp cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView};
-    if (cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageViewCreateExp cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3902,8 +3902,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hK
 {
     __typeof__(zeKernelSchedulingHintExp) *cgl_fn = (__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pHint);
-    struct cgl_fr_zeKernelSchedulingHintExp cgl_fr = {.hKernel = hKernel, .pHint = pHint};
-    if (cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeKernelSchedulingHintExp cgl_fr = {.hKernel = hKernel, .pHint = pHint, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3923,8 +3923,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t 
 {
     __typeof__(zeDevicePciGetPropertiesExt) *cgl_fn = (__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pPciProperties);
-    struct cgl_fr_zeDevicePciGetPropertiesExt cgl_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties};
-    if (cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDevicePciGetPropertiesExt cgl_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3951,8 +3951,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_comm
 {
     __typeof__(zeCommandListAppendImageCopyToMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -3979,8 +3979,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_co
 {
     __typeof__(zeCommandListAppendImageCopyFromMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4001,8 +4001,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_
 {
     __typeof__(zeImageGetAllocPropertiesExt) *cgl_fn = (__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hImage, pImageAllocProperties);
-    struct cgl_fr_zeImageGetAllocPropertiesExt cgl_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties};
-    if (cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeImageGetAllocPropertiesExt cgl_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4024,8 +4024,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection
 {
     __typeof__(zeModuleInspectLinkageExt) *cgl_fn = (__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pInspectDesc, numModules, phModules, phLog);
-    struct cgl_fr_zeModuleInspectLinkageExt cgl_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog};
-    if (cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeModuleInspectLinkageExt cgl_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4046,8 +4046,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, cons
 {
     __typeof__(zeMemFreeExt) *cgl_fn = (__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pMemFreeDesc, ptr);
-    struct cgl_fr_zeMemFreeExt cgl_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr};
-    if (cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeMemFreeExt cgl_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4068,8 +4068,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver
 {
     __typeof__(zeFabricVertexGetExp) *cgl_fn = (__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phVertices);
-    struct cgl_fr_zeFabricVertexGetExp cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices};
-    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricVertexGetExp cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4090,8 +4090,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_verte
 {
     __typeof__(zeFabricVertexGetSubVerticesExp) *cgl_fn = (__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pCount, phSubvertices);
-    struct cgl_fr_zeFabricVertexGetSubVerticesExp cgl_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices};
-    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricVertexGetSubVerticesExp cgl_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4111,8 +4111,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex
 {
     __typeof__(zeFabricVertexGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pVertexProperties);
-    struct cgl_fr_zeFabricVertexGetPropertiesExp cgl_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties};
-    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricVertexGetPropertiesExp cgl_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4132,8 +4132,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_han
 {
     __typeof__(zeFabricVertexGetDeviceExp) *cgl_fn = (__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, phDevice);
-    struct cgl_fr_zeFabricVertexGetDeviceExp cgl_fr = {.hVertex = hVertex, .phDevice = phDevice};
-    if (cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricVertexGetDeviceExp cgl_fr = {.hVertex = hVertex, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4153,8 +4153,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t h
 {
     __typeof__(zeDeviceGetFabricVertexExp) *cgl_fn = (__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phVertex);
-    struct cgl_fr_zeDeviceGetFabricVertexExp cgl_fr = {.hDevice = hDevice, .phVertex = phVertex};
-    if (cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeDeviceGetFabricVertexExp cgl_fr = {.hDevice = hDevice, .phVertex = phVertex, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4176,8 +4176,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hV
 {
     __typeof__(zeFabricEdgeGetExp) *cgl_fn = (__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertexA, hVertexB, pCount, phEdges);
-    struct cgl_fr_zeFabricEdgeGetExp cgl_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges};
-    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricEdgeGetExp cgl_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4198,8 +4198,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handl
 {
     __typeof__(zeFabricEdgeGetVerticesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, phVertexA, phVertexB);
-    struct cgl_fr_zeFabricEdgeGetVerticesExp cgl_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB};
-    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricEdgeGetVerticesExp cgl_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4219,8 +4219,8 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_han
 {
     __typeof__(zeFabricEdgeGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, pEdgeProperties);
-    struct cgl_fr_zeFabricEdgeGetPropertiesExp cgl_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties};
-    if (cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zeFabricEdgeGetPropertiesExp cgl_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4242,8 +4242,8 @@ CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_mod
 {
     __typeof__(zetModuleGetDebugInfo) *cgl_fn = (__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, format, pSize, pDebugInfo);
-    struct cgl_fr_zetModuleGetDebugInfo cgl_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo};
-    if (cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetModuleGetDebugInfo cgl_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4263,8 +4263,8 @@ CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, z
 {
     __typeof__(zetDeviceGetDebugProperties) *cgl_fn = (__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDebugProperties);
-    struct cgl_fr_zetDeviceGetDebugProperties cgl_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties};
-    if (cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDeviceGetDebugProperties cgl_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4285,8 +4285,8 @@ CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debu
 {
     __typeof__(zetDebugAttach) *cgl_fn = (__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, config, phDebug);
-    struct cgl_fr_zetDebugAttach cgl_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug};
-    if (cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugAttach cgl_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4305,8 +4305,8 @@ CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
     __typeof__(zetDebugDetach) *cgl_fn = (__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug);
-    struct cgl_fr_zetDebugDetach cgl_fr = {.hDebug = hDebug};
-    if (cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugDetach cgl_fr = {.hDebug = hDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4327,8 +4327,8 @@ CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint6
 {
     __typeof__(zetDebugReadEvent) *cgl_fn = (__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, timeout, event);
-    struct cgl_fr_zetDebugReadEvent cgl_fr = {.hDebug = hDebug, .timeout = timeout, .event = event};
-    if (cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugReadEvent cgl_fr = {.hDebug = hDebug, .timeout = timeout, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4348,8 +4348,8 @@ CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug
 {
     __typeof__(zetDebugAcknowledgeEvent) *cgl_fn = (__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, event);
-    struct cgl_fr_zetDebugAcknowledgeEvent cgl_fr = {.hDebug = hDebug, .event = event};
-    if (cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugAcknowledgeEvent cgl_fr = {.hDebug = hDebug, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4369,8 +4369,8 @@ CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_de
 {
     __typeof__(zetDebugInterrupt) *cgl_fn = (__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
-    struct cgl_fr_zetDebugInterrupt cgl_fr = {.hDebug = hDebug, .thread = thread};
-    if (cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugInterrupt cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4390,8 +4390,8 @@ CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_devic
 {
     __typeof__(zetDebugResume) *cgl_fn = (__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
-    struct cgl_fr_zetDebugResume cgl_fr = {.hDebug = hDebug, .thread = thread};
-    if (cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugResume cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4414,8 +4414,8 @@ CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_d
 {
     __typeof__(zetDebugReadMemory) *cgl_fn = (__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
-    struct cgl_fr_zetDebugReadMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
-    if (cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugReadMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4438,8 +4438,8 @@ CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_
 {
     __typeof__(zetDebugWriteMemory) *cgl_fn = (__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
-    struct cgl_fr_zetDebugWriteMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer};
-    if (cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugWriteMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4460,8 +4460,8 @@ CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevi
 {
     __typeof__(zetDebugGetRegisterSetProperties) *cgl_fn = (__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pRegisterSetProperties);
-    struct cgl_fr_zetDebugGetRegisterSetProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties};
-    if (cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugGetRegisterSetProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4485,8 +4485,8 @@ CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, z
 {
     __typeof__(zetDebugReadRegisters) *cgl_fn = (__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cgl_fr_zetDebugReadRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
-    if (cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugReadRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4510,8 +4510,8 @@ CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, 
 {
     __typeof__(zetDebugWriteRegisters) *cgl_fn = (__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cgl_fr_zetDebugWriteRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues};
-    if (cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetDebugWriteRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4532,8 +4532,8 @@ CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *p
 {
     __typeof__(zetMetricGroupGet) *cgl_fn = (__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMetricGroups);
-    struct cgl_fr_zetMetricGroupGet cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups};
-    if (cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGroupGet cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4553,8 +4553,8 @@ CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMet
 {
     __typeof__(zetMetricGroupGetProperties) *cgl_fn = (__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pProperties);
-    struct cgl_fr_zetMetricGroupGetProperties cgl_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGroupGetProperties cgl_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4578,8 +4578,8 @@ CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handl
 {
     __typeof__(zetMetricGroupCalculateMetricValues) *cgl_fn = (__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-    struct cgl_fr_zetMetricGroupCalculateMetricValues cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues};
-    if (cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGroupCalculateMetricValues cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4600,8 +4600,8 @@ CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint3
 {
     __typeof__(zetMetricGet) *cgl_fn = (__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pCount, phMetrics);
-    struct cgl_fr_zetMetricGet cgl_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics};
-    if (cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGet cgl_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4621,8 +4621,8 @@ CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_me
 {
     __typeof__(zetMetricGetProperties) *cgl_fn = (__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetric, pProperties);
-    struct cgl_fr_zetMetricGetProperties cgl_fr = {.hMetric = hMetric, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGetProperties cgl_fr = {.hMetric = hMetric, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4644,8 +4644,8 @@ CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hConte
 {
     __typeof__(zetContextActivateMetricGroups) *cgl_fn = (__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, count, phMetricGroups);
-    struct cgl_fr_zetContextActivateMetricGroups cgl_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups};
-    if (cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetContextActivateMetricGroups cgl_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4669,8 +4669,8 @@ CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_d
 {
     __typeof__(zetMetricStreamerOpen) *cgl_fn = (__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-    struct cgl_fr_zetMetricStreamerOpen cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer};
-    if (cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricStreamerOpen cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4691,8 +4691,8 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_
 {
     __typeof__(zetCommandListAppendMetricStreamerMarker) *cgl_fn = (__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricStreamer, value);
-    struct cgl_fr_zetCommandListAppendMetricStreamerMarker cgl_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value};
-    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetCommandListAppendMetricStreamerMarker cgl_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4711,8 +4711,8 @@ CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetri
 {
     __typeof__(zetMetricStreamerClose) *cgl_fn = (__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer);
-    struct cgl_fr_zetMetricStreamerClose cgl_fr = {.hMetricStreamer = hMetricStreamer};
-    if (cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricStreamerClose cgl_fr = {.hMetricStreamer = hMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4734,8 +4734,8 @@ CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMe
 {
     __typeof__(zetMetricStreamerReadData) *cgl_fn = (__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-    struct cgl_fr_zetMetricStreamerReadData cgl_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
-    if (cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricStreamerReadData cgl_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4758,8 +4758,8 @@ CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, ze
 {
     __typeof__(zetMetricQueryPoolCreate) *cgl_fn = (__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-    struct cgl_fr_zetMetricQueryPoolCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryPoolCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4778,8 +4778,8 @@ CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t h
 {
     __typeof__(zetMetricQueryPoolDestroy) *cgl_fn = (__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool);
-    struct cgl_fr_zetMetricQueryPoolDestroy cgl_fr = {.hMetricQueryPool = hMetricQueryPool};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryPoolDestroy cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4800,8 +4800,8 @@ CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetri
 {
     __typeof__(zetMetricQueryCreate) *cgl_fn = (__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool, index, phMetricQuery);
-    struct cgl_fr_zetMetricQueryCreate cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryCreate cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4820,8 +4820,8 @@ CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQue
 {
     __typeof__(zetMetricQueryDestroy) *cgl_fn = (__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
-    struct cgl_fr_zetMetricQueryDestroy cgl_fr = {.hMetricQuery = hMetricQuery};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryDestroy cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4840,8 +4840,8 @@ CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery
 {
     __typeof__(zetMetricQueryReset) *cgl_fn = (__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
-    struct cgl_fr_zetMetricQueryReset cgl_fr = {.hMetricQuery = hMetricQuery};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryReset cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4861,8 +4861,8 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_hand
 {
     __typeof__(zetCommandListAppendMetricQueryBegin) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery);
-    struct cgl_fr_zetCommandListAppendMetricQueryBegin cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery};
-    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetCommandListAppendMetricQueryBegin cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4885,8 +4885,8 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle
 {
     __typeof__(zetCommandListAppendMetricQueryEnd) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zetCommandListAppendMetricQueryEnd cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents};
-    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetCommandListAppendMetricQueryEnd cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4905,8 +4905,8 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_h
 {
     __typeof__(zetCommandListAppendMetricMemoryBarrier) *cgl_fn = (__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier cgl_fr = {.hCommandList = hCommandList};
-    if (cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4927,8 +4927,8 @@ CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQue
 {
     __typeof__(zetMetricQueryGetData) *cgl_fn = (__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery, pRawDataSize, pRawData);
-    struct cgl_fr_zetMetricQueryGetData cgl_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData};
-    if (cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricQueryGetData cgl_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4948,8 +4948,8 @@ CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_p
 {
     __typeof__(zetKernelGetProfileInfo) *cgl_fn = (__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pProfileProperties);
-    struct cgl_fr_zetKernelGetProfileInfo cgl_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties};
-    if (cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetKernelGetProfileInfo cgl_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4970,8 +4970,8 @@ CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const ze
 {
     __typeof__(zetTracerExpCreate) *cgl_fn = (__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, phTracer);
-    struct cgl_fr_zetTracerExpCreate cgl_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer};
-    if (cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetTracerExpCreate cgl_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -4990,8 +4990,8 @@ CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
     __typeof__(zetTracerExpDestroy) *cgl_fn = (__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer);
-    struct cgl_fr_zetTracerExpDestroy cgl_fr = {.hTracer = hTracer};
-    if (cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetTracerExpDestroy cgl_fr = {.hTracer = hTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5011,8 +5011,8 @@ CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, 
 {
     __typeof__(zetTracerExpSetPrologues) *cgl_fn = (__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
-    struct cgl_fr_zetTracerExpSetPrologues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
-    if (cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetTracerExpSetPrologues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5032,8 +5032,8 @@ CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, 
 {
     __typeof__(zetTracerExpSetEpilogues) *cgl_fn = (__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
-    struct cgl_fr_zetTracerExpSetEpilogues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs};
-    if (cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetTracerExpSetEpilogues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5053,8 +5053,8 @@ CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze
 {
     __typeof__(zetTracerExpSetEnabled) *cgl_fn = (__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, enable);
-    struct cgl_fr_zetTracerExpSetEnabled cgl_fr = {.hTracer = hTracer, .enable = enable};
-    if (cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetTracerExpSetEnabled cgl_fr = {.hTracer = hTracer, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5080,8 +5080,8 @@ CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_
 {
     __typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *cgl_fn = (__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues};
-    if (cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5101,8 +5101,8 @@ CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_de
 {
     __typeof__(zesDeviceGetProperties) *cgl_fn = (__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
-    struct cgl_fr_zesDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5122,8 +5122,8 @@ CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_
 {
     __typeof__(zesDeviceGetState) *cgl_fn = (__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDeviceGetState cgl_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5143,8 +5143,8 @@ CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t forc
 {
     __typeof__(zesDeviceReset) *cgl_fn = (__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, force);
-    struct cgl_fr_zesDeviceReset cgl_fr = {.hDevice = hDevice, .force = force};
-    if (cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceReset cgl_fr = {.hDevice = hDevice, .force = force, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5165,8 +5165,8 @@ CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, ui
 {
     __typeof__(zesDeviceProcessesGetState) *cgl_fn = (__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProcesses);
-    struct cgl_fr_zesDeviceProcessesGetState cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses};
-    if (cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceProcessesGetState cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5186,8 +5186,8 @@ CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes
 {
     __typeof__(zesDevicePciGetProperties) *cgl_fn = (__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
-    struct cgl_fr_zesDevicePciGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDevicePciGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5207,8 +5207,8 @@ CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_
 {
     __typeof__(zesDevicePciGetState) *cgl_fn = (__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDevicePciGetState cgl_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDevicePciGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5229,8 +5229,8 @@ CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t 
 {
     __typeof__(zesDevicePciGetBars) *cgl_fn = (__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProperties);
-    struct cgl_fr_zesDevicePciGetBars cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDevicePciGetBars cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5250,8 +5250,8 @@ CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_
 {
     __typeof__(zesDevicePciGetStats) *cgl_fn = (__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pStats);
-    struct cgl_fr_zesDevicePciGetStats cgl_fr = {.hDevice = hDevice, .pStats = pStats};
-    if (cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDevicePciGetStats cgl_fr = {.hDevice = hDevice, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5272,8 +5272,8 @@ CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDev
 {
     __typeof__(zesDeviceEnumDiagnosticTestSuites) *cgl_fn = (__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phDiagnostics);
-    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5293,8 +5293,8 @@ CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics
 {
     __typeof__(zesDiagnosticsGetProperties) *cgl_fn = (__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pProperties);
-    struct cgl_fr_zesDiagnosticsGetProperties cgl_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDiagnosticsGetProperties cgl_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5315,8 +5315,8 @@ CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uin
 {
     __typeof__(zesDiagnosticsGetTests) *cgl_fn = (__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pCount, pTests);
-    struct cgl_fr_zesDiagnosticsGetTests cgl_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests};
-    if (cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDiagnosticsGetTests cgl_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5338,8 +5338,8 @@ CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uin
 {
     __typeof__(zesDiagnosticsRunTests) *cgl_fn = (__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, startIndex, endIndex, pResult);
-    struct cgl_fr_zesDiagnosticsRunTests cgl_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult};
-    if (cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDiagnosticsRunTests cgl_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5359,8 +5359,8 @@ CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool
 {
     __typeof__(zesDeviceEccAvailable) *cgl_fn = (__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pAvailable);
-    struct cgl_fr_zesDeviceEccAvailable cgl_fr = {.hDevice = hDevice, .pAvailable = pAvailable};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEccAvailable cgl_fr = {.hDevice = hDevice, .pAvailable = pAvailable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5380,8 +5380,8 @@ CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_b
 {
     __typeof__(zesDeviceEccConfigurable) *cgl_fn = (__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pConfigurable);
-    struct cgl_fr_zesDeviceEccConfigurable cgl_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEccConfigurable cgl_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5401,8 +5401,8 @@ CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_devi
 {
     __typeof__(zesDeviceGetEccState) *cgl_fn = (__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDeviceGetEccState cgl_fr = {.hDevice = hDevice, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceGetEccState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5423,8 +5423,8 @@ CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const ze
 {
     __typeof__(zesDeviceSetEccState) *cgl_fn = (__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, newState, pState);
-    struct cgl_fr_zesDeviceSetEccState cgl_fr = {.hDevice = hDevice, .newState = newState, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceSetEccState cgl_fr = {.hDevice = hDevice, .newState = newState, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5445,8 +5445,8 @@ CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uin
 {
     __typeof__(zesDeviceEnumEngineGroups) *cgl_fn = (__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phEngine);
-    struct cgl_fr_zesDeviceEnumEngineGroups cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumEngineGroups cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5466,8 +5466,8 @@ CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_en
 {
     __typeof__(zesEngineGetProperties) *cgl_fn = (__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pProperties);
-    struct cgl_fr_zesEngineGetProperties cgl_fr = {.hEngine = hEngine, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesEngineGetProperties cgl_fr = {.hEngine = hEngine, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5487,8 +5487,8 @@ CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engi
 {
     __typeof__(zesEngineGetActivity) *cgl_fn = (__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pStats);
-    struct cgl_fr_zesEngineGetActivity cgl_fr = {.hEngine = hEngine, .pStats = pStats};
-    if (cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesEngineGetActivity cgl_fr = {.hEngine = hEngine, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5508,8 +5508,8 @@ CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_ev
 {
     __typeof__(zesDeviceEventRegister) *cgl_fn = (__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, events);
-    struct cgl_fr_zesDeviceEventRegister cgl_fr = {.hDevice = hDevice, .events = events};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEventRegister cgl_fr = {.hDevice = hDevice, .events = events, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5533,8 +5533,8 @@ CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t 
 {
     __typeof__(zesDriverEventListen) *cgl_fn = (__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cgl_fr_zesDriverEventListen cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
-    if (cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDriverEventListen cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5558,8 +5558,8 @@ CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_
 {
     __typeof__(zesDriverEventListenEx) *cgl_fn = (__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cgl_fr_zesDriverEventListenEx cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents};
-    if (cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDriverEventListenEx cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5580,8 +5580,8 @@ CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint
 {
     __typeof__(zesDeviceEnumFabricPorts) *cgl_fn = (__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPort);
-    struct cgl_fr_zesDeviceEnumFabricPorts cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumFabricPorts cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5601,8 +5601,8 @@ CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort,
 {
     __typeof__(zesFabricPortGetProperties) *cgl_fn = (__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pProperties);
-    struct cgl_fr_zesFabricPortGetProperties cgl_fr = {.hPort = hPort, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortGetProperties cgl_fr = {.hPort = hPort, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5622,8 +5622,8 @@ CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, z
 {
     __typeof__(zesFabricPortGetLinkType) *cgl_fn = (__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pLinkType);
-    struct cgl_fr_zesFabricPortGetLinkType cgl_fr = {.hPort = hPort, .pLinkType = pLinkType};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortGetLinkType cgl_fr = {.hPort = hPort, .pLinkType = pLinkType, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5643,8 +5643,8 @@ CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes
 {
     __typeof__(zesFabricPortGetConfig) *cgl_fn = (__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
-    struct cgl_fr_zesFabricPortGetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortGetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5664,8 +5664,8 @@ CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, con
 {
     __typeof__(zesFabricPortSetConfig) *cgl_fn = (__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
-    struct cgl_fr_zesFabricPortSetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortSetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5685,8 +5685,8 @@ CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_
 {
     __typeof__(zesFabricPortGetState) *cgl_fn = (__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pState);
-    struct cgl_fr_zesFabricPortGetState cgl_fr = {.hPort = hPort, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortGetState cgl_fr = {.hPort = hPort, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5706,8 +5706,8 @@ CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort,
 {
     __typeof__(zesFabricPortGetThroughput) *cgl_fn = (__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pThroughput);
-    struct cgl_fr_zesFabricPortGetThroughput cgl_fr = {.hPort = hPort, .pThroughput = pThroughput};
-    if (cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFabricPortGetThroughput cgl_fr = {.hPort = hPort, .pThroughput = pThroughput, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5728,8 +5728,8 @@ CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *p
 {
     __typeof__(zesDeviceEnumFans) *cgl_fn = (__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFan);
-    struct cgl_fr_zesDeviceEnumFans cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumFans cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5749,8 +5749,8 @@ CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_propert
 {
     __typeof__(zesFanGetProperties) *cgl_fn = (__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pProperties);
-    struct cgl_fr_zesFanGetProperties cgl_fr = {.hFan = hFan, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanGetProperties cgl_fr = {.hFan = hFan, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5770,8 +5770,8 @@ CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *p
 {
     __typeof__(zesFanGetConfig) *cgl_fn = (__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pConfig);
-    struct cgl_fr_zesFanGetConfig cgl_fr = {.hFan = hFan, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanGetConfig cgl_fr = {.hFan = hFan, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5790,8 +5790,8 @@ CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
     __typeof__(zesFanSetDefaultMode) *cgl_fn = (__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan);
-    struct cgl_fr_zesFanSetDefaultMode cgl_fr = {.hFan = hFan};
-    if (cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanSetDefaultMode cgl_fr = {.hFan = hFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5811,8 +5811,8 @@ CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_f
 {
     __typeof__(zesFanSetFixedSpeedMode) *cgl_fn = (__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speed);
-    struct cgl_fr_zesFanSetFixedSpeedMode cgl_fr = {.hFan = hFan, .speed = speed};
-    if (cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanSetFixedSpeedMode cgl_fr = {.hFan = hFan, .speed = speed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5832,8 +5832,8 @@ CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_f
 {
     __typeof__(zesFanSetSpeedTableMode) *cgl_fn = (__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speedTable);
-    struct cgl_fr_zesFanSetSpeedTableMode cgl_fr = {.hFan = hFan, .speedTable = speedTable};
-    if (cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanSetSpeedTableMode cgl_fr = {.hFan = hFan, .speedTable = speedTable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5854,8 +5854,8 @@ CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_
 {
     __typeof__(zesFanGetState) *cgl_fn = (__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, units, pSpeed);
-    struct cgl_fr_zesFanGetState cgl_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed};
-    if (cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFanGetState cgl_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5876,8 +5876,8 @@ CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32
 {
     __typeof__(zesDeviceEnumFirmwares) *cgl_fn = (__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFirmware);
-    struct cgl_fr_zesDeviceEnumFirmwares cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumFirmwares cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5897,8 +5897,8 @@ CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, 
 {
     __typeof__(zesFirmwareGetProperties) *cgl_fn = (__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pProperties);
-    struct cgl_fr_zesFirmwareGetProperties cgl_fr = {.hFirmware = hFirmware, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFirmwareGetProperties cgl_fr = {.hFirmware = hFirmware, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5919,8 +5919,8 @@ CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pI
 {
     __typeof__(zesFirmwareFlash) *cgl_fn = (__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pImage, size);
-    struct cgl_fr_zesFirmwareFlash cgl_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size};
-    if (cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFirmwareFlash cgl_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5941,8 +5941,8 @@ CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice,
 {
     __typeof__(zesDeviceEnumFrequencyDomains) *cgl_fn = (__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFrequency);
-    struct cgl_fr_zesDeviceEnumFrequencyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumFrequencyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5962,8 +5962,8 @@ CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, ze
 {
     __typeof__(zesFrequencyGetProperties) *cgl_fn = (__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pProperties);
-    struct cgl_fr_zesFrequencyGetProperties cgl_fr = {.hFrequency = hFrequency, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyGetProperties cgl_fr = {.hFrequency = hFrequency, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -5984,8 +5984,8 @@ CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequenc
 {
     __typeof__(zesFrequencyGetAvailableClocks) *cgl_fn = (__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCount, phFrequency);
-    struct cgl_fr_zesFrequencyGetAvailableClocks cgl_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyGetAvailableClocks cgl_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6005,8 +6005,8 @@ CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_fre
 {
     __typeof__(zesFrequencyGetRange) *cgl_fn = (__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
-    struct cgl_fr_zesFrequencyGetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyGetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6026,8 +6026,8 @@ CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const z
 {
     __typeof__(zesFrequencySetRange) *cgl_fn = (__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
-    struct cgl_fr_zesFrequencySetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits};
-    if (cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencySetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6047,8 +6047,8 @@ CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_fre
 {
     __typeof__(zesFrequencyGetState) *cgl_fn = (__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pState);
-    struct cgl_fr_zesFrequencyGetState cgl_fr = {.hFrequency = hFrequency, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyGetState cgl_fr = {.hFrequency = hFrequency, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6068,8 +6068,8 @@ CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, 
 {
     __typeof__(zesFrequencyGetThrottleTime) *cgl_fn = (__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pThrottleTime);
-    struct cgl_fr_zesFrequencyGetThrottleTime cgl_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyGetThrottleTime cgl_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6089,8 +6089,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency
 {
     __typeof__(zesFrequencyOcGetCapabilities) *cgl_fn = (__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcCapabilities);
-    struct cgl_fr_zesFrequencyOcGetCapabilities cgl_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetCapabilities cgl_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6110,8 +6110,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFreque
 {
     __typeof__(zesFrequencyOcGetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcFrequency);
-    struct cgl_fr_zesFrequencyOcGetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6131,8 +6131,8 @@ CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFreque
 {
     __typeof__(zesFrequencyOcSetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcFrequency);
-    struct cgl_fr_zesFrequencyOcSetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcSetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6153,8 +6153,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequenc
 {
     __typeof__(zesFrequencyOcGetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-    struct cgl_fr_zesFrequencyOcGetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6175,8 +6175,8 @@ CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequenc
 {
     __typeof__(zesFrequencyOcSetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-    struct cgl_fr_zesFrequencyOcSetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcSetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6196,8 +6196,8 @@ CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc
 {
     __typeof__(zesFrequencyOcSetMode) *cgl_fn = (__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcMode);
-    struct cgl_fr_zesFrequencyOcSetMode cgl_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcSetMode cgl_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6217,8 +6217,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc
 {
     __typeof__(zesFrequencyOcGetMode) *cgl_fn = (__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcMode);
-    struct cgl_fr_zesFrequencyOcGetMode cgl_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetMode cgl_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6238,8 +6238,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, doub
 {
     __typeof__(zesFrequencyOcGetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcIccMax);
-    struct cgl_fr_zesFrequencyOcGetIccMax cgl_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetIccMax cgl_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6259,8 +6259,8 @@ CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, doub
 {
     __typeof__(zesFrequencyOcSetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocIccMax);
-    struct cgl_fr_zesFrequencyOcSetIccMax cgl_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcSetIccMax cgl_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6280,8 +6280,8 @@ CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, doubl
 {
     __typeof__(zesFrequencyOcGetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcTjMax);
-    struct cgl_fr_zesFrequencyOcGetTjMax cgl_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcGetTjMax cgl_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6301,8 +6301,8 @@ CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, doubl
 {
     __typeof__(zesFrequencyOcSetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocTjMax);
-    struct cgl_fr_zesFrequencyOcSetTjMax cgl_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax};
-    if (cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesFrequencyOcSetTjMax cgl_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6323,8 +6323,8 @@ CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *p
 {
     __typeof__(zesDeviceEnumLeds) *cgl_fn = (__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phLed);
-    struct cgl_fr_zesDeviceEnumLeds cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumLeds cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6344,8 +6344,8 @@ CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_propert
 {
     __typeof__(zesLedGetProperties) *cgl_fn = (__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pProperties);
-    struct cgl_fr_zesLedGetProperties cgl_fr = {.hLed = hLed, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesLedGetProperties cgl_fr = {.hLed = hLed, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6365,8 +6365,8 @@ CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pSt
 {
     __typeof__(zesLedGetState) *cgl_fn = (__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pState);
-    struct cgl_fr_zesLedGetState cgl_fr = {.hLed = hLed, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesLedGetState cgl_fr = {.hLed = hLed, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6386,8 +6386,8 @@ CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
     __typeof__(zesLedSetState) *cgl_fn = (__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, enable);
-    struct cgl_fr_zesLedSetState cgl_fr = {.hLed = hLed, .enable = enable};
-    if (cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesLedSetState cgl_fr = {.hLed = hLed, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6407,8 +6407,8 @@ CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_
 {
     __typeof__(zesLedSetColor) *cgl_fn = (__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pColor);
-    struct cgl_fr_zesLedSetColor cgl_fr = {.hLed = hLed, .pColor = pColor};
-    if (cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesLedSetColor cgl_fr = {.hLed = hLed, .pColor = pColor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6429,8 +6429,8 @@ CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, ui
 {
     __typeof__(zesDeviceEnumMemoryModules) *cgl_fn = (__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMemory);
-    struct cgl_fr_zesDeviceEnumMemoryModules cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumMemoryModules cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6450,8 +6450,8 @@ CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_p
 {
     __typeof__(zesMemoryGetProperties) *cgl_fn = (__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pProperties);
-    struct cgl_fr_zesMemoryGetProperties cgl_fr = {.hMemory = hMemory, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesMemoryGetProperties cgl_fr = {.hMemory = hMemory, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6471,8 +6471,8 @@ CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_
 {
     __typeof__(zesMemoryGetState) *cgl_fn = (__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pState);
-    struct cgl_fr_zesMemoryGetState cgl_fr = {.hMemory = hMemory, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesMemoryGetState cgl_fr = {.hMemory = hMemory, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6492,8 +6492,8 @@ CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_ba
 {
     __typeof__(zesMemoryGetBandwidth) *cgl_fn = (__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pBandwidth);
-    struct cgl_fr_zesMemoryGetBandwidth cgl_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth};
-    if (cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesMemoryGetBandwidth cgl_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6514,8 +6514,8 @@ CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t 
 {
     __typeof__(zesDeviceEnumPerformanceFactorDomains) *cgl_fn = (__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPerf);
-    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6535,8 +6535,8 @@ CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf,
 {
     __typeof__(zesPerformanceFactorGetProperties) *cgl_fn = (__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pProperties);
-    struct cgl_fr_zesPerformanceFactorGetProperties cgl_fr = {.hPerf = hPerf, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPerformanceFactorGetProperties cgl_fr = {.hPerf = hPerf, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6556,8 +6556,8 @@ CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, dou
 {
     __typeof__(zesPerformanceFactorGetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pFactor);
-    struct cgl_fr_zesPerformanceFactorGetConfig cgl_fr = {.hPerf = hPerf, .pFactor = pFactor};
-    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPerformanceFactorGetConfig cgl_fr = {.hPerf = hPerf, .pFactor = pFactor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6577,8 +6577,8 @@ CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, dou
 {
     __typeof__(zesPerformanceFactorSetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, factor);
-    struct cgl_fr_zesPerformanceFactorSetConfig cgl_fr = {.hPerf = hPerf, .factor = factor};
-    if (cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPerformanceFactorSetConfig cgl_fr = {.hPerf = hPerf, .factor = factor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6599,8 +6599,8 @@ CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uin
 {
     __typeof__(zesDeviceEnumPowerDomains) *cgl_fn = (__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPower);
-    struct cgl_fr_zesDeviceEnumPowerDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumPowerDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6620,8 +6620,8 @@ CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, z
 {
     __typeof__(zesDeviceGetCardPowerDomain) *cgl_fn = (__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phPower);
-    struct cgl_fr_zesDeviceGetCardPowerDomain cgl_fr = {.hDevice = hDevice, .phPower = phPower};
-    if (cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceGetCardPowerDomain cgl_fr = {.hDevice = hDevice, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6641,8 +6641,8 @@ CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_p
 {
     __typeof__(zesPowerGetProperties) *cgl_fn = (__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pProperties);
-    struct cgl_fr_zesPowerGetProperties cgl_fr = {.hPower = hPower, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerGetProperties cgl_fr = {.hPower = hPower, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6662,8 +6662,8 @@ CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_powe
 {
     __typeof__(zesPowerGetEnergyCounter) *cgl_fn = (__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pEnergy);
-    struct cgl_fr_zesPowerGetEnergyCounter cgl_fr = {.hPower = hPower, .pEnergy = pEnergy};
-    if (cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerGetEnergyCounter cgl_fr = {.hPower = hPower, .pEnergy = pEnergy, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6685,8 +6685,8 @@ CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_susta
 {
     __typeof__(zesPowerGetLimits) *cgl_fn = (__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
-    struct cgl_fr_zesPowerGetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
-    if (cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerGetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6708,8 +6708,8 @@ CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power
 {
     __typeof__(zesPowerSetLimits) *cgl_fn = (__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
-    struct cgl_fr_zesPowerSetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak};
-    if (cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerSetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6729,8 +6729,8 @@ CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_en
 {
     __typeof__(zesPowerGetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pThreshold);
-    struct cgl_fr_zesPowerGetEnergyThreshold cgl_fr = {.hPower = hPower, .pThreshold = pThreshold};
-    if (cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerGetEnergyThreshold cgl_fr = {.hPower = hPower, .pThreshold = pThreshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6750,8 +6750,8 @@ CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double
 {
     __typeof__(zesPowerSetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, threshold);
-    struct cgl_fr_zesPowerSetEnergyThreshold cgl_fr = {.hPower = hPower, .threshold = threshold};
-    if (cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerSetEnergyThreshold cgl_fr = {.hPower = hPower, .threshold = threshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6772,8 +6772,8 @@ CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *p
 {
     __typeof__(zesDeviceEnumPsus) *cgl_fn = (__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPsu);
-    struct cgl_fr_zesDeviceEnumPsus cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumPsus cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6793,8 +6793,8 @@ CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_propert
 {
     __typeof__(zesPsuGetProperties) *cgl_fn = (__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pProperties);
-    struct cgl_fr_zesPsuGetProperties cgl_fr = {.hPsu = hPsu, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPsuGetProperties cgl_fr = {.hPsu = hPsu, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6814,8 +6814,8 @@ CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pSt
 {
     __typeof__(zesPsuGetState) *cgl_fn = (__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pState);
-    struct cgl_fr_zesPsuGetState cgl_fr = {.hPsu = hPsu, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPsuGetState cgl_fr = {.hPsu = hPsu, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6836,8 +6836,8 @@ CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uin
 {
     __typeof__(zesDeviceEnumRasErrorSets) *cgl_fn = (__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phRas);
-    struct cgl_fr_zesDeviceEnumRasErrorSets cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumRasErrorSets cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6857,8 +6857,8 @@ CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_propert
 {
     __typeof__(zesRasGetProperties) *cgl_fn = (__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pProperties);
-    struct cgl_fr_zesRasGetProperties cgl_fr = {.hRas = hRas, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesRasGetProperties cgl_fr = {.hRas = hRas, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6878,8 +6878,8 @@ CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *p
 {
     __typeof__(zesRasGetConfig) *cgl_fn = (__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
-    struct cgl_fr_zesRasGetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesRasGetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6899,8 +6899,8 @@ CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_confi
 {
     __typeof__(zesRasSetConfig) *cgl_fn = (__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
-    struct cgl_fr_zesRasSetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesRasSetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6921,8 +6921,8 @@ CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes
 {
     __typeof__(zesRasGetState) *cgl_fn = (__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, clear, pState);
-    struct cgl_fr_zesRasGetState cgl_fr = {.hRas = hRas, .clear = clear, .pState = pState};
-    if (cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesRasGetState cgl_fr = {.hRas = hRas, .clear = clear, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6943,8 +6943,8 @@ CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint3
 {
     __typeof__(zesDeviceEnumSchedulers) *cgl_fn = (__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phScheduler);
-    struct cgl_fr_zesDeviceEnumSchedulers cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumSchedulers cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6964,8 +6964,8 @@ CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, z
 {
     __typeof__(zesSchedulerGetProperties) *cgl_fn = (__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties);
-    struct cgl_fr_zesSchedulerGetProperties cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerGetProperties cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -6985,8 +6985,8 @@ CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, 
 {
     __typeof__(zesSchedulerGetCurrentMode) *cgl_fn = (__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pMode);
-    struct cgl_fr_zesSchedulerGetCurrentMode cgl_fr = {.hScheduler = hScheduler, .pMode = pMode};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerGetCurrentMode cgl_fr = {.hScheduler = hScheduler, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7007,8 +7007,8 @@ CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hS
 {
     __typeof__(zesSchedulerGetTimeoutModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
-    struct cgl_fr_zesSchedulerGetTimeoutModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerGetTimeoutModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7029,8 +7029,8 @@ CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t 
 {
     __typeof__(zesSchedulerGetTimesliceModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
-    struct cgl_fr_zesSchedulerGetTimesliceModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerGetTimesliceModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7051,8 +7051,8 @@ CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, 
 {
     __typeof__(zesSchedulerSetTimeoutMode) *cgl_fn = (__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
-    struct cgl_fr_zesSchedulerSetTimeoutMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerSetTimeoutMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7073,8 +7073,8 @@ CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler
 {
     __typeof__(zesSchedulerSetTimesliceMode) *cgl_fn = (__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
-    struct cgl_fr_zesSchedulerSetTimesliceMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerSetTimesliceMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7094,8 +7094,8 @@ CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler
 {
     __typeof__(zesSchedulerSetExclusiveMode) *cgl_fn = (__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
-    struct cgl_fr_zesSchedulerSetExclusiveMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerSetExclusiveMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7115,8 +7115,8 @@ CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hSc
 {
     __typeof__(zesSchedulerSetComputeUnitDebugMode) *cgl_fn = (__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
-    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload};
-    if (cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7137,8 +7137,8 @@ CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, u
 {
     __typeof__(zesDeviceEnumStandbyDomains) *cgl_fn = (__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phStandby);
-    struct cgl_fr_zesDeviceEnumStandbyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumStandbyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7158,8 +7158,8 @@ CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes
 {
     __typeof__(zesStandbyGetProperties) *cgl_fn = (__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pProperties);
-    struct cgl_fr_zesStandbyGetProperties cgl_fr = {.hStandby = hStandby, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesStandbyGetProperties cgl_fr = {.hStandby = hStandby, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7179,8 +7179,8 @@ CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_stand
 {
     __typeof__(zesStandbyGetMode) *cgl_fn = (__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pMode);
-    struct cgl_fr_zesStandbyGetMode cgl_fr = {.hStandby = hStandby, .pMode = pMode};
-    if (cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesStandbyGetMode cgl_fr = {.hStandby = hStandby, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7200,8 +7200,8 @@ CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_stand
 {
     __typeof__(zesStandbySetMode) *cgl_fn = (__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, mode);
-    struct cgl_fr_zesStandbySetMode cgl_fr = {.hStandby = hStandby, .mode = mode};
-    if (cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesStandbySetMode cgl_fr = {.hStandby = hStandby, .mode = mode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7222,8 +7222,8 @@ CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevic
 {
     __typeof__(zesDeviceEnumTemperatureSensors) *cgl_fn = (__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phTemperature);
-    struct cgl_fr_zesDeviceEnumTemperatureSensors cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature};
-    if (cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesDeviceEnumTemperatureSensors cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7243,8 +7243,8 @@ CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature
 {
     __typeof__(zesTemperatureGetProperties) *cgl_fn = (__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pProperties);
-    struct cgl_fr_zesTemperatureGetProperties cgl_fr = {.hTemperature = hTemperature, .pProperties = pProperties};
-    if (cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesTemperatureGetProperties cgl_fr = {.hTemperature = hTemperature, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7264,8 +7264,8 @@ CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, ze
 {
     __typeof__(zesTemperatureGetConfig) *cgl_fn = (__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
-    struct cgl_fr_zesTemperatureGetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesTemperatureGetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7285,8 +7285,8 @@ CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, co
 {
     __typeof__(zesTemperatureSetConfig) *cgl_fn = (__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
-    struct cgl_fr_zesTemperatureSetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig};
-    if (cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesTemperatureSetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7306,8 +7306,8 @@ CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, dou
 {
     __typeof__(zesTemperatureGetState) *cgl_fn = (__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pTemperature);
-    struct cgl_fr_zesTemperatureGetState cgl_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature};
-    if (cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesTemperatureGetState cgl_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7328,8 +7328,8 @@ CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pC
 {
     __typeof__(zesPowerGetLimitsExt) *cgl_fn = (__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
-    struct cgl_fr_zesPowerGetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
-    if (cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerGetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
@@ -7350,8 +7350,8 @@ CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pC
 {
     __typeof__(zesPowerSetLimitsExt) *cgl_fn = (__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
-    struct cgl_fr_zesPowerSetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained};
-    if (cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr) != 0) return (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED);
+    struct cgl_fr_zesPowerSetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
 
