@@ -110,6 +110,7 @@ typedef struct run_opts {
     char **layer_files; /* --layer paths, in order */
     size_t nlayer_files;
     int release_gil;
+    int check_threads, serialize_handles;
     char **prog;
 } run_opts;
 
@@ -131,6 +132,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
         {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
         {"quirks", required_argument, NULL, 'Q'},
+        {"check-threads", no_argument, NULL, 'C'},    {"serialize-handles", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
@@ -152,6 +154,8 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
             break;
         }
         case 'g': o->release_gil = 1; break;
+        case 'C': o->check_threads = 1; break;
+        case 'H': o->serialize_handles = 1; break;
         case 't': o->transition = optarg; break;
         case 'm': o->stall = optarg; break;
         case 'r': o->report = optarg; break;
@@ -429,6 +433,8 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
     if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
+    if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
+    if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");
     /* Each process records its timeline into the statistics directory
      * (it sees CALLGUARD_STATS_DIR); we write the merged FILE afterwards. */
     if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);

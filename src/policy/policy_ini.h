@@ -43,6 +43,12 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
+    /* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
+    PINI_WRITES,
+    PINI_READS,
+    PINI_DESTROYS,
+    PINI_SETS,
+    PINI_LAUNCHES,
     /* [quirk:NAME]: what it matches, the fix, where it is documented */
     PINI_Q_API,
     PINI_Q_VENDOR,

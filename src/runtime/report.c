@@ -244,6 +244,91 @@ static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
     }
 }
 
+/* ---- thread-rule violations (threads.c) -------------------------------------------- */
+
+static const char *cgi_violation_kind(uint32_t kind)
+{
+    return kind == CGI_VIOLATION_SEQUENCE ? "sequence" : "overlap";
+}
+
+static uint64_t cgi_violations_total(const cgi_stats_region *r)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++)
+        if (atomic_load(&r->violation[i].valid)) n += atomic_load(&r->violation[i].count);
+    return n;
+}
+
+static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
+{
+    fprintf(out, ",\n     \"thread_violations\": [");
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\", \"api\": ", k++ ? "," : "",
+                cgi_violation_kind(v->kind), (unsigned long)atomic_load(&v->count), (unsigned long)v->handle);
+        cgi_json_str(out, v->api);
+        fputs(", \"entry_point\": ", out);
+        cgi_json_str(out, v->name);
+        fputs(", \"access\": ", out);
+        cgi_json_str(out, v->access);
+        fputs(", \"param\": ", out);
+        cgi_json_str(out, v->param);
+        fprintf(out, ", \"tid\": %d,\n        \"other_api\": ", v->tid);
+        cgi_json_str(out, v->other_api);
+        fputs(", \"other_entry_point\": ", out);
+        cgi_json_str(out, v->other);
+        fputs(", \"other_access\": ", out);
+        cgi_json_str(out, v->other_access);
+        fputs(", \"other_param\": ", out);
+        cgi_json_str(out, v->other_param);
+        fprintf(out, ", \"other_tid\": %d", v->other_tid);
+        if (v->set_name[0]) {
+            fputs(", \"set_entry_point\": ", out);
+            cgi_json_str(out, v->set_name);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"thread_violations_dropped\": %lu, \"handles_untracked\": %lu", k ? "\n     " : "",
+            (unsigned long)atomic_load(&r->h.violations_dropped), (unsigned long)atomic_load(&r->h.handles_untracked));
+}
+
+/* First in a process's table: what the program did wrong comes before how long it took. */
+static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
+{
+    uint64_t total = cgi_violations_total(r), dropped = atomic_load(&r->h.violations_dropped);
+    uint64_t untracked = atomic_load(&r->h.handles_untracked);
+    if (!total && !dropped && !untracked) return;
+    fprintf(out, "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
+                 "(docs/threads.md)\n",
+            (unsigned long)(total + dropped), total + dropped == 1 ? "" : "s");
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        unsigned long c = (unsigned long)atomic_load(&v->count);
+        if (v->kind == CGI_VIOLATION_SEQUENCE)
+            fprintf(out,
+                    "    sequence: %s %s %s %s (thread %d) after its own %s, and %s %s %s (thread %d) set it in "
+                    "between; handle 0x%lx, %lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting",
+                    v->other, v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c,
+                    c == 1 ? "" : "s");
+        else
+            fprintf(out,
+                    "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%lx, "
+                    "%lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->other, v->other_access, v->other_param,
+                    v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+    }
+    if (dropped)
+        fprintf(out, "    %lu more of kinds not kept (a process keeps %d kinds)\n", (unsigned long)dropped,
+                CGI_STATS_MAX_VIOLATIONS);
+    if (untracked)
+        fprintf(out, "    %lu checked calls were not checked: the checker's table of handles was full\n",
+                (unsigned long)untracked);
+}
+
 static void cgi_json_begin(FILE *out)
 {
     fprintf(out, "{\n  \"schema\": \"callguard-report\",\n  \"version\": 1,\n  \"processes\": [");
@@ -293,6 +378,7 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         }
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
+        cgi_json_violations(out, r);
         cgi_json_quirks(out, r);
         fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
                      "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
@@ -616,6 +702,7 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         else snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
                 r->h.command);
+        cgi_text_violations(out, r);
         cgi_text_quirks(out, r);
         cgi_text_in_flight(out, r, state, status);
         cgi_text_stalls(out, r, t.stalls);

@@ -71,6 +71,20 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(q->version, sizeof q->version);
         cgi_fix_str(q->library, sizeof q->library);
     }
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        if (v->kind != CGI_VIOLATION_SEQUENCE) v->kind = CGI_VIOLATION_OVERLAP;
+        cgi_fix_str(v->api, sizeof v->api);
+        cgi_fix_str(v->other_api, sizeof v->other_api);
+        cgi_fix_str(v->name, sizeof v->name);
+        cgi_fix_str(v->other, sizeof v->other);
+        cgi_fix_str(v->set_name, sizeof v->set_name);
+        cgi_fix_str(v->param, sizeof v->param);
+        cgi_fix_str(v->other_param, sizeof v->other_param);
+        cgi_fix_str(v->access, sizeof v->access);
+        cgi_fix_str(v->other_access, sizeof v->other_access);
+    }
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         cgi_slot *slot = &r->slot[i];
         if (atomic_load(&slot->tid) == 0) continue;
@@ -685,6 +699,41 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
     if (!j->err && *n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
 }
 
+/* One thread-rule violation of a saved report, into the next free entry. */
+static void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_violation tmp, *v = *n < CGI_STATS_MAX_VIOLATIONS ? &r->violation[*n] : &tmp;
+    memset(v, 0, sizeof *v);
+    v->kind = CGI_VIOLATION_OVERLAP;
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[32], word[24];
+        int64_t num = 0;
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        if (strcmp(key, "rule") == 0) {
+            if (cgi_str(j, word, sizeof word) && strcmp(word, "sequence") == 0) v->kind = CGI_VIOLATION_SEQUENCE;
+        } else if (strcmp(key, "handle") == 0) {
+            if (cgi_str(j, word, sizeof word)) v->handle = strtoull(word, NULL, 16);
+        } else if (strcmp(key, "count") == 0) {
+            if (cgi_num(j, &num)) atomic_store(&v->count, cgi_u(num));
+        } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
+            if (cgi_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
+        } else if (strcmp(key, "api") == 0) cgi_str(j, v->api, sizeof v->api);
+        else if (strcmp(key, "other_api") == 0) cgi_str(j, v->other_api, sizeof v->other_api);
+        else if (strcmp(key, "entry_point") == 0) cgi_str(j, v->name, sizeof v->name);
+        else if (strcmp(key, "other_entry_point") == 0) cgi_str(j, v->other, sizeof v->other);
+        else if (strcmp(key, "set_entry_point") == 0) cgi_str(j, v->set_name, sizeof v->set_name);
+        else if (strcmp(key, "access") == 0) cgi_str(j, v->access, sizeof v->access);
+        else if (strcmp(key, "other_access") == 0) cgi_str(j, v->other_access, sizeof v->other_access);
+        else if (strcmp(key, "param") == 0) cgi_str(j, v->param, sizeof v->param);
+        else if (strcmp(key, "other_param") == 0) cgi_str(j, v->other_param, sizeof v->other_param);
+        else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_VIOLATIONS) atomic_store(&v->valid, 1), (*n)++;
+    else if (!j->err) atomic_fetch_add(&r->h.violations_dropped, atomic_load(&v->count));
+}
+
 /* A call in flight of a saved report; its site is found once all sites are read. */
 typedef struct cgi_read_flight {
     char api[CGI_API_NAME_MAX], name[CGI_NAME_MAX];
@@ -739,7 +788,7 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                                   unsigned *pnflight)
 {
     int have_pid = 0, have_sites = 0;
-    unsigned nstalls = 0, nflight = 0, nquirks = 0;
+    unsigned nstalls = 0, nflight = 0, nviol = 0, nquirks = 0;
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
@@ -801,6 +850,17 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
+        } else if (strcmp(key, "thread_violations") == 0) {
+            if (!cgi_expect(j, '[')) break;
+            if (!cgi_lit(j, ']')) {
+                do cgi_read_violation(j, r, &nviol);
+                while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        } else if (strcmp(key, "thread_violations_dropped") == 0) {
+            if (cgi_num(j, &num)) atomic_fetch_add(&r->h.violations_dropped, cgi_u(num));
+        } else if (strcmp(key, "handles_untracked") == 0) {
+            if (cgi_num(j, &num)) atomic_store(&r->h.handles_untracked, cgi_u(num));
         } else if (strcmp(key, "stalls_dropped") == 0) {
             if (cgi_num(j, &num)) atomic_store(&r->h.stalls_dropped, cgi_u(num));
         } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
@@ -827,6 +887,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v, cgi_scratch *sc)
     /* What the last process wrote, cleared (records are cleared as they are read). */
     memset(&r->h, 0, sizeof r->h);
     memset(r->stall, 0, sizeof r->stall);
+    memset(r->violation, 0, sizeof r->violation);
     memset(r->quirk, 0, sizeof r->quirk);
     memset(r->slot, 0, (sc->nslots < CGI_STATS_MAX_SLOTS ? sc->nslots + 1 : CGI_STATS_MAX_SLOTS) * sizeof r->slot[0]);
     sc->nslots = CGI_STATS_MAX_SLOTS; /* until the process is read: an error may leave any number written */
