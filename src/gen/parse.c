@@ -528,6 +528,9 @@ static void select_functions(const ctx *c, gen_api *api)
 static void add_code(gen_api *api, strlist *all, const char *name, long long value)
 {
     strlist_push(all, name);
+    api->names = xrealloc(api->names, (api->nnames + 1) * sizeof *api->names);
+    api->names[api->nnames].name = xstrdup(name);
+    api->names[api->nnames++].value = value;
     for (size_t i = 0; i < api->ncodes; i++)
         if (api->codes[i].value == value)
             return;
@@ -701,6 +704,72 @@ static int resolve_variants(const policy *p, gen_api *api)
     return 0;
 }
 
+/* ---- states: result codes that report a state --------------------------- */
+
+static const gen_code *find_code(const gen_api *api, const char *name)
+{
+    for (size_t i = 0; i < api->nnames; i++)
+        if (strcmp(api->names[i].name, name) == 0)
+            return &api->names[i];
+    return NULL;
+}
+
+/* Each name of a states list is a code of the result type other than success. */
+static int check_state_names(const policy *p, const gen_api *api, const strlist *l, int line, const char *section)
+{
+    const gen_code *ok = find_code(api, p->success);
+    long long success = ok ? ok->value : strtoll(p->success, NULL, 0);
+    for (size_t i = 0; i < l->n; i++) {
+        const gen_code *c = find_code(api, l->v[i]);
+        if (!c) {
+            fail("%s:%d: [%s]: states: %s is not a result code of %s (the header names %zu)", p->path, line, section,
+                 l->v[i], p->result, api->nnames);
+            return 1;
+        }
+        if (c->value == success) {
+            fail("%s:%d: [%s]: states: %s is the success code (%s): a state is a result other than success", p->path,
+                 line, section, l->v[i], p->success);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Gives each entry point that returns the result type its states: its
+ * section's list (its base's for a variant), else [api]'s. */
+static int resolve_states(const policy *p, gen_api *api)
+{
+    if (p->states_line && check_state_names(p, api, &p->states, p->states_line, "api"))
+        return 1;
+    for (size_t i = 0; i < p->nsites; i++) {
+        const site_policy *sp = &p->sites[i];
+        if (!sp->states_line)
+            continue;
+        if (!p->result) {
+            fail("%s:%d: [%s] has states, but [api] names no result type: only a result code can report a state",
+                 p->path, sp->states_line, sp->name);
+            return 1;
+        }
+        if (check_state_names(p, api, &sp->states, sp->states_line, sp->name))
+            return 1;
+        const gen_func *f = find_func(api, sp->name);
+        if (f && !f->ret_result) {
+            fail("%s:%d: [%s] has states but returns %s, not %s: only a result code can report a state", p->path,
+                 sp->states_line, sp->name, f->ret, p->result);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        gen_func *f = &api->funcs[i];
+        if (!f->ret_result)
+            continue;
+        const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+        const strlist *l = sp && sp->states_line ? &sp->states : &p->states;
+        f->states = l->n ? l : NULL;
+    }
+    return 0;
+}
+
 static int check_sites(const policy *p, const gen_api *api)
 {
     for (size_t i = 0; i < p->passthrough.n; i++) {
@@ -827,7 +896,8 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
         clang_getInclusions(c.tu, on_inclusion, &c);
         clang_visitChildren(clang_getTranslationUnitCursor(c.tu), on_top_level, &c);
         select_functions(&c, api);
-        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api) || resolve_rules(p, api);
+        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api) || resolve_states(p, api) ||
+             resolve_rules(p, api);
         clang_disposeTranslationUnit(c.tu);
     }
     clang_disposeIndex(index);
@@ -868,5 +938,8 @@ void gen_api_free(gen_api *api)
     for (size_t i = 0; i < api->ncodes; i++)
         free(api->codes[i].name);
     free(api->codes);
+    for (size_t i = 0; i < api->nnames; i++)
+        free(api->names[i].name);
+    free(api->names);
     memset(api, 0, sizeof *api);
 }

@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* The most codes `states` may list (CG_MAX_STATES of layer.h). */
+#define PINI_MAX_STATES 4
+
 /* The kinds of section. PINI_QUIRK is a quirks file's [quirk:NAME] (one
  * known driver bug: docs/quirks.md); policy files refuse it and quirks files
  * refuse the others. */
@@ -49,6 +52,8 @@ typedef enum pini_key {
     PINI_DESTROYS,
     PINI_SETS,
     PINI_LAUNCHES,
+    /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
+    PINI_STATES,
     /* [quirk:NAME]: what it matches, the fix, where it is documented */
     PINI_Q_API,
     PINI_Q_VENDOR,

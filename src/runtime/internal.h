@@ -21,6 +21,7 @@
  *   trace  trace_write.c             the timeline: per-thread rings, Chrome JSON
  *   settings  stall  call            per-site settings kept for later layers;
  *                                    recording a stall; the guarded call
+ *   signals                          the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
  *   policy_file  quirks              policy files; the quirks file (known driver bugs
  *                                    keyed by driver identity, switched on as an API starts)
  *   layer_register.c                 a layer joining the process
