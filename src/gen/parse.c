@@ -817,6 +817,7 @@ static int check_sites(const policy *p, const gen_api *api)
 
 typedef struct rule_ctx {
     const policy *p;
+    const gen_api *api;
     const site_policy *sp;
     gen_func *f;
     int key;
@@ -826,14 +827,49 @@ typedef struct rule_ctx {
 /* CG_RULE_* of layer.h, per key: destroys is a write that ends the handle's life. */
 static const unsigned rule_access[NRULE_KEYS] = {1u << 1, 1u << 0, (1u << 1) | (1u << 2), 1u << 3, 1u << 4};
 
+static size_t param_index(const gen_func *f, const char *item, size_t len)
+{
+    size_t i = 0;
+    while (i < f->nparams && !(strlen(f->params[i].name) == len && strncmp(f->params[i].name, item, len) == 0))
+        i++;
+    return i;
+}
+
+/* A parameter's declaration without its name: `CUgraphExec hGraph` -> `CUgraphExec `. */
+static size_t decl_type_len(const gen_param *pa)
+{
+    size_t d = strlen(pa->decl), n = strlen(pa->name);
+    return d >= n && strcmp(pa->decl + d - n, pa->name) == 0 ? d - n : d;
+}
+
+/* A variant whose header names a parameter otherwise (cuda.h: cuGraphLaunch's
+ * hGraph is cuGraphLaunch_ptsz's hGraphExec) takes the rule on the parameter
+ * at the base's position, when it has the same type there. */
+static size_t variant_param_index(const rule_ctx *c, const gen_func *f, const char *item, size_t len)
+{
+    if (!f->base)
+        return f->nparams;
+    for (size_t b = 0; b < c->api->nfuncs; b++) {
+        const gen_func *bf = &c->api->funcs[b];
+        if (strcmp(bf->name, f->base) != 0)
+            continue;
+        size_t i = param_index(bf, item, len);
+        if (i < bf->nparams && i < f->nparams && decl_type_len(&bf->params[i]) == decl_type_len(&f->params[i]) &&
+            strncmp(bf->params[i].decl, f->params[i].decl, decl_type_len(&f->params[i])) == 0)
+            return i;
+        break;
+    }
+    return f->nparams;
+}
+
 static int add_rule_item(const char *item, size_t len, void *arg)
 {
     rule_ctx *c = arg;
     gen_func *f = c->f;
     const char *key = rule_key_names[c->key];
-    size_t i = 0;
-    while (i < f->nparams && !(strlen(f->params[i].name) == len && strncmp(f->params[i].name, item, len) == 0))
-        i++;
+    size_t i = param_index(f, item, len);
+    if (i == f->nparams)
+        i = variant_param_index(c, f, item, len);
     int line = c->sp->rule_line[c->key];
     const char *own = strcmp(c->sp->name, f->name) == 0 ? "" : " (a variant of ";
     if (i == f->nparams) {
@@ -865,7 +901,8 @@ static int add_rule_item(const char *item, size_t len, void *arg)
 }
 
 /* Each entry point's rules come from its own section or its base's; a
- * variant's own prototype must have the parameters too. */
+ * variant's own prototype must have the parameters too (by name, or at the
+ * base's position with the same type). */
 static int resolve_rules(const policy *p, gen_api *api)
 {
     for (size_t i = 0; i < api->nfuncs; i++) {
@@ -876,7 +913,7 @@ static int resolve_rules(const policy *p, gen_api *api)
         for (int k = 0; k < NRULE_KEYS; k++) {
             if (!sp->rules[k])
                 continue;
-            rule_ctx c = {p, sp, f, k, 0};
+            rule_ctx c = {p, api, sp, f, k, 0};
             pini_split(sp->rules[k], ",", add_rule_item, &c);
             if (c.err)
                 return 1;

@@ -173,6 +173,26 @@ gen_writes_states() {
     "$CC" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$INCLUDE" -I . "$out" || fail "the layer does not compile"
 }
 
+gen_variant_rule_falls_on_parameter_at_base_position() {
+    # cuda.h names cuGraphLaunch's executable graph hGraph and
+    # cuGraphLaunch_ptsz's hGraphExec: a rule on the base's name falls on the
+    # variant's parameter of the same type at the same position.
+    gen rule_variant.ini -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed"
+    local out="$WORK/cg_variants.c"
+    local want=(
+        '{"hGraph", offsetof(struct cgl_fr_vrLaunch, hGraph), sizeof(((struct cgl_fr_vrLaunch *)0)->hGraph), CG_RULE_WRITE},'
+        '{"hGraphExec", offsetof(struct cgl_fr_vrLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_vrLaunch_ptsz *)0)->hGraphExec), CG_RULE_WRITE},'
+        '{"hStream", offsetof(struct cgl_fr_vrLaunch_ptsz, hStream), sizeof(((struct cgl_fr_vrLaunch_ptsz *)0)->hStream), CG_RULE_READ},'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    # Another type in that place: the name is still unknown there.
+    expect_reject "rule_variant_type.ini:13: writes = hExec: vrBad_ptsz (a variant of vrBad) has no parameter hExec; its parameters are hStream, hOther" \
+        rule_variant_type.ini -I .
+}
+
 gen_output_is_reproducible() {
     # Same command, same bytes; no absolute path of this machine in the output.
     gen shapes.ini -o "$WORK" -I .

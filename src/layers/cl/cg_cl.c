@@ -141,9 +141,12 @@ static cg_site cgl_sites[CGL_NSITES];
 
 
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
-static const cg_rule cgl_rules_clReleaseKernel[1];
+static const cg_rule cgl_rules_clCloneKernel[1];
 static const cg_rule cgl_rules_clSetKernelArg[1];
+static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1];
+static const cg_rule cgl_rules_clSetKernelExecInfo[1];
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1];
+static const cg_rule cgl_rules_clEnqueueTask[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
@@ -204,12 +207,12 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0},
-    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1},
     [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clReleaseKernel, 1},
+    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1},
-    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1},
+    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1},
     [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -262,7 +265,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1},
 };
 
 /* Names a cl_int; codes that repeat a value are left to their first name. */
@@ -1937,6 +1940,9 @@ struct cgl_fr_clCloneKernel {
     cl_int *errcode_ret;
     cl_kernel cgl_ret;
 };
+static const cg_rule cgl_rules_clCloneKernel[1] = {
+    {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), CG_RULE_WRITE},
+};
 static int cgl_th_clCloneKernel(void *cgl_frame)
 {
     struct cgl_fr_clCloneKernel *cgl_f = cgl_frame;
@@ -1980,9 +1986,6 @@ CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
-};
-static const cg_rule cgl_rules_clReleaseKernel[1] = {
-    {"kernel", offsetof(struct cgl_fr_clReleaseKernel, kernel), sizeof(((struct cgl_fr_clReleaseKernel *)0)->kernel), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_clReleaseKernel(void *cgl_frame)
 {
@@ -2034,6 +2037,9 @@ struct cgl_fr_clSetKernelArgSVMPointer {
     const void *arg_value;
     cl_int cgl_ret;
 };
+static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelArgSVMPointer *cgl_f = cgl_frame;
@@ -2057,6 +2063,9 @@ struct cgl_fr_clSetKernelExecInfo {
     size_t param_value_size;
     const void *param_value;
     cl_int cgl_ret;
+};
+static const cg_rule cgl_rules_clSetKernelExecInfo[1] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
 static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
 {
@@ -3467,6 +3476,9 @@ struct cgl_fr_clEnqueueTask {
     const cl_event *event_wait_list;
     cl_event *event;
     cl_int cgl_ret;
+};
+static const cg_rule cgl_rules_clEnqueueTask[1] = {
+    {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
 static int cgl_th_clEnqueueTask(void *cgl_frame)
 {

@@ -661,6 +661,101 @@ static const int cgl_states_cuStreamQuery[] = {CUDA_ERROR_NOT_READY};
 static const int cgl_states_cuGetProcAddress[] = {CUDA_ERROR_NOT_FOUND};
 static const int cgl_states_cuCheckpointProcessLock[] = {CUDA_ERROR_NOT_READY};
 
+/* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph_ptsz[1];
+static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams_v2[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams_v2[1];
+static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1];
+static const cg_rule cgl_rules_cuGraphMemcpyNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphMemcpyNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddMemsetNode[1];
+static const cg_rule cgl_rules_cuGraphMemsetNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphMemsetNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddHostNode[1];
+static const cg_rule cgl_rules_cuGraphHostNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphHostNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2];
+static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1];
+static const cg_rule cgl_rules_cuGraphAddEmptyNode[1];
+static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1];
+static const cg_rule cgl_rules_cuGraphEventRecordNodeGetEvent[1];
+static const cg_rule cgl_rules_cuGraphEventRecordNodeSetEvent[1];
+static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1];
+static const cg_rule cgl_rules_cuGraphEventWaitNodeGetEvent[1];
+static const cg_rule cgl_rules_cuGraphEventWaitNodeSetEvent[1];
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1];
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecBatchMemOpNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1];
+static const cg_rule cgl_rules_cuGraphMemAllocNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1];
+static const cg_rule cgl_rules_cuGraphMemFreeNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphClone[1];
+static const cg_rule cgl_rules_cuGraphNodeFindInClone[2];
+static const cg_rule cgl_rules_cuGraphNodeGetType[1];
+static const cg_rule cgl_rules_cuGraphGetNodes[1];
+static const cg_rule cgl_rules_cuGraphGetRootNodes[1];
+static const cg_rule cgl_rules_cuGraphGetEdges_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes_v2[1];
+static const cg_rule cgl_rules_cuGraphAddDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphRemoveDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphDestroyNode[1];
+static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1];
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1];
+static const cg_rule cgl_rules_cuGraphExecGetFlags[1];
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams_v2[2];
+static const cg_rule cgl_rules_cuGraphExecMemcpyNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecMemsetNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecHostNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecChildGraphNodeSetParams[3];
+static const cg_rule cgl_rules_cuGraphExecEventRecordNodeSetEvent[2];
+static const cg_rule cgl_rules_cuGraphExecEventWaitNodeSetEvent[2];
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphNodeSetEnabled[2];
+static const cg_rule cgl_rules_cuGraphNodeGetEnabled[2];
+static const cg_rule cgl_rules_cuGraphUpload_ptsz[1];
+static const cg_rule cgl_rules_cuGraphLaunch_ptsz[1];
+static const cg_rule cgl_rules_cuGraphExecDestroy[1];
+static const cg_rule cgl_rules_cuGraphDestroy[1];
+static const cg_rule cgl_rules_cuGraphExecUpdate_v2[2];
+static const cg_rule cgl_rules_cuGraphKernelNodeCopyAttributes[2];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetAttribute[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetAttribute[1];
+static const cg_rule cgl_rules_cuGraphDebugDotPrint[1];
+static const cg_rule cgl_rules_cuGraphRetainUserObject[1];
+static const cg_rule cgl_rules_cuGraphReleaseUserObject[1];
+static const cg_rule cgl_rules_cuGraphAddNode_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphConditionalHandleCreate[1];
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph[1];
+static const cg_rule cgl_rules_cuGraphAddKernelNode[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1];
+static const cg_rule cgl_rules_cuGraphExecUpdate[2];
+static const cg_rule cgl_rules_cuGraphUpload[1];
+static const cg_rule cgl_rules_cuGraphLaunch[1];
+static const cg_rule cgl_rules_cuGraphGetEdges[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes[1];
+static const cg_rule cgl_rules_cuGraphAddDependencies[1];
+static const cg_rule cgl_rules_cuGraphRemoveDependencies[1];
+static const cg_rule cgl_rules_cuGraphAddNode[1];
+static const cg_rule cgl_rules_cuGraphInstantiate[1];
+static const cg_rule cgl_rules_cuGraphInstantiate_v2[1];
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
  *  base's policy (its rules are its own frame's). */
@@ -885,7 +980,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuStreamWaitEvent_ptsz] = {"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamAddCallback_ptsz] = {"cuStreamAddCallback_ptsz", "cuStreamAddCallback", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamBeginCapture_v2_ptsz] = {"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph_ptsz, 1},
     [CGL_cuThreadExchangeStreamCaptureMode] = {"cuThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamEndCapture_ptsz] = {"cuStreamEndCapture_ptsz", "cuStreamEndCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamIsCapturing_ptsz] = {"cuStreamIsCapturing_ptsz", "cuStreamIsCapturing", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -943,87 +1038,87 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuParamSetTexRef] = {"cuParamSetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuFuncSetSharedMemConfig] = {"cuFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuGraphCreate] = {"cuGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode_v2, 1},
+    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams_v2, 1},
+    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams_v2, 1},
+    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemcpyNode, 1},
+    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeGetParams, 1},
+    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeSetParams, 1},
+    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemsetNode, 1},
+    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeGetParams, 1},
+    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeSetParams, 1},
+    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddHostNode, 1},
+    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeGetParams, 1},
+    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeSetParams, 1},
+    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddChildGraphNode, 2},
+    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphChildGraphNodeGetGraph, 1},
+    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEmptyNode, 1},
+    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventRecordNode, 1},
+    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeGetEvent, 1},
+    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeSetEvent, 1},
+    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventWaitNode, 1},
+    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeGetEvent, 1},
+    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeSetEvent, 1},
+    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresSignalNode, 1},
+    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams, 1},
+    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams, 1},
+    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresWaitNode, 1},
+    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams, 1},
+    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams, 1},
+    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddBatchMemOpNode, 1},
+    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeGetParams, 1},
+    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeSetParams, 1},
+    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecBatchMemOpNodeSetParams, 2},
+    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemAllocNode, 1},
+    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemAllocNodeGetParams, 1},
+    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemFreeNode, 1},
+    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemFreeNodeGetParams, 1},
     [CGL_cuDeviceGraphMemTrim] = {"cuDeviceGraphMemTrim", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuDeviceGetGraphMemAttribute] = {"cuDeviceGetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuDeviceSetGraphMemAttribute] = {"cuDeviceSetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphClone, 1},
+    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeFindInClone, 2},
+    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetType, 1},
+    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetNodes, 1},
+    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetRootNodes, 1},
+    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges_v2, 1},
+    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies_v2, 1},
+    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes_v2, 1},
+    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies_v2, 1},
+    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies_v2, 1},
+    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroyNode, 1},
+    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithFlags, 1},
+    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams_ptsz, 1},
+    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecGetFlags, 1},
+    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams_v2, 2},
+    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemcpyNodeSetParams, 2},
+    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemsetNodeSetParams, 2},
+    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecHostNodeSetParams, 2},
+    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecChildGraphNodeSetParams, 3},
+    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventRecordNodeSetEvent, 2},
+    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventWaitNodeSetEvent, 2},
+    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams, 2},
+    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams, 2},
+    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetEnabled, 2},
+    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetEnabled, 2},
+    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload_ptsz, 1},
+    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch_ptsz, 1},
+    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecDestroy, 1},
+    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroy, 1},
+    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate_v2, 2},
+    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeCopyAttributes, 2},
+    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetAttribute, 1},
+    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetAttribute, 1},
+    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDebugDotPrint, 1},
     [CGL_cuUserObjectCreate] = {"cuUserObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuUserObjectRetain] = {"cuUserObjectRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuUserObjectRelease] = {"cuUserObjectRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRetainUserObject, 1},
+    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphReleaseUserObject, 1},
+    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode_v2, 1},
+    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetParams, 1},
+    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecNodeSetParams, 2},
+    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphConditionalHandleCreate, 1},
     [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor] = {"cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuOccupancyMaxPotentialBlockSize] = {"cuOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -1255,7 +1350,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuStreamBeginCapture] = {"cuStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamBeginCapture_ptsz] = {"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamBeginCapture_v2] = {"cuStreamBeginCapture_v2", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph, 1},
     [CGL_cuStreamEndCapture] = {"cuStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamIsCapturing] = {"cuStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamGetCaptureInfo] = {"cuStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -1263,26 +1358,26 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuStreamGetCaptureInfo_v2] = {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamGetCaptureInfo_v2_ptsz] = {"cuStreamGetCaptureInfo_v2_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamGetCaptureInfo_v3] = {"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode, 1},
+    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams, 1},
+    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams, 1},
+    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams, 2},
+    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams, 1},
+    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate, 2},
+    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload, 1},
+    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch, 1},
+    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges, 1},
+    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies, 1},
+    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes, 1},
+    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies, 1},
+    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies, 1},
+    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode, 1},
     [CGL_cuStreamCopyAttributes] = {"cuStreamCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamGetAttribute] = {"cuStreamGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuStreamSetAttribute] = {"cuStreamSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuIpcOpenMemHandle] = {"cuIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate, 1},
+    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate_v2, 1},
     [CGL_cuMemMapArrayAsync] = {"cuMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuMemFreeAsync] = {"cuMemFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_cuMemAllocAsync] = {"cuMemAllocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -7264,6 +7359,9 @@ struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph_ptsz[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuStreamBeginCaptureToGraph_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *cgl_f = cgl_frame;
@@ -8597,6 +8695,9 @@ struct cgl_fr_cuGraphAddKernelNode_v2 {
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddKernelNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode_v2 *cgl_f = cgl_frame;
@@ -8619,6 +8720,9 @@ struct cgl_fr_cuGraphKernelNodeGetParams_v2 {
     CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams_v2 *cgl_f = cgl_frame;
@@ -8640,6 +8744,9 @@ struct cgl_fr_cuGraphKernelNodeSetParams_v2 {
     CUgraphNode hNode;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphKernelNodeSetParams_v2(void *cgl_frame)
 {
@@ -8667,6 +8774,9 @@ struct cgl_fr_cuGraphAddMemcpyNode {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemcpyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemcpyNode *cgl_f = cgl_frame;
@@ -8689,6 +8799,9 @@ struct cgl_fr_cuGraphMemcpyNodeGetParams {
     CUDA_MEMCPY3D *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemcpyNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemcpyNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemcpyNodeGetParams *cgl_f = cgl_frame;
@@ -8710,6 +8823,9 @@ struct cgl_fr_cuGraphMemcpyNodeSetParams {
     CUgraphNode hNode;
     const CUDA_MEMCPY3D *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphMemcpyNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphMemcpyNodeSetParams(void *cgl_frame)
 {
@@ -8737,6 +8853,9 @@ struct cgl_fr_cuGraphAddMemsetNode {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemsetNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemsetNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemsetNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemsetNode *cgl_f = cgl_frame;
@@ -8759,6 +8878,9 @@ struct cgl_fr_cuGraphMemsetNodeGetParams {
     CUDA_MEMSET_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemsetNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemsetNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemsetNodeGetParams *cgl_f = cgl_frame;
@@ -8780,6 +8902,9 @@ struct cgl_fr_cuGraphMemsetNodeSetParams {
     CUgraphNode hNode;
     const CUDA_MEMSET_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphMemsetNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphMemsetNodeSetParams(void *cgl_frame)
 {
@@ -8806,6 +8931,9 @@ struct cgl_fr_cuGraphAddHostNode {
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddHostNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddHostNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddHostNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddHostNode *cgl_f = cgl_frame;
@@ -8828,6 +8956,9 @@ struct cgl_fr_cuGraphHostNodeGetParams {
     CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphHostNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphHostNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphHostNodeGetParams *cgl_f = cgl_frame;
@@ -8849,6 +8980,9 @@ struct cgl_fr_cuGraphHostNodeSetParams {
     CUgraphNode hNode;
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphHostNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphHostNodeSetParams(void *cgl_frame)
 {
@@ -8875,6 +9009,10 @@ struct cgl_fr_cuGraphAddChildGraphNode {
     CUgraph childGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->hGraph), CG_RULE_WRITE},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->childGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddChildGraphNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddChildGraphNode *cgl_f = cgl_frame;
@@ -8896,6 +9034,9 @@ struct cgl_fr_cuGraphChildGraphNodeGetGraph {
     CUgraphNode hNode;
     CUgraph *phGraph;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, hNode), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphChildGraphNodeGetGraph(void *cgl_frame)
 {
@@ -8920,6 +9061,9 @@ struct cgl_fr_cuGraphAddEmptyNode {
     const CUgraphNode *dependencies;
     size_t numDependencies;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphAddEmptyNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEmptyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphAddEmptyNode(void *cgl_frame)
 {
@@ -8946,6 +9090,9 @@ struct cgl_fr_cuGraphAddEventRecordNode {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddEventRecordNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventRecordNode *cgl_f = cgl_frame;
@@ -8968,6 +9115,9 @@ struct cgl_fr_cuGraphEventRecordNodeGetEvent {
     CUevent *event_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventRecordNodeGetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventRecordNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventRecordNodeGetEvent *cgl_f = cgl_frame;
@@ -8989,6 +9139,9 @@ struct cgl_fr_cuGraphEventRecordNodeSetEvent {
     CUgraphNode hNode;
     CUevent event;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphEventRecordNodeSetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphEventRecordNodeSetEvent(void *cgl_frame)
 {
@@ -9015,6 +9168,9 @@ struct cgl_fr_cuGraphAddEventWaitNode {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddEventWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventWaitNode *cgl_f = cgl_frame;
@@ -9037,6 +9193,9 @@ struct cgl_fr_cuGraphEventWaitNodeGetEvent {
     CUevent *event_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventWaitNodeGetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventWaitNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventWaitNodeGetEvent *cgl_f = cgl_frame;
@@ -9058,6 +9217,9 @@ struct cgl_fr_cuGraphEventWaitNodeSetEvent {
     CUgraphNode hNode;
     CUevent event;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphEventWaitNodeSetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphEventWaitNodeSetEvent(void *cgl_frame)
 {
@@ -9084,6 +9246,9 @@ struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode {
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddExternalSemaphoresSignalNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *cgl_f = cgl_frame;
@@ -9106,6 +9271,9 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams {
     CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresSignalNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *cgl_f = cgl_frame;
@@ -9127,6 +9295,9 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams {
     CUgraphNode hNode;
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExternalSemaphoresSignalNodeSetParams(void *cgl_frame)
 {
@@ -9153,6 +9324,9 @@ struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode {
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddExternalSemaphoresWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *cgl_f = cgl_frame;
@@ -9175,6 +9349,9 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams {
     CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresWaitNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *cgl_f = cgl_frame;
@@ -9196,6 +9373,9 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams {
     CUgraphNode hNode;
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExternalSemaphoresWaitNodeSetParams(void *cgl_frame)
 {
@@ -9222,6 +9402,9 @@ struct cgl_fr_cuGraphAddBatchMemOpNode {
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddBatchMemOpNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddBatchMemOpNode *cgl_f = cgl_frame;
@@ -9243,6 +9426,9 @@ struct cgl_fr_cuGraphBatchMemOpNodeGetParams {
     CUgraphNode hNode;
     CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphBatchMemOpNodeGetParams(void *cgl_frame)
 {
@@ -9266,6 +9452,9 @@ struct cgl_fr_cuGraphBatchMemOpNodeSetParams {
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphBatchMemOpNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphBatchMemOpNodeSetParams *cgl_f = cgl_frame;
@@ -9288,6 +9477,10 @@ struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams {
     CUgraphNode hNode;
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecBatchMemOpNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecBatchMemOpNodeSetParams(void *cgl_frame)
 {
@@ -9314,6 +9507,9 @@ struct cgl_fr_cuGraphAddMemAllocNode {
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemAllocNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemAllocNode *cgl_f = cgl_frame;
@@ -9335,6 +9531,9 @@ struct cgl_fr_cuGraphMemAllocNodeGetParams {
     CUgraphNode hNode;
     CUDA_MEM_ALLOC_NODE_PARAMS *params_out;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphMemAllocNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphMemAllocNodeGetParams(void *cgl_frame)
 {
@@ -9361,6 +9560,9 @@ struct cgl_fr_cuGraphAddMemFreeNode {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemFreeNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemFreeNode *cgl_f = cgl_frame;
@@ -9382,6 +9584,9 @@ struct cgl_fr_cuGraphMemFreeNodeGetParams {
     CUgraphNode hNode;
     CUdeviceptr *dptr_out;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphMemFreeNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphMemFreeNodeGetParams(void *cgl_frame)
 {
@@ -9472,6 +9677,9 @@ struct cgl_fr_cuGraphClone {
     CUgraph originalGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphClone[1] = {
+    {"originalGraph", offsetof(struct cgl_fr_cuGraphClone, originalGraph), sizeof(((struct cgl_fr_cuGraphClone *)0)->originalGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphClone *cgl_f = cgl_frame;
@@ -9495,6 +9703,10 @@ struct cgl_fr_cuGraphNodeFindInClone {
     CUgraph hClonedGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeFindInClone[2] = {
+    {"hOriginalNode", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hOriginalNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hOriginalNode), CG_RULE_WRITE},
+    {"hClonedGraph", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hClonedGraph), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hClonedGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeFindInClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeFindInClone *cgl_f = cgl_frame;
@@ -9516,6 +9728,9 @@ struct cgl_fr_cuGraphNodeGetType {
     CUgraphNode hNode;
     CUgraphNodeType *type;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphNodeGetType[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetType, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphNodeGetType(void *cgl_frame)
 {
@@ -9540,6 +9755,9 @@ struct cgl_fr_cuGraphGetNodes {
     size_t *numNodes;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetNodes[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetNodes *cgl_f = cgl_frame;
@@ -9562,6 +9780,9 @@ struct cgl_fr_cuGraphGetRootNodes {
     CUgraphNode *rootNodes;
     size_t *numRootNodes;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphGetRootNodes[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetRootNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphGetRootNodes(void *cgl_frame)
 {
@@ -9588,6 +9809,9 @@ struct cgl_fr_cuGraphGetEdges_v2 {
     size_t *numEdges;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetEdges_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges_v2, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetEdges_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges_v2 *cgl_f = cgl_frame;
@@ -9612,6 +9836,9 @@ struct cgl_fr_cuGraphNodeGetDependencies_v2 {
     size_t *numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies_v2 *cgl_f = cgl_frame;
@@ -9635,6 +9862,9 @@ struct cgl_fr_cuGraphNodeGetDependentNodes_v2 {
     CUgraphEdgeData *edgeData;
     size_t *numDependentNodes;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphNodeGetDependentNodes_v2(void *cgl_frame)
 {
@@ -9661,6 +9891,9 @@ struct cgl_fr_cuGraphAddDependencies_v2 {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddDependencies_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies_v2 *cgl_f = cgl_frame;
@@ -9686,6 +9919,9 @@ struct cgl_fr_cuGraphRemoveDependencies_v2 {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphRemoveDependencies_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphRemoveDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRemoveDependencies_v2 *cgl_f = cgl_frame;
@@ -9706,6 +9942,9 @@ CG_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNod
 struct cgl_fr_cuGraphDestroyNode {
     CUgraphNode hNode;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphDestroyNode[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphDestroyNode, hNode), sizeof(((struct cgl_fr_cuGraphDestroyNode *)0)->hNode), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_cuGraphDestroyNode(void *cgl_frame)
 {
@@ -9730,6 +9969,9 @@ struct cgl_fr_cuGraphInstantiateWithFlags {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiateWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithFlags *cgl_f = cgl_frame;
@@ -9753,6 +9995,9 @@ struct cgl_fr_cuGraphInstantiateWithParams_ptsz {
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiateWithParams_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithParams_ptsz *cgl_f = cgl_frame;
@@ -9774,6 +10019,9 @@ struct cgl_fr_cuGraphExecGetFlags {
     CUgraphExec hGraphExec;
     cuuint64_t *flags;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecGetFlags[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecGetFlags, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->hGraphExec), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecGetFlags(void *cgl_frame)
 {
@@ -9797,6 +10045,10 @@ struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 {
     CUgraphNode hNode;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams_v2[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecKernelNodeSetParams_v2(void *cgl_frame)
 {
@@ -9822,6 +10074,10 @@ struct cgl_fr_cuGraphExecMemcpyNodeSetParams {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecMemcpyNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecMemcpyNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemcpyNodeSetParams *cgl_f = cgl_frame;
@@ -9846,6 +10102,10 @@ struct cgl_fr_cuGraphExecMemsetNodeSetParams {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecMemsetNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecMemsetNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemsetNodeSetParams *cgl_f = cgl_frame;
@@ -9868,6 +10128,10 @@ struct cgl_fr_cuGraphExecHostNodeSetParams {
     CUgraphNode hNode;
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecHostNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecHostNodeSetParams(void *cgl_frame)
 {
@@ -9892,6 +10156,11 @@ struct cgl_fr_cuGraphExecChildGraphNodeSetParams {
     CUgraph childGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecChildGraphNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->childGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecChildGraphNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecChildGraphNodeSetParams *cgl_f = cgl_frame;
@@ -9914,6 +10183,10 @@ struct cgl_fr_cuGraphExecEventRecordNodeSetEvent {
     CUgraphNode hNode;
     CUevent event;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecEventRecordNodeSetEvent[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecEventRecordNodeSetEvent(void *cgl_frame)
 {
@@ -9938,6 +10211,10 @@ struct cgl_fr_cuGraphExecEventWaitNodeSetEvent {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecEventWaitNodeSetEvent[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecEventWaitNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *cgl_f = cgl_frame;
@@ -9960,6 +10237,10 @@ struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams {
     CUgraphNode hNode;
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecExternalSemaphoresSignalNodeSetParams(void *cgl_frame)
 {
@@ -9984,6 +10265,10 @@ struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams {
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecExternalSemaphoresWaitNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *cgl_f = cgl_frame;
@@ -10006,6 +10291,10 @@ struct cgl_fr_cuGraphNodeSetEnabled {
     CUgraphNode hNode;
     unsigned int isEnabled;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphNodeSetEnabled[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphNodeSetEnabled(void *cgl_frame)
 {
@@ -10030,6 +10319,10 @@ struct cgl_fr_cuGraphNodeGetEnabled {
     unsigned int *isEnabled;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetEnabled[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetEnabled(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetEnabled *cgl_f = cgl_frame;
@@ -10051,6 +10344,9 @@ struct cgl_fr_cuGraphUpload_ptsz {
     CUgraphExec hGraphExec;
     CUstream hStream;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphUpload_ptsz[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphUpload_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphUpload_ptsz(void *cgl_frame)
 {
@@ -10074,6 +10370,9 @@ struct cgl_fr_cuGraphLaunch_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphLaunch_ptsz[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphLaunch_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphLaunch_ptsz *cgl_f = cgl_frame;
@@ -10095,6 +10394,9 @@ struct cgl_fr_cuGraphExecDestroy {
     CUgraphExec hGraphExec;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecDestroy[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecDestroy, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecDestroy *)0)->hGraphExec), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_cuGraphExecDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecDestroy *cgl_f = cgl_frame;
@@ -10115,6 +10417,9 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 struct cgl_fr_cuGraphDestroy {
     CUgraph hGraph;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphDestroy[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDestroy, hGraph), sizeof(((struct cgl_fr_cuGraphDestroy *)0)->hGraph), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_cuGraphDestroy(void *cgl_frame)
 {
@@ -10139,6 +10444,10 @@ struct cgl_fr_cuGraphExecUpdate_v2 {
     CUgraphExecUpdateResultInfo *resultInfo;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecUpdate_v2[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecUpdate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate_v2 *cgl_f = cgl_frame;
@@ -10160,6 +10469,10 @@ struct cgl_fr_cuGraphKernelNodeCopyAttributes {
     CUgraphNode dst;
     CUgraphNode src;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphKernelNodeCopyAttributes[2] = {
+    {"dst", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, dst), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->dst), CG_RULE_WRITE},
+    {"src", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, src), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->src), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphKernelNodeCopyAttributes(void *cgl_frame)
 {
@@ -10184,6 +10497,9 @@ struct cgl_fr_cuGraphKernelNodeGetAttribute {
     CUkernelNodeAttrValue *value_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetAttribute[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetAttribute *cgl_f = cgl_frame;
@@ -10207,6 +10523,9 @@ struct cgl_fr_cuGraphKernelNodeSetAttribute {
     const CUkernelNodeAttrValue *value;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeSetAttribute[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetAttribute *cgl_f = cgl_frame;
@@ -10229,6 +10548,9 @@ struct cgl_fr_cuGraphDebugDotPrint {
     const char *path;
     unsigned int flags;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphDebugDotPrint[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDebugDotPrint, hGraph), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphDebugDotPrint(void *cgl_frame)
 {
@@ -10323,6 +10645,9 @@ struct cgl_fr_cuGraphRetainUserObject {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphRetainUserObject[1] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphRetainUserObject, graph), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->graph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphRetainUserObject(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRetainUserObject *cgl_f = cgl_frame;
@@ -10345,6 +10670,9 @@ struct cgl_fr_cuGraphReleaseUserObject {
     CUuserObject object;
     unsigned int count;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphReleaseUserObject[1] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphReleaseUserObject, graph), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->graph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphReleaseUserObject(void *cgl_frame)
 {
@@ -10372,6 +10700,9 @@ struct cgl_fr_cuGraphAddNode_v2 {
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddNode_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddNode_v2 *cgl_f = cgl_frame;
@@ -10393,6 +10724,9 @@ struct cgl_fr_cuGraphNodeSetParams {
     CUgraphNode hNode;
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphNodeSetParams(void *cgl_frame)
 {
@@ -10416,6 +10750,10 @@ struct cgl_fr_cuGraphExecNodeSetParams {
     CUgraphNode hNode;
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphExecNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphExecNodeSetParams(void *cgl_frame)
 {
@@ -10441,6 +10779,9 @@ struct cgl_fr_cuGraphConditionalHandleCreate {
     unsigned int defaultLaunchValue;
     unsigned int flags;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphConditionalHandleCreate[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, hGraph), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphConditionalHandleCreate(void *cgl_frame)
 {
@@ -15879,6 +16220,9 @@ struct cgl_fr_cuStreamBeginCaptureToGraph {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuStreamBeginCaptureToGraph(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph *cgl_f = cgl_frame;
@@ -16073,6 +16417,9 @@ struct cgl_fr_cuGraphAddKernelNode {
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddKernelNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddKernelNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode *cgl_f = cgl_frame;
@@ -16095,6 +16442,9 @@ struct cgl_fr_cuGraphKernelNodeGetParams {
     CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams *cgl_f = cgl_frame;
@@ -16116,6 +16466,9 @@ struct cgl_fr_cuGraphKernelNodeSetParams {
     CUgraphNode hNode;
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphKernelNodeSetParams(void *cgl_frame)
 {
@@ -16140,6 +16493,10 @@ struct cgl_fr_cuGraphExecKernelNodeSetParams {
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecKernelNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecKernelNodeSetParams *cgl_f = cgl_frame;
@@ -16162,6 +16519,9 @@ struct cgl_fr_cuGraphInstantiateWithParams {
     CUgraph hGraph;
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphInstantiateWithParams(void *cgl_frame)
 {
@@ -16187,6 +16547,10 @@ struct cgl_fr_cuGraphExecUpdate {
     CUgraphExecUpdateResult *updateResult_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecUpdate[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecUpdate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate *cgl_f = cgl_frame;
@@ -16209,6 +16573,9 @@ struct cgl_fr_cuGraphUpload {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphUpload[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphUpload, hGraph), sizeof(((struct cgl_fr_cuGraphUpload *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphUpload(void *cgl_frame)
 {
     struct cgl_fr_cuGraphUpload *cgl_f = cgl_frame;
@@ -16230,6 +16597,9 @@ struct cgl_fr_cuGraphLaunch {
     CUgraphExec hGraph;
     CUstream hStream;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphLaunch[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphLaunch, hGraph), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphLaunch(void *cgl_frame)
 {
@@ -16255,6 +16625,9 @@ struct cgl_fr_cuGraphGetEdges {
     size_t *numEdges;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetEdges[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetEdges(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges *cgl_f = cgl_frame;
@@ -16278,6 +16651,9 @@ struct cgl_fr_cuGraphNodeGetDependencies {
     size_t *numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies *cgl_f = cgl_frame;
@@ -16300,6 +16676,9 @@ struct cgl_fr_cuGraphNodeGetDependentNodes {
     CUgraphNode *dependentNodes;
     size_t *numDependentNodes;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->hNode), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphNodeGetDependentNodes(void *cgl_frame)
 {
@@ -16325,6 +16704,9 @@ struct cgl_fr_cuGraphAddDependencies {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddDependencies[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies *cgl_f = cgl_frame;
@@ -16348,6 +16730,9 @@ struct cgl_fr_cuGraphRemoveDependencies {
     const CUgraphNode *to;
     size_t numDependencies;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphRemoveDependencies[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphRemoveDependencies(void *cgl_frame)
 {
@@ -16373,6 +16758,9 @@ struct cgl_fr_cuGraphAddNode {
     size_t numDependencies;
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphAddNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphAddNode(void *cgl_frame)
 {
@@ -16490,6 +16878,9 @@ struct cgl_fr_cuGraphInstantiate {
     size_t bufferSize;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiate[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiate *cgl_f = cgl_frame;
@@ -16514,6 +16905,9 @@ struct cgl_fr_cuGraphInstantiate_v2 {
     char *logBuffer;
     size_t bufferSize;
     CUresult cgl_ret;
+};
+static const cg_rule cgl_rules_cuGraphInstantiate_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
 static int cgl_th_cuGraphInstantiate_v2(void *cgl_frame)
 {

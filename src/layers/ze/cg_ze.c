@@ -314,10 +314,70 @@ static const int cgl_states_zetMetricStreamerReadData[] = {ZE_RESULT_NOT_READY, 
 static const int cgl_states_zesDeviceSetEccState[] = {ZE_RESULT_NOT_READY, ZE_RESULT_WARNING_ACTION_REQUIRED};
 
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
+static const cg_rule cgl_rules_zeDeviceGetStatus[1];
+static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1];
+static const cg_rule cgl_rules_zeContextDestroy[1];
+static const cg_rule cgl_rules_zeContextGetStatus[1];
+static const cg_rule cgl_rules_zeCommandQueueDestroy[1];
+static const cg_rule cgl_rules_zeCommandListDestroy[1];
 static const cg_rule cgl_rules_zeCommandListClose[1];
+static const cg_rule cgl_rules_zeCommandListReset[1];
+static const cg_rule cgl_rules_zeCommandListAppendWriteGlobalTimestamp[1];
+static const cg_rule cgl_rules_zeCommandListAppendBarrier[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryRangesBarrier[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopy[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryFill[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyRegion[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyFromContext[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopy[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyRegion[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemory[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemory[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryPrefetch[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1];
+static const cg_rule cgl_rules_zeEventPoolDestroy[1];
+static const cg_rule cgl_rules_zeEventCreate[1];
+static const cg_rule cgl_rules_zeEventDestroy[1];
+static const cg_rule cgl_rules_zeEventPoolCloseIpcHandle[1];
+static const cg_rule cgl_rules_zeCommandListAppendSignalEvent[1];
+static const cg_rule cgl_rules_zeCommandListAppendWaitOnEvents[1];
+static const cg_rule cgl_rules_zeCommandListAppendEventReset[1];
+static const cg_rule cgl_rules_zeCommandListAppendQueryKernelTimestamps[1];
+static const cg_rule cgl_rules_zeFenceDestroy[1];
+static const cg_rule cgl_rules_zeImageDestroy[1];
+static const cg_rule cgl_rules_zeModuleDestroy[1];
+static const cg_rule cgl_rules_zeModuleBuildLogDestroy[1];
 static const cg_rule cgl_rules_zeKernelDestroy[1];
+static const cg_rule cgl_rules_zeKernelSetGroupSize[1];
 static const cg_rule cgl_rules_zeKernelSetArgumentValue[1];
+static const cg_rule cgl_rules_zeKernelSetIndirectAccess[1];
+static const cg_rule cgl_rules_zeKernelGetIndirectAccess[1];
+static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1];
+static const cg_rule cgl_rules_zeKernelSetCacheConfig[1];
 static const cg_rule cgl_rules_zeCommandListAppendLaunchKernel[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchCooperativeKernel[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchKernelIndirect[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect[1];
+static const cg_rule cgl_rules_zeSamplerDestroy[1];
+static const cg_rule cgl_rules_zePhysicalMemDestroy[1];
+static const cg_rule cgl_rules_zeKernelSetGlobalOffsetExp[1];
+static const cg_rule cgl_rules_zeKernelSchedulingHintExp[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemoryExt[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemoryExt[1];
+static const cg_rule cgl_rules_zetContextActivateMetricGroups[1];
+static const cg_rule cgl_rules_zetMetricStreamerOpen[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricStreamerMarker[1];
+static const cg_rule cgl_rules_zetMetricStreamerClose[1];
+static const cg_rule cgl_rules_zetMetricQueryPoolDestroy[1];
+static const cg_rule cgl_rules_zetMetricQueryDestroy[1];
+static const cg_rule cgl_rules_zetMetricQueryReset[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryBegin[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryEnd[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricMemoryBarrier[1];
+static const cg_rule cgl_rules_zetTracerExpDestroy[1];
+static const cg_rule cgl_rules_zetTracerExpSetPrologues[1];
+static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1];
+static const cg_rule cgl_rules_zetTracerExpSetEnabled[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
@@ -343,59 +403,59 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetStatus, 1},
+    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetGlobalTimestamps, 1},
     [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextDestroy, 1},
+    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextGetStatus, 1},
     [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandQueueDestroy, 1},
     [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL, cgl_states, 1, NULL, 0},
     [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL, cgl_states, 1, NULL, 0},
     [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListDestroy, 1},
     [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListClose, 1},
-    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListReset, 1},
+    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWriteGlobalTimestamp, 1},
+    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendBarrier, 1},
+    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryRangesBarrier, 1},
     [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopy, 1},
+    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryFill, 1},
+    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyRegion, 1},
+    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyFromContext, 1},
+    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopy, 1},
+    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyRegion, 1},
+    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemory, 1},
+    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemory, 1},
+    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryPrefetch, 1},
+    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemAdvise, 1},
     [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolDestroy, 1},
+    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventCreate, 1},
+    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventDestroy, 1},
     [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolCloseIpcHandle, 1},
+    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendSignalEvent, 1},
+    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWaitOnEvents, 1},
     [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0},
     [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendEventReset, 1},
     [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendQueryKernelTimestamps, 1},
     [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeFenceDestroy, 1},
     [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0},
     [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeImageDestroy, 1},
     [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
@@ -406,9 +466,9 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleDestroy, 1},
     [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleBuildLogDestroy, 1},
     [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
@@ -417,45 +477,45 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelDestroy, 1},
     [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGroupSize, 1},
     [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetArgumentValue, 1},
-    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetIndirectAccess, 1},
+    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetIndirectAccess, 1},
+    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetSourceAttributes, 1},
+    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetCacheConfig, 1},
     [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernel, 2},
-    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchCooperativeKernel, 2},
+    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernelIndirect, 2},
+    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect, 1},
     [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeSamplerDestroy, 1},
     [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zePhysicalMemDestroy, 1},
     [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGlobalOffsetExp, 1},
     [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSchedulingHintExp, 1},
     [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemoryExt, 1},
+    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemoryExt, 1},
     [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL, cgl_states, 1, NULL, 0},
@@ -485,26 +545,26 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetContextActivateMetricGroups, 1},
+    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerOpen, 1},
+    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricStreamerMarker, 1},
+    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerClose, 1},
     [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL, cgl_states_zetMetricStreamerReadData, 2, NULL, 0},
     [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryPoolDestroy, 1},
     [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryDestroy, 1},
+    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryReset, 1},
+    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryBegin, 1},
+    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryEnd, 1},
+    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricMemoryBarrier, 1},
     [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpDestroy, 1},
+    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetPrologues, 1},
+    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEpilogues, 1},
+    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEnabled, 1},
     [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
@@ -1529,6 +1589,9 @@ struct cgl_fr_zeDeviceGetStatus {
     ze_device_handle_t hDevice;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeDeviceGetStatus[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetStatus, hDevice), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->hDevice), CG_RULE_READ},
+};
 static int cgl_th_zeDeviceGetStatus(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetStatus *cgl_f = cgl_frame;
@@ -1551,6 +1614,9 @@ struct cgl_fr_zeDeviceGetGlobalTimestamps {
     uint64_t *hostTimestamp;
     uint64_t *deviceTimestamp;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), CG_RULE_READ},
 };
 static int cgl_th_zeDeviceGetGlobalTimestamps(void *cgl_frame)
 {
@@ -1621,6 +1687,9 @@ struct cgl_fr_zeContextDestroy {
     ze_context_handle_t hContext;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeContextDestroy[1] = {
+    {"hContext", offsetof(struct cgl_fr_zeContextDestroy, hContext), sizeof(((struct cgl_fr_zeContextDestroy *)0)->hContext), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeContextDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeContextDestroy *cgl_f = cgl_frame;
@@ -1641,6 +1710,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 struct cgl_fr_zeContextGetStatus {
     ze_context_handle_t hContext;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeContextGetStatus[1] = {
+    {"hContext", offsetof(struct cgl_fr_zeContextGetStatus, hContext), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->hContext), CG_RULE_READ},
 };
 static int cgl_th_zeContextGetStatus(void *cgl_frame)
 {
@@ -1686,6 +1758,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hConte
 struct cgl_fr_zeCommandQueueDestroy {
     ze_command_queue_handle_t hCommandQueue;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandQueueDestroy[1] = {
+    {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueDestroy, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->hCommandQueue), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zeCommandQueueDestroy(void *cgl_frame)
 {
@@ -1802,6 +1877,9 @@ struct cgl_fr_zeCommandListDestroy {
     ze_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListDestroy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListDestroy, hCommandList), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->hCommandList), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeCommandListDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListDestroy *cgl_f = cgl_frame;
@@ -1847,6 +1925,9 @@ struct cgl_fr_zeCommandListReset {
     ze_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListReset[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListReset *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListReset *cgl_f = cgl_frame;
@@ -1872,6 +1953,9 @@ struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendWriteGlobalTimestamp[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendWriteGlobalTimestamp(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *cgl_f = cgl_frame;
@@ -1895,6 +1979,9 @@ struct cgl_fr_zeCommandListAppendBarrier {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendBarrier(void *cgl_frame)
 {
@@ -1922,6 +2009,9 @@ struct cgl_fr_zeCommandListAppendMemoryRangesBarrier {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendMemoryRangesBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendMemoryRangesBarrier(void *cgl_frame)
 {
@@ -1972,6 +2062,9 @@ struct cgl_fr_zeCommandListAppendMemoryCopy {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopy *cgl_f = cgl_frame;
@@ -1999,6 +2092,9 @@ struct cgl_fr_zeCommandListAppendMemoryFill {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendMemoryFill[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendMemoryFill(void *cgl_frame)
 {
@@ -2032,6 +2128,9 @@ struct cgl_fr_zeCommandListAppendMemoryCopyRegion {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyRegion[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyRegion *cgl_f = cgl_frame;
@@ -2060,6 +2159,9 @@ struct cgl_fr_zeCommandListAppendMemoryCopyFromContext {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyFromContext[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopyFromContext(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *cgl_f = cgl_frame;
@@ -2085,6 +2187,9 @@ struct cgl_fr_zeCommandListAppendImageCopy {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendImageCopy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendImageCopy(void *cgl_frame)
 {
@@ -2114,6 +2219,9 @@ struct cgl_fr_zeCommandListAppendImageCopyRegion {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyRegion[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyRegion *cgl_f = cgl_frame;
@@ -2140,6 +2248,9 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemory {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemory[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendImageCopyToMemory(void *cgl_frame)
 {
@@ -2168,6 +2279,9 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemory {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemory[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyFromMemory(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyFromMemory *cgl_f = cgl_frame;
@@ -2190,6 +2304,9 @@ struct cgl_fr_zeCommandListAppendMemoryPrefetch {
     const void *ptr;
     size_t size;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendMemoryPrefetch[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendMemoryPrefetch(void *cgl_frame)
 {
@@ -2215,6 +2332,9 @@ struct cgl_fr_zeCommandListAppendMemAdvise {
     size_t size;
     ze_memory_advice_t advice;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendMemAdvise(void *cgl_frame)
 {
@@ -2262,6 +2382,9 @@ struct cgl_fr_zeEventPoolDestroy {
     ze_event_pool_handle_t hEventPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventPoolDestroy[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolDestroy, hEventPool), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeEventPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolDestroy *cgl_f = cgl_frame;
@@ -2285,6 +2408,9 @@ struct cgl_fr_zeEventCreate {
     ze_event_handle_t *phEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventCreate[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), CG_RULE_WRITE},
+};
 static int cgl_th_zeEventCreate(void *cgl_frame)
 {
     struct cgl_fr_zeEventCreate *cgl_f = cgl_frame;
@@ -2305,6 +2431,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool
 struct cgl_fr_zeEventDestroy {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeEventDestroy[1] = {
+    {"hEvent", offsetof(struct cgl_fr_zeEventDestroy, hEvent), sizeof(((struct cgl_fr_zeEventDestroy *)0)->hEvent), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zeEventDestroy(void *cgl_frame)
 {
@@ -2372,6 +2501,9 @@ struct cgl_fr_zeEventPoolCloseIpcHandle {
     ze_event_pool_handle_t hEventPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventPoolCloseIpcHandle[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeEventPoolCloseIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolCloseIpcHandle *cgl_f = cgl_frame;
@@ -2393,6 +2525,9 @@ struct cgl_fr_zeCommandListAppendSignalEvent {
     ze_command_list_handle_t hCommandList;
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendSignalEvent[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendSignalEvent(void *cgl_frame)
 {
@@ -2416,6 +2551,9 @@ struct cgl_fr_zeCommandListAppendWaitOnEvents {
     uint32_t numEvents;
     ze_event_handle_t *phEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendWaitOnEvents[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendWaitOnEvents(void *cgl_frame)
 {
@@ -2503,6 +2641,9 @@ struct cgl_fr_zeCommandListAppendEventReset {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendEventReset[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendEventReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendEventReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendEventReset *cgl_f = cgl_frame;
@@ -2574,6 +2715,9 @@ struct cgl_fr_zeCommandListAppendQueryKernelTimestamps {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendQueryKernelTimestamps[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendQueryKernelTimestamps(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *cgl_f = cgl_frame;
@@ -2617,6 +2761,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hComman
 struct cgl_fr_zeFenceDestroy {
     ze_fence_handle_t hFence;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeFenceDestroy[1] = {
+    {"hFence", offsetof(struct cgl_fr_zeFenceDestroy, hFence), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->hFence), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zeFenceDestroy(void *cgl_frame)
 {
@@ -2749,6 +2896,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_
 struct cgl_fr_zeImageDestroy {
     ze_image_handle_t hImage;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeImageDestroy[1] = {
+    {"hImage", offsetof(struct cgl_fr_zeImageDestroy, hImage), sizeof(((struct cgl_fr_zeImageDestroy *)0)->hImage), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zeImageDestroy(void *cgl_frame)
 {
@@ -3014,6 +3164,9 @@ struct cgl_fr_zeModuleDestroy {
     ze_module_handle_t hModule;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeModuleDestroy[1] = {
+    {"hModule", offsetof(struct cgl_fr_zeModuleDestroy, hModule), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->hModule), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeModuleDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeModuleDestroy *cgl_f = cgl_frame;
@@ -3057,6 +3210,9 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_mod
 struct cgl_fr_zeModuleBuildLogDestroy {
     ze_module_build_log_handle_t hModuleBuildLog;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeModuleBuildLogDestroy[1] = {
+    {"hModuleBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogDestroy, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->hModuleBuildLog), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zeModuleBuildLogDestroy(void *cgl_frame)
 {
@@ -3267,6 +3423,9 @@ struct cgl_fr_zeKernelSetGroupSize {
     uint32_t groupSizeZ;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetGroupSize[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetGroupSize(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetGroupSize *cgl_f = cgl_frame;
@@ -3365,6 +3524,9 @@ struct cgl_fr_zeKernelSetIndirectAccess {
     ze_kernel_indirect_access_flags_t flags;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetIndirectAccess[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetIndirectAccess(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetIndirectAccess *cgl_f = cgl_frame;
@@ -3386,6 +3548,9 @@ struct cgl_fr_zeKernelGetIndirectAccess {
     ze_kernel_handle_t hKernel;
     ze_kernel_indirect_access_flags_t *pFlags;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeKernelGetIndirectAccess[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelGetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->hKernel), CG_RULE_READ},
 };
 static int cgl_th_zeKernelGetIndirectAccess(void *cgl_frame)
 {
@@ -3410,6 +3575,9 @@ struct cgl_fr_zeKernelGetSourceAttributes {
     char **pString;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), CG_RULE_READ},
+};
 static int cgl_th_zeKernelGetSourceAttributes(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetSourceAttributes *cgl_f = cgl_frame;
@@ -3431,6 +3599,9 @@ struct cgl_fr_zeKernelSetCacheConfig {
     ze_kernel_handle_t hKernel;
     ze_cache_config_flags_t flags;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeKernelSetCacheConfig[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetCacheConfig, hKernel), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
 static int cgl_th_zeKernelSetCacheConfig(void *cgl_frame)
 {
@@ -3533,6 +3704,10 @@ struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendLaunchCooperativeKernel[2] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hCommandList), CG_RULE_WRITE},
+    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
+};
 static int cgl_th_zeCommandListAppendLaunchCooperativeKernel(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *cgl_f = cgl_frame;
@@ -3558,6 +3733,10 @@ struct cgl_fr_zeCommandListAppendLaunchKernelIndirect {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendLaunchKernelIndirect[2] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hCommandList), CG_RULE_WRITE},
+    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
 static int cgl_th_zeCommandListAppendLaunchKernelIndirect(void *cgl_frame)
 {
@@ -3586,6 +3765,9 @@ struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cgl_frame)
 {
@@ -3726,6 +3908,9 @@ struct cgl_fr_zeSamplerDestroy {
     ze_sampler_handle_t hSampler;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeSamplerDestroy[1] = {
+    {"hSampler", offsetof(struct cgl_fr_zeSamplerDestroy, hSampler), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->hSampler), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeSamplerDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeSamplerDestroy *cgl_f = cgl_frame;
@@ -3842,6 +4027,9 @@ struct cgl_fr_zePhysicalMemDestroy {
     ze_context_handle_t hContext;
     ze_physical_mem_handle_t hPhysicalMemory;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zePhysicalMemDestroy[1] = {
+    {"hPhysicalMemory", offsetof(struct cgl_fr_zePhysicalMemDestroy, hPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hPhysicalMemory), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zePhysicalMemDestroy(void *cgl_frame)
 {
@@ -3964,6 +4152,9 @@ struct cgl_fr_zeKernelSetGlobalOffsetExp {
     uint32_t offsetY;
     uint32_t offsetZ;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeKernelSetGlobalOffsetExp[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, hKernel), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
 static int cgl_th_zeKernelSetGlobalOffsetExp(void *cgl_frame)
 {
@@ -4105,6 +4296,9 @@ struct cgl_fr_zeKernelSchedulingHintExp {
     ze_scheduling_hint_exp_desc_t *pHint;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSchedulingHintExp[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSchedulingHintExp, hKernel), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->hKernel), CG_RULE_WRITE},
+};
 static int cgl_th_zeKernelSchedulingHintExp(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSchedulingHintExp *cgl_f = cgl_frame;
@@ -4156,6 +4350,9 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemoryExt[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyToMemoryExt(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *cgl_f = cgl_frame;
@@ -4184,6 +4381,9 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt {
     uint32_t numWaitEvents;
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemoryExt[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zeCommandListAppendImageCopyFromMemoryExt(void *cgl_frame)
 {
@@ -4880,6 +5080,9 @@ struct cgl_fr_zetContextActivateMetricGroups {
     zet_metric_group_handle_t *phMetricGroups;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetContextActivateMetricGroups[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zetContextActivateMetricGroups, hDevice), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hDevice), CG_RULE_WRITE},
+};
 static int cgl_th_zetContextActivateMetricGroups(void *cgl_frame)
 {
     struct cgl_fr_zetContextActivateMetricGroups *cgl_f = cgl_frame;
@@ -4906,6 +5109,9 @@ struct cgl_fr_zetMetricStreamerOpen {
     zet_metric_streamer_handle_t *phMetricStreamer;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricStreamerOpen[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zetMetricStreamerOpen, hDevice), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hDevice), CG_RULE_WRITE},
+};
 static int cgl_th_zetMetricStreamerOpen(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerOpen *cgl_f = cgl_frame;
@@ -4929,6 +5135,9 @@ struct cgl_fr_zetCommandListAppendMetricStreamerMarker {
     uint32_t value;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricStreamerMarker[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricStreamerMarker(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricStreamerMarker *cgl_f = cgl_frame;
@@ -4949,6 +5158,9 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_
 struct cgl_fr_zetMetricStreamerClose {
     zet_metric_streamer_handle_t hMetricStreamer;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetMetricStreamerClose[1] = {
+    {"hMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerClose, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->hMetricStreamer), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
 static int cgl_th_zetMetricStreamerClose(void *cgl_frame)
 {
@@ -5020,6 +5232,9 @@ struct cgl_fr_zetMetricQueryPoolDestroy {
     zet_metric_query_pool_handle_t hMetricQueryPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricQueryPoolDestroy[1] = {
+    {"hMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->hMetricQueryPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetMetricQueryPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryPoolDestroy *cgl_f = cgl_frame;
@@ -5064,6 +5279,9 @@ struct cgl_fr_zetMetricQueryDestroy {
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricQueryDestroy[1] = {
+    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryDestroy, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->hMetricQuery), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetMetricQueryDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryDestroy *cgl_f = cgl_frame;
@@ -5084,6 +5302,9 @@ CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQue
 struct cgl_fr_zetMetricQueryReset {
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetMetricQueryReset[1] = {
+    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryReset, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->hMetricQuery), CG_RULE_WRITE},
 };
 static int cgl_th_zetMetricQueryReset(void *cgl_frame)
 {
@@ -5106,6 +5327,9 @@ struct cgl_fr_zetCommandListAppendMetricQueryBegin {
     zet_command_list_handle_t hCommandList;
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryBegin[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zetCommandListAppendMetricQueryBegin(void *cgl_frame)
 {
@@ -5132,6 +5356,9 @@ struct cgl_fr_zetCommandListAppendMetricQueryEnd {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryEnd[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricQueryEnd(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricQueryEnd *cgl_f = cgl_frame;
@@ -5152,6 +5379,9 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle
 struct cgl_fr_zetCommandListAppendMetricMemoryBarrier {
     zet_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetCommandListAppendMetricMemoryBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
 static int cgl_th_zetCommandListAppendMetricMemoryBarrier(void *cgl_frame)
 {
@@ -5242,6 +5472,9 @@ struct cgl_fr_zetTracerExpDestroy {
     zet_tracer_exp_handle_t hTracer;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpDestroy[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpDestroy, hTracer), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->hTracer), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetTracerExpDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpDestroy *cgl_f = cgl_frame;
@@ -5263,6 +5496,9 @@ struct cgl_fr_zetTracerExpSetPrologues {
     zet_tracer_exp_handle_t hTracer;
     zet_core_callbacks_t *pCoreCbs;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetTracerExpSetPrologues[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetPrologues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->hTracer), CG_RULE_WRITE},
 };
 static int cgl_th_zetTracerExpSetPrologues(void *cgl_frame)
 {
@@ -5286,6 +5522,9 @@ struct cgl_fr_zetTracerExpSetEpilogues {
     zet_core_callbacks_t *pCoreCbs;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEpilogues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->hTracer), CG_RULE_WRITE},
+};
 static int cgl_th_zetTracerExpSetEpilogues(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetEpilogues *cgl_f = cgl_frame;
@@ -5307,6 +5546,9 @@ struct cgl_fr_zetTracerExpSetEnabled {
     zet_tracer_exp_handle_t hTracer;
     ze_bool_t enable;
     ze_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_zetTracerExpSetEnabled[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEnabled, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->hTracer), CG_RULE_WRITE},
 };
 static int cgl_th_zetTracerExpSetEnabled(void *cgl_frame)
 {
