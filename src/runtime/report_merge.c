@@ -135,8 +135,7 @@ static int cgi_int32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Reads len bytes at off; the bytes read (fewer: the file ends there). */
-static size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
+size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
 {
     size_t got = 0;
     while (got < len) {
@@ -333,7 +332,7 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     closedir(d);
     free(h);
     if (!oom) {
-        qsort(v, n, sizeof *v, cgi_by_start);
+        if (n) qsort(v, n, sizeof *v, cgi_by_start); /* v is NULL when n is 0 */
         oom = cgi_note_exits(v, n, exits, nexits) != 0;
     }
     if (oom) {
