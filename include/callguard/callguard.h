@@ -158,6 +158,10 @@ typedef struct cg_site_info {
     const char *reason; /* NULL unless blocking */
     const char *domain; /* "" when not serialized */
     cg_scope scope;
+    /* Thread rules (callguard/threads.h): nrules entries of the layer's own
+     * table, described by callguard/layer.h's struct cg_rule. */
+    unsigned nrules;
+    const struct cg_rule *rules;
 } cg_site_info;
 /* Sites of the layers loaded in this process, for api ("cl"; NULL: all).
  * Fills up to max entries and returns how many there are. */
@@ -187,6 +191,8 @@ int cg_policy_load(const char *path);
 const char *cg_result_name(const char *api, long result);
 
 #pragma GCC visibility pop
+
+#include <callguard/threads.h>
 
 #ifdef __cplusplus
 }

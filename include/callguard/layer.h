@@ -67,8 +67,10 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* 2: cgl_ names, the wrapper table, a per-layer missing-library stub, the
- * trampolines in passthrough.S. */
-#define CG_LAYER_ABI 2
+ * trampolines in passthrough.S.
+ * 3: thread rules: each site's table of handle parameters and their access
+ * (cg_rule), in cg_site_default and cg_site. */
+#define CG_LAYER_ABI 3
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -79,6 +81,25 @@ struct cg_layer;
 /* Calls the real function with the frame's arguments, stores the result in
  * the frame, and returns nonzero when the result is an error. */
 typedef int (*cg_thunk)(void *frame);
+
+/* Thread rules (the policy keys writes, reads, destroys, sets, launches;
+ * docs/threads.md): how a call touches one handle parameter. The handle is
+ * read from the wrapper's frame (struct cgl_fr_<name>) at `offset`, `size`
+ * bytes, only when thread checks or per-handle locks are on. */
+enum cg_rule_access {
+    CG_RULE_READ = 1u << 0,    /* reads may overlap reads, never a write */
+    CG_RULE_WRITE = 1u << 1,   /* must not overlap any other access to the handle */
+    CG_RULE_DESTROY = 1u << 2, /* a write that ends the handle's life (set with CG_RULE_WRITE) */
+    CG_RULE_SETS = 1u << 3,    /* sequence rule: sets state the same thread's next launch consumes */
+    CG_RULE_LAUNCHES = 1u << 4 /* sequence rule: consumes what sets put on the handle */
+};
+
+typedef struct cg_rule {
+    const char *param; /* the header's parameter name */
+    uint16_t offset;   /* offsetof(struct cgl_fr_<name>, param) */
+    uint8_t size;      /* sizeof the handle */
+    uint8_t access;    /* enum cg_rule_access bits */
+} cg_rule;
 
 typedef struct cg_site {
     _Atomic(void *) direct;          /* real function when the site is idle, else NULL */
@@ -94,6 +115,9 @@ typedef struct cg_site {
     struct cg_counters *ctr;         /* this site's statistics record */
     uint32_t base;                   /* index of the site whose policy/row this shares (itself if none) */
     uint32_t index;
+    const cg_rule *rules;            /* this entry point's thread rules (its own frame's offsets), or NULL */
+    uint32_t nrules;
+    uint32_t gid;                    /* filled in by the runtime: the site's process-wide number */
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
@@ -105,6 +129,8 @@ typedef struct cg_site_default {
     uint8_t scope;                   /* enum cg_scope */
     const char *reason;
     const char *serialize;           /* NULL or a domain name */
+    const cg_rule *rules;            /* thread rules, offsets into this site's own frame; NULL if none */
+    uint32_t nrules;
 } cg_site_default;
 
 typedef struct cg_layer {

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include <callguard/layer.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,40 @@ int cli_cmd_list(int argc, char **argv)
         int w = (int)strlen(s[i].name) + (s[i].variant_of ? (int)strlen(s[i].variant_of) + 6 : 0);
         if (w > width) width = w;
     }
-    printf("%-*s %-10s %-16s %s\n", width, "entry point", "transition", "serialize", "blocking reason");
+    /* Thread rules as the policy keys spell them: writes=kernel sets=kernel. */
+    char **rules = calloc((size_t)n + 1, sizeof *rules);
+    if (!rules) return 1;
+    int rwidth = 12;
+    for (long i = 0; i < n; i++) {
+        static const struct {
+            unsigned bit;
+            const char *key;
+        } keys[] = {{CG_RULE_DESTROY, "destroys"}, {CG_RULE_WRITE, "writes"}, {CG_RULE_READ, "reads"},
+                    {CG_RULE_SETS, "sets"},        {CG_RULE_LAUNCHES, "launches"}};
+        char *text = NULL;
+        size_t tlen = 0;
+        FILE *f = open_memstream(&text, &tlen);
+        if (!f) return 1;
+        int any = 0;
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+            int first = 1;
+            for (unsigned r = 0; r < s[i].nrules; r++) {
+                unsigned a = s[i].rules[r].access;
+                /* destroys is a write: named once, as destroys */
+                if (!(a & keys[k].bit) || (keys[k].bit == CG_RULE_WRITE && (a & CG_RULE_DESTROY))) continue;
+                if (first) fprintf(f, "%s%s=", any ? " " : "", keys[k].key);
+                else fputc(',', f);
+                fputs(s[i].rules[r].param, f);
+                first = 0, any = 1;
+            }
+        }
+        if (!any) fputc('-', f);
+        fclose(f);
+        rules[i] = text;
+        if ((int)strlen(text) > rwidth) rwidth = (int)strlen(text);
+    }
+    printf("%-*s %-10s %-16s %-*s %s\n", width, "entry point", "transition", "serialize", rwidth, "thread rules",
+           "blocking reason");
     for (long i = 0; i < n; i++) {
         char *name, *ser;
         if (s[i].variant_of) {
@@ -67,11 +102,12 @@ int cli_cmd_list(int argc, char **argv)
         if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-",
                      s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle" : "") < 0)
             return 1;
-        printf("%-*s %-10s %-16s %s\n", width, name, cgi_transition_name(s[i].transition), ser,
+        printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
                s[i].blocking ? s[i].reason : "-");
-        free(name), free(ser);
+        free(name), free(ser), free(rules[i]);
     }
     printf("%ld entry points\n", n);
+    free(rules);
     free(s);
     return 0;
 }

@@ -110,6 +110,7 @@ typedef struct run_opts {
     char **layer_files; /* --layer paths, in order */
     size_t nlayer_files;
     int release_gil;
+    int check_threads, serialize_handles;
     char **prog;
 } run_opts;
 
@@ -130,6 +131,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
         {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"check-threads", no_argument, NULL, 'C'},    {"serialize-handles", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
@@ -151,6 +153,8 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
             break;
         }
         case 'g': o->release_gil = 1; break;
+        case 'C': o->check_threads = 1; break;
+        case 'H': o->serialize_handles = 1; break;
         case 't': o->transition = optarg; break;
         case 'm': o->stall = optarg; break;
         case 'r': o->report = optarg; break;
@@ -425,6 +429,8 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
+    if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");
     /* Each process records its timeline into the statistics directory
      * (it sees CALLGUARD_STATS_DIR); we write the merged FILE afterwards. */
     if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);

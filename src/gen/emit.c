@@ -76,8 +76,19 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         fprintf(out, "    CGL_%s,\n", api->funcs[i].name);
     fputs("    CGL_NSITES\n};\n\nstatic cg_site cgl_sites[CGL_NSITES];\n\n", out);
 
+    int any_rules = 0;
+    for (size_t i = 0; i < api->nfuncs; i++)
+        if (api->funcs[i].nrules) {
+            if (!any_rules)
+                fputs("/* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */\n", out);
+            any_rules = 1;
+            fprintf(out, "static const cg_rule cgl_rules_%s[%zu];\n", api->funcs[i].name, api->funcs[i].nrules);
+        }
+    if (any_rules)
+        fputc('\n', out);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
-          " *  reason, serialize}; a variant (base != NULL) carries its base's policy. */\n",
+          " *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy\n"
+          " *  (its rules are its own frame's). */\n",
           out);
     fputs("static const cg_site_default cgl_defaults[CGL_NSITES] = {\n", out);
     for (size_t i = 0; i < api->nfuncs; i++) {
@@ -93,7 +104,10 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         literal(out, sp ? sp->reason : NULL);
         fputs(", ", out);
         literal(out, sp ? sp->serialize : NULL);
-        fputs("},\n", out);
+        if (f->nrules)
+            fprintf(out, ", cgl_rules_%s, %zu},\n", f->name, f->nrules);
+        else
+            fputs(", NULL, 0},\n", out);
     }
     fputs("};\n\n", out);
 }
@@ -213,6 +227,29 @@ static void emit_args(FILE *out, const gen_func *f, const char *prefix)
         fprintf(out, "%s%s%s", i ? ", " : "", prefix, f->params[i].name);
 }
 
+/* The entry point's thread rules: where each handle sits in its frame. */
+static void emit_rules(FILE *out, const gen_func *f)
+{
+    if (!f->nrules)
+        return;
+    static const char *const bits[] = {"CG_RULE_READ", "CG_RULE_WRITE", "CG_RULE_DESTROY", "CG_RULE_SETS",
+                                       "CG_RULE_LAUNCHES"};
+    fprintf(out, "static const cg_rule cgl_rules_%s[%zu] = {\n", f->name, f->nrules);
+    for (size_t r = 0; r < f->nrules; r++) {
+        const char *pn = f->params[f->rules[r].param].name;
+        fprintf(out, "    {\"%s\", offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), ", pn, f->name,
+                pn, f->name, pn);
+        int first = 1;
+        for (unsigned b = 0; b < sizeof bits / sizeof *bits; b++)
+            if (f->rules[r].access & (1u << b)) {
+                fprintf(out, "%s%s", first ? "" : " | ", bits[b]);
+                first = 0;
+            }
+        fputs("},\n", out);
+    }
+    fputs("};\n", out);
+}
+
 static void emit_func(FILE *out, const policy *p, const gen_func *f)
 {
     const char *n = f->name;
@@ -233,6 +270,7 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     if (f->ret_void && f->nparams == 0)
         fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
+    emit_rules(out, f);
 
     /* The thunk: the real call, made by cg_call() on the slow path. */
     fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);

@@ -32,6 +32,9 @@ void strlist_free(strlist *l);
 enum { TRANSITION_ALWAYS = 0, TRANSITION_BLOCKING = 1, TRANSITION_NEVER = 2 };
 enum { SCOPE_PROCESS = 0, SCOPE_HANDLE = 1 };
 enum { WRAPPER_GENERATED = 0, WRAPPER_HAND = 1, WRAPPER_FORWARD = 2 };
+/* The thread-rule keys, in the order of policy_ini.h's PINI_WRITES.. */
+enum { RULE_WRITES, RULE_READS, RULE_DESTROYS, RULE_SETS, RULE_LAUNCHES, NRULE_KEYS };
+extern const char *const rule_key_names[NRULE_KEYS];
 
 /* One [entry point] section. */
 typedef struct site_policy {
@@ -45,6 +48,9 @@ typedef struct site_policy {
     char *variant_of;
     int variant_line; /* of the variant_of key */
     int wrapper;      /* WRAPPER_*: generated, hand (written in cg_<api>_hand.c) or forward (no site) */
+    /* thread rules: the values of writes, reads, destroys, sets, launches (RULE_*), NULL where unset */
+    char *rules[NRULE_KEYS];
+    int rule_line[NRULE_KEYS];
 } site_policy;
 
 typedef struct policy {
@@ -80,7 +86,14 @@ typedef struct gen_param {
     char *name;       /* the header's name, or cg_aN when it has none */
     char *decl;       /* the declaration exactly as the header types it: `const uint32_t dims[3]` */
     char *frame_decl; /* the same with arrays and functions decayed to pointers, for the frame */
+    int is_handle;    /* an opaque handle passed by value (cl_kernel, ze_kernel_handle_t, CUgraph) */
 } gen_param;
+
+/* One handle parameter's thread rule: CG_RULE_* bits of layer.h. */
+typedef struct gen_rule {
+    size_t param; /* index into the function's params */
+    unsigned access;
+} gen_rule;
 
 typedef struct gen_func {
     char *name;
@@ -98,6 +111,8 @@ typedef struct gen_func {
     gen_param *params;
     size_t nparams;
     int key_is_handle; /* the first parameter is an opaque handle: the lock/statistics key */
+    gen_rule *rules;   /* thread rules, from its own section or its base's */
+    size_t nrules;
 } gen_func;
 
 /* A named result code. */

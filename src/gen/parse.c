@@ -6,6 +6,7 @@
  * alone: with prefix `cl`, <stdlib.h>'s clearenv (pulled in by cl_platform.h)
  * must not become an OpenCL site. */
 #include "gen.h"
+#include "policy_ini.h"
 
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -476,8 +477,9 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
         }
         pa->decl = declare(t, pa->name);
         pa->frame_decl = declare_frame_member(t, pa->name);
+        pa->is_handle = is_handle(t);
         if (i == 0)
-            f->key_is_handle = is_handle(t);
+            f->key_is_handle = pa->is_handle;
         char *l = xasprintf("%s%s%s", list, i ? ", " : "", pa->decl);
         free(list);
         list = l;
@@ -742,6 +744,78 @@ static int check_sites(const policy *p, const gen_api *api)
     return 0;
 }
 
+/* ---- thread rules: each named parameter must be a handle of the prototype ---- */
+
+typedef struct rule_ctx {
+    const policy *p;
+    const site_policy *sp;
+    gen_func *f;
+    int key;
+    int err;
+} rule_ctx;
+
+/* CG_RULE_* of layer.h, per key: destroys is a write that ends the handle's life. */
+static const unsigned rule_access[NRULE_KEYS] = {1u << 1, 1u << 0, (1u << 1) | (1u << 2), 1u << 3, 1u << 4};
+
+static int add_rule_item(const char *item, size_t len, void *arg)
+{
+    rule_ctx *c = arg;
+    gen_func *f = c->f;
+    const char *key = rule_key_names[c->key];
+    size_t i = 0;
+    while (i < f->nparams && !(strlen(f->params[i].name) == len && strncmp(f->params[i].name, item, len) == 0))
+        i++;
+    int line = c->sp->rule_line[c->key];
+    const char *own = strcmp(c->sp->name, f->name) == 0 ? "" : " (a variant of ";
+    if (i == f->nparams) {
+        fprintf(stderr, "%s:%d: %s = %s: %s%s%s%s has no parameter %.*s; its parameters are", c->p->path, line, key,
+                c->sp->rules[c->key], f->name, own, *own ? c->sp->name : "", *own ? ")" : "", (int)len, item);
+        for (size_t k = 0; k < f->nparams; k++)
+            fprintf(stderr, "%s%s", k ? ", " : " ", f->params[k].name);
+        if (!f->nparams)
+            fputs(" none", stderr);
+        fputc('\n', stderr);
+        c->err = 1;
+        return 1;
+    }
+    if (!f->params[i].is_handle) {
+        fail("%s:%d: %s = %s: parameter %s of %s is `%s`, not a handle: thread rules name handle parameters "
+             "(an opaque pointer type such as cl_kernel or ze_kernel_handle_t, passed by value)",
+             c->p->path, line, key, c->sp->rules[c->key], f->params[i].name, f->name, f->params[i].decl);
+        c->err = 1;
+        return 1;
+    }
+    for (size_t r = 0; r < f->nrules; r++)
+        if (f->rules[r].param == i) {
+            f->rules[r].access |= rule_access[c->key];
+            return 0;
+        }
+    f->rules = xrealloc(f->rules, (f->nrules + 1) * sizeof *f->rules);
+    f->rules[f->nrules++] = (gen_rule){i, rule_access[c->key]};
+    return 0;
+}
+
+/* Each entry point's rules come from its own section or its base's; a
+ * variant's own prototype must have the parameters too. */
+static int resolve_rules(const policy *p, gen_api *api)
+{
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        gen_func *f = &api->funcs[i];
+        const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+        if (!sp)
+            continue;
+        for (int k = 0; k < NRULE_KEYS; k++) {
+            if (!sp->rules[k])
+                continue;
+            rule_ctx c = {p, sp, f, k, 0};
+            pini_split(sp->rules[k], ",", add_rule_item, &c);
+            if (c.err)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
 {
     memset(api, 0, sizeof *api);
@@ -753,7 +827,7 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
         clang_getInclusions(c.tu, on_inclusion, &c);
         clang_visitChildren(clang_getTranslationUnitCursor(c.tu), on_top_level, &c);
         select_functions(&c, api);
-        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api);
+        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api) || resolve_rules(p, api);
         clang_disposeTranslationUnit(c.tu);
     }
     clang_disposeIndex(index);
@@ -782,6 +856,7 @@ static void gen_func_free(gen_func *f)
     free(f->decl_head);
     free(f->guarded_head);
     free(f->base);
+    free(f->rules);
 }
 
 void gen_api_free(gen_api *api)

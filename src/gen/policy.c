@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const rule_key_names[NRULE_KEYS] = {"writes", "reads", "destroys", "sets", "launches"};
+
 static int push_item(const char *item, size_t len, void *arg)
 {
     char *s = xstrndup(item, len);
@@ -105,6 +107,10 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->variant_of = xstrdup(v[PINI_VARIANT_OF]);
     sp->variant_line = s->key_line[PINI_VARIANT_OF];
     sp->wrapper = v[PINI_WRAPPER] ? pini_word(PINI_WRAPPER, v[PINI_WRAPPER]) : WRAPPER_GENERATED;
+    for (int k = 0; k < NRULE_KEYS; k++) {
+        sp->rules[k] = xstrdup(v[PINI_WRITES + k]);
+        sp->rule_line[k] = s->key_line[PINI_WRITES + k];
+    }
     return 0;
 }
 
@@ -151,6 +157,8 @@ void policy_free(policy *p)
         free(p->sites[i].reason);
         free(p->sites[i].serialize);
         free(p->sites[i].variant_of);
+        for (int k = 0; k < NRULE_KEYS; k++)
+            free(p->sites[i].rules[k]);
     }
     free(p->sites);
     memset(p, 0, sizeof *p);

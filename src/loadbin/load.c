@@ -231,11 +231,13 @@ static int ident_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct ident_walk *w = arg;
     const char *path = info->dlpi_name;
     if (!path || !*path) return 0;
-    /* callguard's own shims stand in for the vendor's sonames: not the driver */
-    if (strstr(path, "/callguard/shims/")) return 0;
     /* the file itself: callguard run's libcallguard-real-API.so is a link to the real library */
     char real[PATH_MAX];
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+    /* callguard's own shims stand in for the vendor's sonames: not the driver. Under callguard run they are
+     * links in a folder of the run's (/tmp/callguard-XXXXXX/shims/): the file they name is in callguard/shims/.
+     * (A process that opened the shim and one that did not must make the same key.) */
+    if (strstr(path, "/callguard/shims/") || strstr(real, "/callguard/shims/")) return 0;
     const char *base = strrchr(real, '/');
     base = base ? base + 1 : real;
     for (const char *const *p = w->prefixes; *p; p++)

@@ -59,6 +59,11 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
     [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 3},
+    [PINI_WRITES] = {"writes", S, NULL},
+    [PINI_READS] = {"reads", S, NULL},
+    [PINI_DESTROYS] = {"destroys", S, NULL},
+    [PINI_SETS] = {"sets", S, NULL},
+    [PINI_LAUNCHES] = {"launches", S, NULL},
 };
 #undef A
 #undef D
@@ -69,6 +74,7 @@ static const pini_key key_order[PINI_NKEYS] = {
     PINI_NAME,     PINI_HEADER,   PINI_HEADERS,    PINI_PREFIX,     PINI_LIBRARY,     PINI_RESULT,   PINI_SUCCESS,
     PINI_MISSING,  PINI_RESULTS,  PINI_ERRCODE,    PINI_CFLAGS,     PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
     PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,     PINI_VARIANT_OF,  PINI_WRAPPER,
+    PINI_WRITES,   PINI_READS,    PINI_DESTROYS,   PINI_SETS,       PINI_LAUNCHES,
 };
 
 /* How each value must look, and what a message says is expected. */
@@ -84,6 +90,7 @@ typedef enum vform {
     F_RESULTS,     /* enum or FIRST..LAST */
     F_DOMAIN,      /* [A-Za-z0-9_.-]*: empty is "not serialized" */
     F_PASSTHROUGH, /* @FILE, or function names split on commas and blanks */
+    F_PARAMS,      /* comma-separated C identifiers (parameter names), at least one */
 } vform;
 
 static const struct {
@@ -110,6 +117,11 @@ static const struct {
     [PINI_SCOPE] = {F_WORDS, CGI_SCOPE_CHOICES},
     [PINI_VARIANT_OF] = {F_IDENT, "an entry point name"},
     [PINI_WRAPPER] = {F_WORDS, "generated, hand or forward"},
+    [PINI_WRITES] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
+    [PINI_READS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
+    [PINI_DESTROYS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
+    [PINI_SETS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
+    [PINI_LAUNCHES] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
 };
 
 struct pini_file {
@@ -261,6 +273,9 @@ static int value_ok(pini_key k, const char *v)
         if (*v == '@') return v[1] != '\0';
         pini_split(v, ", \t", count_item, &items);
         return items > 0 && !pini_split(v, ", \t", bad_ident_item, NULL);
+    case F_PARAMS:
+        pini_split(v, ",", count_item, &items);
+        return items > 0 && !pini_split(v, ",", bad_ident_item, NULL);
     }
     return 0;
 }
@@ -458,8 +473,64 @@ static void check_api(pini_file *f, const pini_section *s)
         }
 }
 
+/* A parameter named twice in one section's thread rules: writes, reads and
+ * destroys are one access each (destroys is a write), sets and launches
+ * are the two ends of a sequence. */
+typedef struct rule_seen {
+    const char *item;
+    size_t len;
+    int key;
+} rule_seen;
+
+typedef struct rule_scan {
+    rule_seen seen[64];
+    int n, key, dup_key;
+    const char *dup;
+    size_t dup_len;
+} rule_scan;
+
+static int same_group(int a, int b)
+{
+    int ga = a == PINI_SETS || a == PINI_LAUNCHES, gb = b == PINI_SETS || b == PINI_LAUNCHES;
+    return ga == gb;
+}
+
+static int scan_rule_item(const char *item, size_t len, void *arg)
+{
+    rule_scan *r = arg;
+    for (int i = 0; i < r->n; i++)
+        if (r->seen[i].len == len && strncmp(r->seen[i].item, item, len) == 0 && same_group(r->seen[i].key, r->key)) {
+            r->dup = item, r->dup_len = len, r->dup_key = r->seen[i].key;
+            return 1;
+        }
+    if (r->n < (int)(sizeof r->seen / sizeof *r->seen)) r->seen[r->n++] = (rule_seen){item, len, r->key};
+    return 0;
+}
+
+static int check_rules(pini_file *f, const pini_section *s)
+{
+    static const pini_key keys[] = {PINI_WRITES, PINI_READS, PINI_DESTROYS, PINI_SETS, PINI_LAUNCHES};
+    rule_scan r = {.n = 0};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *v = s->value[keys[i]];
+        if (!v) continue;
+        r.key = keys[i];
+        if (pini_split(v, ",", scan_rule_item, &r)) {
+            const char *a = pini_keys[r.dup_key].name, *b = pini_keys[keys[i]].name;
+            if (r.dup_key == (int)keys[i])
+                return pini_error(f, s->key_line[keys[i]], "%s = %s: %.*s is named twice", b, v, (int)r.dup_len, r.dup);
+            return pini_error(f, s->key_line[keys[i]],
+                              "%s = %s: %.*s is in %s too: name a parameter in one of writes, reads and destroys "
+                              "(destroys is a write, writes excludes reads), and in one of sets and launches",
+                              b, v, (int)r.dup_len, r.dup, a);
+        }
+    }
+    return 0;
+}
+
 static void check_site(pini_file *f, const pini_section *s, const pini_section *api)
 {
+    if (check_rules(f, s)) return;
     const char *const *v = s->value;
     if (api && api->value[PINI_PREFIX] && !pini_split(api->value[PINI_PREFIX], ",", has_prefix_item, (void *)s->name)) {
         pini_error(f, s->line, "unknown entry point %s: its name lacks the [api] prefix %s", s->name,

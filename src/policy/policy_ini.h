@@ -41,6 +41,12 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
+    /* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
+    PINI_WRITES,
+    PINI_READS,
+    PINI_DESTROYS,
+    PINI_SETS,
+    PINI_LAUNCHES,
     PINI_NKEYS
 } pini_key;
 

@@ -143,12 +143,28 @@ static const char *api_name(cg_load_api api)
     return api == CG_LOAD_API_ZE ? "ze" : api == CG_LOAD_API_CL ? "cl" : api == CG_LOAD_API_CUDA ? "cuda" : "?";
 }
 
+/* CUDA names its own results (cuGetErrorName): no table here, cuda.h is the
+ * toolkit's and no build dependency. The loaded libcuda.so.1 (the driver, or
+ * callguard's shim under `callguard run`), never one loaded for this; its
+ * strings are static. */
+static const char *cuda_result_name(long result)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*get_name)(int, const char **) =
+        (int (*)(int, const char **))dlsym(lib ? lib : RTLD_DEFAULT, "cuGetErrorName");
+    const char *name = NULL;
+    if (!get_name || get_name((int)result, &name) != 0) name = NULL;
+    if (lib) dlclose(lib);
+    return name;
+}
+
 /* A result code's name: the loaded layers' (cg_result_name), else, for
- * Level Zero and OpenCL, the header's. */
+ * Level Zero and OpenCL, the header's, for CUDA the driver's. */
 static const char *result_name(cg_load_api api, long result)
 {
     const char *name = cg_result_name(api_name(api), result);
     if (name) return name;
+    if (api == CG_LOAD_API_CUDA) return cuda_result_name(result);
 #define CG_PY_NAME(n)                                                                                          \
     if (result == (long)(n)) return #n;
     if (api == CG_LOAD_API_ZE) {

@@ -13,6 +13,7 @@
 #include "site.h"
 #include "stall.h"
 #include "stats.h"
+#include "threads.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@ typedef struct cgi_frame {
     cg_thunk thunk;
     void *args;
     uint32_t domain, scope;
+    uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
     int err;
     int saved_errno;
@@ -51,7 +53,7 @@ static inline void cgi_stats_enter(cgi_frame *f)
     f->t0 = cgi_ticks();
     if (!f->slot) return;
     atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
-    if (f->domain) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
+    if (f->domain || (f->threads & CGI_DOM_HLOCK)) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
     atomic_store_explicit(&f->slot->counters, c, memory_order_release);
 }
 
@@ -167,11 +169,34 @@ static inline int cgi_countable(const cg_site *s, const cgi_slot *slot)
            atomic_load_explicit(&s->real, memory_order_relaxed) && !atomic_load_explicit(&s->domain, memory_order_relaxed);
 }
 
+/* cgi_inner for a site with thread rules to check or lock (threads.c):
+ * the handle locks before the domain lock, the check inside both, so
+ * serialized calls are never reported as overlapping. */
+__attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
+{
+    cgi_thr_call tc;
+    int waited = 0;
+    if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, &tc);
+    if (f->domain) waited |= cgi_domain_lock(f->domain, f->scope, f->key);
+    if (f->timed && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, &tc);
+    f->err = f->thunk(f->args);
+    f->saved_errno = errno;
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, &tc);
+    if (f->timed) cgi_stats_leave(f);
+    if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
+    if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(&tc);
+}
+
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
     if (f->timed) cgi_stats_enter(f);
+    if (__builtin_expect(f->threads != 0, 0)) {
+        cgi_inner_threads(f);
+        return;
+    }
     if (f->domain) {
         int waited = cgi_domain_lock(f->domain, f->scope, f->key);
         if (f->timed) cgi_stats_locked(f, waited);
@@ -198,6 +223,19 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
         atomic_fetch_add_explicit(&c->stall_ns, f->call_ns + f->wait_ns, memory_order_relaxed);
         cgi_stall_record(f->site, held, f->t0 - f->wait, f->call_ns, f->wait_ns);
     }
+}
+
+/* A site whose only work is checking its thread rules (no statistics, no
+ * lock, no runtime): the check around the call and nothing else. */
+__attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args)
+{
+    cgi_thr_call tc;
+    cgi_thr_check_enter(s, args, &tc);
+    cgi_depth++;
+    thunk(args);
+    cgi_depth--;
+    cgi_thr_check_leave(s, args, &tc);
+    return 0;
 }
 
 /* Everything: what the other paths leave here. */
@@ -229,6 +267,10 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         return 0;
     }
 
+    uint32_t dom = atomic_load_explicit(&s->domain, memory_order_acquire);
+    if (dom == CGI_DOM_CHECK && !stats && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
+        return cgi_call_checked(s, thunk, args);
+
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
     if (stats) {
         cgi_slot *slot = cgi_my_slot;
@@ -241,7 +283,8 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         }
         f.slot = slot == &cgi_spare_slot ? NULL : slot;
     }
-    f.domain = atomic_load_explicit(&s->domain, memory_order_acquire);
+    f.domain = dom & CGI_DOM_ID;
+    f.threads = dom & ~CGI_DOM_ID;
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);

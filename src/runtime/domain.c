@@ -63,6 +63,7 @@ int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
 
 const char *cgi_domain_name(uint32_t id)
 {
+    id &= CGI_DOM_ID;
     return id && id <= atomic_load(&cgi_ndomains) ? cgi_domains[id - 1].name : "";
 }
 

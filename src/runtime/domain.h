@@ -4,6 +4,14 @@
 
 #include "internal.h"
 
+/* Flags kept in the high bits of cg_site.domain beside the domain id
+ * (threads.c sets them): a site with either set is never idle, and
+ * cg_call's lean paths (which test `domain == 0`) send it to the guarded
+ * path, so a site without thread rules pays nothing for them. */
+#define CGI_DOM_ID 0x3fffffffu
+#define CGI_DOM_CHECK (1u << 30) /* check the site's thread rules */
+#define CGI_DOM_HLOCK (1u << 31) /* lock the site's handles */
+
 #define CGI_MAX_DOMAINS 64
 #define CGI_STRIPES 64
 /* The id of a domain, created on first use; id NULL: only checks that the

@@ -11,6 +11,7 @@
 #include "resolve.h"
 #include "settings.h"
 #include "site.h"
+#include "threads.h"
 #include "trace.h"
 #include "values.h"
 
@@ -163,6 +164,23 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         uint32_t ms = 0;
         rc = cgi_parse_ms(v, &ms);
         if (rc == CG_OK) atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
+    } else if (strcmp(k, "CHECK") == 0) {
+        /* A list, so later checks can join: today only threads. */
+        if (strcmp(v, "threads") == 0) rc = cgi_thr_set_check(1);
+        else if (strcmp(v, "none") == 0 || !*v) rc = cgi_thr_set_check(0);
+        else return cgi_fail(CG_EINVAL, "'%s': expected threads (check the thread rules) or none", v);
+    } else if (strcmp(k, "CHECK_HOLD_US") == 0) {
+        /* A test aid: holds each checked call open so overlaps show on few cores. */
+        char *end;
+        errno = 0;
+        unsigned long us = strtoul(v, &end, 10);
+        if (!*v || *end || errno || us > 1000000 || !(v[0] >= '0' && v[0] <= '9'))
+            return cgi_fail(CG_EINVAL, "'%s': expected a whole number of microseconds from 0 to 1000000", v);
+        cgi_thr_set_hold_ns((uint64_t)us * 1000u);
+    } else if (strcmp(k, "SERIALIZE_HANDLES") == 0) {
+        int on = 0;
+        rc = cgi_parse_bool(v, &on);
+        if (rc == CG_OK) rc = cgi_thr_set_serialize(on);
     } else if (strcmp(k, "POLICY") == 0) {
         rc = cgi_policy_load_locked(v, from_env);
     } else if (strcmp(k, "STATS_DIR") == 0) {
@@ -182,7 +200,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _POLICY, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _POLICY, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

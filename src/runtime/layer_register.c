@@ -10,6 +10,7 @@
 #include "settings.h"
 #include "site.h"
 #include "stats.h"
+#include "threads.h"
 
 #include <string.h>
 
@@ -46,6 +47,7 @@ void cg_layer_register(cg_layer *l)
             for (unsigned j = 0; j < l->nsites; j++)
                 if (strcmp(l->defaults[j].name, d->base) == 0) s->base = j;
     }
+    cgi_thr_layer_registered(l);
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];
         const cg_site_default *d = &l->defaults[s->base];

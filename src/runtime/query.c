@@ -87,6 +87,8 @@ long cg_list_sites(const char *api, cg_site_info *out, size_t max)
                 o->reason = o->blocking ? s->reason : NULL;
                 o->domain = cgi_domain_name(atomic_load(&s->domain));
                 o->scope = (cg_scope)atomic_load(&s->scope);
+                o->nrules = s->nrules;
+                o->rules = s->rules;
             }
             n++;
         }

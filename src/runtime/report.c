@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void cgi_json_str(FILE *out, const char *s)
 {
@@ -186,17 +187,104 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
-static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
+/* ---- thread-rule violations (threads.c) -------------------------------------------- */
+
+static const char *cgi_violation_kind(uint32_t kind)
 {
-    cgi_totals all = {0};
-    size_t nproc = 0;
+    return kind == CGI_VIOLATION_SEQUENCE ? "sequence" : "overlap";
+}
+
+static uint64_t cgi_violations_total(const cgi_stats_region *r)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++)
+        if (atomic_load(&r->violation[i].valid)) n += atomic_load(&r->violation[i].count);
+    return n;
+}
+
+static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
+{
+    fprintf(out, ",\n     \"thread_violations\": [");
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\", \"api\": ", k++ ? "," : "",
+                cgi_violation_kind(v->kind), (unsigned long)atomic_load(&v->count), (unsigned long)v->handle);
+        cgi_json_str(out, v->api);
+        fputs(", \"entry_point\": ", out);
+        cgi_json_str(out, v->name);
+        fputs(", \"access\": ", out);
+        cgi_json_str(out, v->access);
+        fputs(", \"param\": ", out);
+        cgi_json_str(out, v->param);
+        fprintf(out, ", \"tid\": %d,\n        \"other_api\": ", v->tid);
+        cgi_json_str(out, v->other_api);
+        fputs(", \"other_entry_point\": ", out);
+        cgi_json_str(out, v->other);
+        fputs(", \"other_access\": ", out);
+        cgi_json_str(out, v->other_access);
+        fputs(", \"other_param\": ", out);
+        cgi_json_str(out, v->other_param);
+        fprintf(out, ", \"other_tid\": %d", v->other_tid);
+        if (v->set_name[0]) {
+            fputs(", \"set_entry_point\": ", out);
+            cgi_json_str(out, v->set_name);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"thread_violations_dropped\": %lu, \"handles_untracked\": %lu", k ? "\n     " : "",
+            (unsigned long)atomic_load(&r->h.violations_dropped), (unsigned long)atomic_load(&r->h.handles_untracked));
+}
+
+/* First in a process's table: what the program did wrong comes before how long it took. */
+static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
+{
+    uint64_t total = cgi_violations_total(r), dropped = atomic_load(&r->h.violations_dropped);
+    uint64_t untracked = atomic_load(&r->h.handles_untracked);
+    if (!total && !dropped && !untracked) return;
+    fprintf(out, "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
+                 "(docs/threads.md)\n",
+            (unsigned long)(total + dropped), total + dropped == 1 ? "" : "s");
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        unsigned long c = (unsigned long)atomic_load(&v->count);
+        if (v->kind == CGI_VIOLATION_SEQUENCE)
+            fprintf(out,
+                    "    sequence: %s %s %s %s (thread %d) after its own %s, and %s %s %s (thread %d) set it in "
+                    "between; handle 0x%lx, %lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting",
+                    v->other, v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c,
+                    c == 1 ? "" : "s");
+        else
+            fprintf(out,
+                    "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%lx, "
+                    "%lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->other, v->other_access, v->other_param,
+                    v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+    }
+    if (dropped)
+        fprintf(out, "    %lu more of kinds not kept (a process keeps %d kinds)\n", (unsigned long)dropped,
+                CGI_STATS_MAX_VIOLATIONS);
+    if (untracked)
+        fprintf(out, "    %lu checked calls were not checked: the checker's table of handles was full\n",
+                (unsigned long)untracked);
+}
+
+static void cgi_json_begin(FILE *out)
+{
     fprintf(out, "{\n  \"schema\": \"callguard-report\",\n  \"version\": 1,\n  \"processes\": [");
-    for (size_t i = 0; i < n; i++) {
-        const cgi_stats_region *r = procs[i].region;
-        cgi_totals t = cgi_proc_totals(r);
-        if (t.calls == 0) continue;
+}
+
+/* One process (one with calls) of the "processes" array. */
+static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc)
+{
+    {
+        const cgi_stats_region *r = p->region;
+        cgi_totals t = *pt;
         int state, status;
-        cgi_exit_of(&procs[i], &state, &status);
+        cgi_exit_of(p, &state, &status);
         fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
         cgi_json_str(out, r->h.host);
         fputs(", \"command\": ", out);
@@ -205,9 +293,9 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
         fputs("},", out);
-        if (procs[i].have_trace)
-            fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)procs[i].trace_events,
-                    (unsigned long)procs[i].trace_dropped);
+        if (p->have_trace)
+            fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)p->trace_events,
+                    (unsigned long)p->trace_dropped);
         fprintf(out, "\n     \"sites\": [");
         size_t nsite = 0;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
@@ -233,13 +321,17 @@ static void cgi_emit_json(FILE *out, const cgi_proc_view *procs, size_t n, size_
         }
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
+        cgi_json_violations(out, r);
         fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
                      "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
                 (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.total_ns,
                 (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
-        cgi_sum(&all, &t);
-        nproc++;
     }
+}
+
+static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost)
+{
+    const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     fprintf(out,
@@ -328,81 +420,219 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
                  "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
 }
 
-/* Several processes (a tree, or reports merged from several files): one
- * more table, each entry point's counts over all of them. */
-static void cgi_emit_combined(FILE *out, const cgi_proc_view *procs, size_t n, size_t nproc)
+/* ---- a report, one process at a time ------------------------------------------
+ * A report is written while its processes are read: each process is written,
+ * and folded into the totals and the combined table, when it is added, and
+ * nothing of it is kept after. What grows is the combined table: one row per
+ * entry point (its names and counts) and one entry per host name. */
+
+/* One entry point of the combined table: its counts over all processes.
+ * 80 bytes and its names: the bound docs/report.md states counts on it. */
+typedef struct cgi_row {
+    const char *api;            /* "api\0name\0domain\0" in the arena */
+    uint8_t name_at, domain_at; /* where name and domain start in it */
+    uint8_t transition, scope, blocking;
+    uint8_t mixed; /* the processes ran it with different policies */
+    cgi_totals t;
+    uint64_t max_ns;
+} cgi_row;
+#define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
+#define CGI_ROW_DOMAIN(row) ((row)->api + (row)->domain_at)
+/* Rows are kept in blocks that never move: no copy of them all to grow. */
+#define CGI_ROW_BLOCK 4096
+
+/* The rows' strings and the host names, copied into large blocks. */
+typedef struct cgi_arena_block {
+    struct cgi_arena_block *next;
+    size_t used;
+    char bytes[];
+} cgi_arena_block;
+#define CGI_ARENA_BLOCK ((size_t)64 << 10)
+
+/* An open-addressing index of an array: an entry's index + 1, 0 empty. */
+typedef struct cgi_index {
+    uint32_t *ix;
+    size_t cap; /* a power of two, at least twice the entries */
+} cgi_index;
+
+struct cgi_report_writer {
+    cgi_outfile o;
+    char *path;
+    cg_report_format format;
+    size_t nproc;
+    cgi_totals all;
+    cgi_row **rowblk; /* first-seen order, CGI_ROW_BLOCK a block */
+    size_t nrow, nblk, blkcap;
+    cgi_index rowix;
+    const char **hosts;
+    size_t nhosts, hostcap;
+    cgi_index hostix;
+    int apiw;
+    int oom;
+    cgi_arena_block *arena;
+};
+
+/* Room for len bytes in the arena; NULL: out of memory. */
+static char *cgi_arena_take(cgi_report_writer *w, size_t len)
 {
-    size_t cap = 0, nrow = 0, nhosts = 0;
-    for (size_t i = 0; i < n; i++) cap += cgi_nrec(procs[i].region);
-    typedef struct {
-        const cgi_stats_record *first;
-        cgi_totals t;
-        uint64_t max_ns;
-        int mixed; /* the processes ran it with different policies */
-    } row;
-    row *rows = calloc(cap ? cap : 1, sizeof *rows);
-    const char **hosts = calloc(n ? n : 1, sizeof *hosts);
-    if (!rows || !hosts) {
-        free(rows), free(hosts);
-        return;
+    cgi_arena_block *b = w->arena;
+    if (!b || b->used + len > CGI_ARENA_BLOCK) {
+        b = malloc(sizeof *b + CGI_ARENA_BLOCK);
+        if (!b) return NULL;
+        b->next = w->arena, b->used = 0, w->arena = b;
     }
-    int apiw = 4;
-    for (size_t i = 0; i < n; i++) {
-        const cgi_stats_region *r = procs[i].region;
-        if (cgi_proc_totals(r).calls == 0) continue;
-        size_t h = 0;
-        while (h < nhosts && strcmp(hosts[h], r->h.host) != 0) h++;
-        if (h == nhosts) hosts[nhosts++] = r->h.host;
-        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
-            const cgi_stats_record *rec = &r->r[k];
-            if (cgi_ld(&rec->c.calls) == 0) continue;
-            size_t x = 0;
-            while (x < nrow && (strcmp(rows[x].first->api, rec->api) != 0 || strcmp(rows[x].first->name, rec->name) != 0))
-                x++;
-            if (x == nrow) {
-                rows[nrow++].first = rec;
-                int len = (int)strnlen(rec->api, sizeof rec->api);
-                if (len > apiw) apiw = len;
-            } else if (strcmp(rows[x].first->domain, rec->domain) != 0 || rows[x].first->transition != rec->transition ||
-                       rows[x].first->scope != rec->scope || rows[x].first->blocking != rec->blocking) {
-                rows[x].mixed = 1;
-            }
-            cgi_add(&rows[x].t, &rec->c);
-            uint64_t m = cgi_ld(&rec->c.max_ns);
-            if (m > rows[x].max_ns) rows[x].max_ns = m;
-        }
-    }
-    fprintf(out, "callguard: all %zu processes", nproc);
-    if (nhosts > 1 || (nhosts == 1 && hosts[0][0])) fprintf(out, " on %zu host%s", nhosts, nhosts == 1 ? "" : "s");
-    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
-            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
-    for (size_t x = 0; x < nrow; x++) {
-        const cgi_stats_record *rec = rows[x].first;
-        char policy[128];
-        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
-        if (rec->domain[0])
-            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
-                            rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
-        if (rec->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-        if (rows[x].mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
-                (unsigned long)rows[x].t.calls, (unsigned long)rows[x].t.nested, (unsigned long)rows[x].t.errors,
-                cgi_ms(rows[x].t.total_ns), cgi_ms(rows[x].max_ns), cgi_ms(rows[x].t.lock_wait_ns),
-                (unsigned long)rows[x].t.stalls, policy);
-    }
-    free(rows), free(hosts);
+    char *out = b->bytes + b->used;
+    b->used += len;
+    return out;
 }
 
-static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_t lost)
+static const char *cgi_arena_str(cgi_report_writer *w, const char *s, size_t cap)
 {
-    cgi_totals all = {0};
-    size_t nproc = 0;
+    size_t len = strnlen(s, cap);
+    char *out = cgi_arena_take(w, len + 1);
+    if (out) memcpy(out, s, len), out[len] = '\0';
+    return out;
+}
+
+static cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i)
+{
+    return &w->rowblk[i / CGI_ROW_BLOCK][i % CGI_ROW_BLOCK];
+}
+
+/* FNV-1a of a, then b (NULL: none); each at most its field's size. */
+static uint64_t cgi_hash(const char *a, size_t acap, const char *b, size_t bcap)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < acap && a[i]; i++) h = (h ^ (unsigned char)a[i]) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (size_t i = 0; b && i < bcap && b[i]; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t cgi_row_hash(const cgi_report_writer *w, size_t i)
+{
+    const cgi_row *row = cgi_row_at(w, i);
+    return cgi_hash(row->api, CGI_API_NAME_MAX, CGI_ROW_NAME(row), CGI_NAME_MAX);
+}
+
+static uint64_t cgi_host_hash(const cgi_report_writer *w, size_t i) { return cgi_hash(w->hosts[i], 64, NULL, 0); }
+
+/* Room for entry n (the index stays at most half full); 0: out of memory. */
+static int cgi_index_room(cgi_index *x, size_t n, const cgi_report_writer *w,
+                          uint64_t (*hash_of)(const cgi_report_writer *, size_t))
+{
+    if (n >= UINT32_MAX - 1) return 0;
+    if ((n + 1) * 2 <= x->cap) return 1;
+    size_t cap = x->cap ? x->cap * 2 : 1024;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix) return 0;
     for (size_t i = 0; i < n; i++) {
-        const cgi_stats_region *r = procs[i].region;
-        cgi_totals t = cgi_proc_totals(r);
-        if (t.calls == 0) continue;
+        size_t k = hash_of(w, i) & (cap - 1);
+        while (ix[k]) k = (k + 1) & (cap - 1);
+        ix[k] = (uint32_t)i + 1;
+    }
+    free(x->ix);
+    x->ix = ix, x->cap = cap;
+    return 1;
+}
+
+static void cgi_index_put(cgi_index *x, uint64_t h, size_t i)
+{
+    size_t k = h & (x->cap - 1);
+    while (x->ix[k]) k = (k + 1) & (x->cap - 1);
+    x->ix[k] = (uint32_t)i + 1;
+}
+
+/* Grows an array of n elements of size sz to hold one more; 0: out of memory. */
+static int cgi_array_room(void *pv, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap) return 1;
+    size_t ncap = *cap ? *cap * 2 : 256;
+    void *nv = realloc(*(void **)pv, ncap * sz);
+    if (!nv) return 0;
+    *(void **)pv = nv, *cap = ncap;
+    return 1;
+}
+
+/* The row of rec's entry point, made when new; NULL: out of memory. */
+static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec)
+{
+    uint64_t h = cgi_hash(rec->api, sizeof rec->api, rec->name, sizeof rec->name);
+    for (size_t k = h & (w->rowix.cap - 1); w->rowix.cap && w->rowix.ix[k]; k = (k + 1) & (w->rowix.cap - 1)) {
+        cgi_row *row = cgi_row_at(w, w->rowix.ix[k] - 1);
+        if (strncmp(row->api, rec->api, sizeof rec->api) == 0 &&
+            strncmp(CGI_ROW_NAME(row), rec->name, sizeof rec->name) == 0)
+            return row;
+    }
+    if (!cgi_index_room(&w->rowix, w->nrow, w, cgi_row_hash)) return NULL;
+    if (w->nrow == w->nblk * CGI_ROW_BLOCK) {
+        if (!cgi_array_room(&w->rowblk, &w->blkcap, w->nblk, sizeof *w->rowblk) ||
+            !(w->rowblk[w->nblk] = malloc(CGI_ROW_BLOCK * sizeof(cgi_row))))
+            return NULL;
+        w->nblk++;
+    }
+    size_t la = strnlen(rec->api, sizeof rec->api), ln = strnlen(rec->name, sizeof rec->name),
+           ld = strnlen(rec->domain, sizeof rec->domain);
+    char *names = cgi_arena_take(w, la + ln + ld + 3);
+    if (!names) return NULL;
+    memcpy(names, rec->api, la), names[la] = '\0';
+    memcpy(names + la + 1, rec->name, ln), names[la + 1 + ln] = '\0';
+    memcpy(names + la + ln + 2, rec->domain, ld), names[la + ln + 2 + ld] = '\0';
+    cgi_row *row = cgi_row_at(w, w->nrow);
+    *row = (cgi_row){.api = names,
+                     .name_at = (uint8_t)(la + 1),
+                     .domain_at = (uint8_t)(la + ln + 2),
+                     .transition = rec->transition,
+                     .scope = rec->scope,
+                     .blocking = rec->blocking};
+    cgi_index_put(&w->rowix, h, w->nrow++);
+    if ((int)la > w->apiw) w->apiw = (int)la;
+    return row;
+}
+
+/* Counts host among the distinct ones; 0: out of memory. */
+static int cgi_note_host(cgi_report_writer *w, const char *host, size_t cap)
+{
+    uint64_t h = cgi_hash(host, cap, NULL, 0);
+    for (size_t k = h & (w->hostix.cap - 1); w->hostix.cap && w->hostix.ix[k]; k = (k + 1) & (w->hostix.cap - 1))
+        if (strncmp(w->hosts[w->hostix.ix[k] - 1], host, cap) == 0) return 1;
+    if (!cgi_index_room(&w->hostix, w->nhosts, w, cgi_host_hash) ||
+        !cgi_array_room(&w->hosts, &w->hostcap, w->nhosts, sizeof *w->hosts))
+        return 0;
+    if (!(w->hosts[w->nhosts] = cgi_arena_str(w, host, cap))) return 0;
+    cgi_index_put(&w->hostix, h, w->nhosts++);
+    return 1;
+}
+
+/* A process's entry points into the combined table. */
+static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
+{
+    if (!cgi_note_host(w, r->h.host, sizeof r->h.host)) w->oom = 1;
+    for (uint32_t k = 0; k < cgi_nrec(r) && !w->oom; k++) {
+        const cgi_stats_record *rec = &r->r[k];
+        if (cgi_ld(&rec->c.calls) == 0) continue;
+        cgi_row *row = cgi_row_of(w, rec);
+        if (!row) {
+            w->oom = 1;
+            break;
+        }
+        if (strncmp(CGI_ROW_DOMAIN(row), rec->domain, sizeof rec->domain) != 0 || row->transition != rec->transition ||
+            row->scope != rec->scope || row->blocking != rec->blocking)
+            row->mixed = 1;
+        cgi_add(&row->t, &rec->c);
+        uint64_t m = cgi_ld(&rec->c.max_ns);
+        if (m > row->max_ns) row->max_ns = m;
+    }
+}
+
+/* One process's section (one with calls). */
+static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
+{
+    {
+        const cgi_stats_region *r = p->region;
+        cgi_totals t = *pt;
         int state, status;
-        cgi_exit_of(&procs[i], &state, &status);
+        cgi_exit_of(p, &state, &status);
         char ex[48];
         if (state == CGI_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
         else if (state == CGI_PROC_SIGNALED) {
@@ -414,6 +644,7 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
         else snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
                 r->h.command);
+        cgi_text_violations(out, r);
         cgi_text_in_flight(out, r, state, status);
         cgi_text_stalls(out, r, t.stalls);
         /* The api column is as wide as the longest API name of this process. */
@@ -439,17 +670,47 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
                     (unsigned long)cgi_ld(&c->errors), cgi_ms(cgi_ld(&c->total_ns)), cgi_ms(cgi_ld(&c->max_ns)),
                     cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls), policy);
         }
-        if (procs[i].have_trace)
-            fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)procs[i].trace_events,
-                    (unsigned long)procs[i].trace_dropped);
-        if (procs[i].have_trace && procs[i].trace_dropped)
+        if (p->have_trace)
+            fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
+                    (unsigned long)p->trace_dropped);
+        if (p->have_trace && p->trace_dropped)
             fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
                     CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
-        if (procs[i].have_trace) fputc('\n', out);
-        cgi_sum(&all, &t);
-        nproc++;
+        if (p->have_trace) fputc('\n', out);
     }
-    if (nproc > 1) cgi_emit_combined(out, procs, n, nproc);
+}
+
+/* Several processes (a tree, or reports merged from several files): one
+ * more table, each entry point's counts over all of them. */
+static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
+{
+    int apiw = w->apiw > 4 ? w->apiw : 4;
+    fprintf(out, "callguard: all %zu processes", w->nproc);
+    if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
+        fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
+            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    for (size_t x = 0; x < w->nrow; x++) {
+        const cgi_row *row = cgi_row_at(w, x);
+        char policy[128];
+        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(row->transition));
+        if (CGI_ROW_DOMAIN(row)[0])
+            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", CGI_ROW_DOMAIN(row),
+                            row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+        if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
+        if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api, CGI_ROW_NAME(row),
+                (unsigned long)row->t.calls, (unsigned long)row->t.nested, (unsigned long)row->t.errors,
+                cgi_ms(row->t.total_ns), cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns),
+                (unsigned long)row->t.stalls, policy);
+    }
+}
+
+static void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
+{
+    const cgi_totals all = w->all;
+    size_t nproc = w->nproc;
+    if (nproc > 1) cgi_text_combined(out, w);
     fprintf(out,
             "callguard: %zu process%s, %lu calls (%lu nested, %lu errors), %.3f ms in the driver, %.3f ms waiting "
             "for locks, %lu stalls\n",
@@ -462,20 +723,73 @@ static void cgi_emit_text(FILE *out, const cgi_proc_view *procs, size_t n, size_
                 lost, lost == 1 ? "" : "es", lost == 1 ? "its" : "their");
 }
 
-/* Writes a report where path says (outfile.h: "-", /dev/stdout, a device,
- * or a new 0600 file renamed over path); a report that cannot be written
- * leaves no file and is named with the path and the error. */
-int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost, cg_report_format format)
+int cgi_report_begin(const char *path, cg_report_format format, cgi_report_writer **out)
 {
+    *out = NULL;
     if (!path || !*path) return cgi_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
     if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
         return cgi_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
-    cgi_outfile o;
-    int e = cgi_outfile_open(path, &o);
-    if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
-    if (format == CG_REPORT_TEXT) cgi_emit_text(o.f, procs, n, lost);
-    else cgi_emit_json(o.f, procs, n, lost);
-    e = cgi_outfile_close(&o, path);
-    if (e) return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+    cgi_report_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return cgi_fail(CG_ENOMEM, "out of memory");
+    }
+    w->format = format;
+    int e = cgi_outfile_open(path, &w->o);
+    if (e) {
+        free(w->path), free(w);
+        return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+    }
+    if (format == CG_REPORT_JSON) cgi_json_begin(w->o.f);
+    *out = w;
     return CG_OK;
+}
+
+void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
+{
+    cgi_totals t = cgi_proc_totals(p->region);
+    if (t.calls == 0) return; /* a process that made no guarded call is not listed */
+    if (w->format == CG_REPORT_JSON) cgi_json_process(w->o.f, p, &t, w->nproc);
+    else cgi_text_process(w->o.f, p, &t), cgi_fold(w, p->region);
+    cgi_sum(&w->all, &t);
+    w->nproc++;
+}
+
+static void cgi_report_free(cgi_report_writer *w)
+{
+    for (cgi_arena_block *b = w->arena, *next; b; b = next) next = b->next, free(b);
+    for (size_t b = 0; b < w->nblk; b++) free(w->rowblk[b]);
+    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->path), free(w);
+}
+
+/* A report that cannot be written leaves no file and is named with the
+ * path and the error (outfile.h). */
+int cgi_report_end(cgi_report_writer *w, size_t lost)
+{
+    if (!w) return CG_OK;
+    int e = 0;
+    if (w->oom && w->o.own && w->o.tmp) {
+        /* The combined table would be wrong: no report rather than a false one. */
+        fclose(w->o.f);
+        unlink(w->o.tmp);
+        free(w->o.tmp);
+    } else {
+        if (w->format == CG_REPORT_TEXT) cgi_text_end(w->o.f, w, lost);
+        else cgi_json_end(w->o.f, w->nproc, &w->all, lost);
+        e = cgi_outfile_close(&w->o, w->path);
+    }
+    int rc = CG_OK;
+    if (w->oom) rc = cgi_fail(CG_ENOMEM, "cannot write report %s: out of memory", w->path);
+    else if (e) rc = cgi_fail(CG_EIO, "cannot write report %s: %s", w->path, strerror(e));
+    cgi_report_free(w);
+    return rc;
+}
+
+int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost, cg_report_format format)
+{
+    cgi_report_writer *w;
+    int rc = cgi_report_begin(path, format, &w);
+    if (rc != CG_OK) return rc;
+    for (size_t i = 0; i < n; i++) cgi_report_add(w, &procs[i]);
+    return cgi_report_end(w, lost);
 }

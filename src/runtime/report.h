@@ -14,17 +14,49 @@ typedef struct cgi_proc_view {
     uint64_t trace_events, trace_dropped;
 } cgi_proc_view;
 
-/* Writes a report of these processes to path ("-": stderr). lost: processes
- * of the run that left no statistics file (said in the report when > 0). */
+/* A report written one process at a time (report.c): each process is
+ * written, and folded into the totals and the combined table, when it is
+ * added; the caller may reuse its region right after. Memory grows only with
+ * the distinct entry points and host names (the combined table). */
+typedef struct cgi_report_writer cgi_report_writer;
+/* Opens the report at path ("-": stderr; outfile.h says how). */
+CGI_HIDDEN int cgi_report_begin(const char *path, cg_report_format format, cgi_report_writer **w);
+/* Adds one process (not listed when it made no guarded call). */
+CGI_HIDDEN void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p);
+/* Writes the totals and closes the report; frees w. lost: processes of the
+ * run that left no statistics (said in the report when > 0). */
+CGI_HIDDEN int cgi_report_end(cgi_report_writer *w, size_t lost);
+
+/* Writes a report of these processes to path: begin, add each, end. */
 CGI_HIDDEN int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost,
                              cg_report_format format);
 
-/* Maps the statistics files of a `callguard run` directory (cg-*.stats),
- * in start order, with how each process ended as far as the files and
- * exits say, and its trace counts. *out is malloc'd; free with
- * cgi_stats_unmap_dir. */
-CGI_HIDDEN int cgi_stats_map_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_proc_view **out,
-                                 size_t *n);
-CGI_HIDDEN void cgi_stats_unmap_dir(cgi_proc_view *v, size_t n);
+/* One statistics file of a `callguard run` directory, as its header said
+ * when the directory was listed: about 100 bytes a process are kept. */
+typedef struct cgi_stats_entry {
+    char *name; /* in the directory */
+    int32_t pid;
+    uint64_t start_unix_ns;
+    cgi_proc_view how; /* how it ended, its trace counts; region NULL */
+} cgi_stats_entry;
+
+/* Lists the statistics files of dir (cg-*.stats) in start order, by their
+ * headers, with how each process ended as far as the files and exits say,
+ * and its trace counts. A missing dir is an empty list. *cut (NULL: not
+ * wanted): files with a header but cut short, each said on stderr. *out is
+ * malloc'd; free with cgi_stats_list_free. */
+CGI_HIDDEN int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_stats_entry **out,
+                                  size_t *n, size_t *cut);
+CGI_HIDDEN void cgi_stats_list_free(cgi_stats_entry *v, size_t n);
+/* The entry of a process (pid and start), or NULL; v is in start order. */
+CGI_HIDDEN cgi_stats_entry *cgi_stats_find(cgi_stats_entry *v, size_t n, int32_t pid, uint64_t start_unix_ns);
+/* Reads an entry's file into r (by pread, never a mapping) and checks it
+ * field by field; 0, or -1 after one line on stderr saying which file could
+ * not be read and why (cut short, replaced, not a statistics file). */
+CGI_HIDDEN int cgi_stats_read_entry(const char *dir, const cgi_stats_entry *e, cgi_stats_region *r);
+/* One statistics file from fd into r, checked field by field: 0, or -1
+ * with why (one line). Reads the header, the records in use, and the
+ * stalls and slots; the other records of r are left as they were. */
+CGI_HIDDEN int cgi_stats_read_fd(int fd, cgi_stats_region *r, char *why, size_t cap);
 
 #endif

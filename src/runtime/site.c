@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "python.h"
 #include "stats.h"
+#include "threads.h"
 
 #include <string.h>
 #include <strings.h>
@@ -41,7 +42,10 @@ void cgi_path_refresh(void)
 void cgi_site_refresh(cg_site *s)
 {
     void *real = atomic_load_explicit(&s->real, memory_order_acquire);
-    int idle = real != NULL && !atomic_load(&cgi_cfg.stats_on) && atomic_load(&s->domain) == 0;
+    /* The thread-rule flags ride in the domain word (threads.h). */
+    uint32_t dom = (atomic_load(&s->domain) & CGI_DOM_ID) | cgi_thr_site_flags(s);
+    atomic_store(&s->domain, dom);
+    int idle = real != NULL && !atomic_load(&cgi_cfg.stats_on) && dom == 0;
     if (idle) {
         const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
         if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE) {

@@ -13,6 +13,7 @@
 #include "settings.h"
 #include "site.h"
 #include "stats.h"
+#include "threads.h"
 #include "trace.h"
 
 #include <stdlib.h>
@@ -62,6 +63,7 @@ static void cgi_atfork_child(void)
     cgi_stats_after_fork_child();
     cgi_trace_after_fork_child();
     cgi_call_after_fork_child();
+    cgi_thr_after_fork_child();
 }
 
 /* Defined (nonzero) only by the `callguard` command (src/cli/main.c). Its

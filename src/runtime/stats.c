@@ -24,6 +24,7 @@ _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
 _Static_assert(sizeof(cgi_stats_record) == 256, "stats record layout is fixed");
 _Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
 _Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
+_Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;
 static void cgi_slot_fill(cgi_slot *slot);
@@ -57,6 +58,8 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     atomic_store(&h->tick_mult, cgi_clk.mult);
     atomic_store(&h->stalls_dropped, 0);
     atomic_store(&h->threads_unslotted, 0);
+    atomic_store(&h->violations_dropped, 0);
+    atomic_store(&h->handles_untracked, 0);
     if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */

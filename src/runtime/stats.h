@@ -13,7 +13,8 @@
 /* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
  * 3: the host and the clock in the header; stalls and thread slots after the records;
  *    `calls` counts a call when it enters, not when it returns. */
-#define CGI_STATS_VERSION 3
+/* 4: thread-rule violations after the thread slots; their drops in the header. */
+#define CGI_STATS_VERSION 4
 #define CGI_STATS_MAX_RECORDS 4096
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
@@ -21,6 +22,8 @@
 #define CGI_STATS_MAX_STALLS 32
 /* Threads that can be seen in flight at once; more are counted. */
 #define CGI_STATS_MAX_SLOTS 1024
+/* Distinct thread-rule violations kept (threads.c); more are counted. */
+#define CGI_STATS_MAX_VIOLATIONS 64
 
 /* Named in layer.h (a site points at its counters), defined here. */
 typedef struct cg_counters {
@@ -60,7 +63,9 @@ typedef struct cgi_stats_header {
     _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
     uint32_t reserved2;
     uint64_t base;                      /* the region's address in the process: slots point into it */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40];
+    _Atomic uint64_t violations_dropped; /* thread-rule violations of kinds not kept: the list was full */
+    _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -95,11 +100,34 @@ typedef struct cgi_slot {
     char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
 } cgi_slot;
 
+/* One kind of thread-rule violation (threads.c): two entry points on one
+ * handle from two threads, counted; the handle and threads of the first.
+ * `valid` is set last. For an overlap, `name` is the call that found the
+ * other one inside; for a sequence, `name` is the launch whose arguments
+ * `other` (another thread's setting of an argument) changed, and
+ * `set_name` is the launching thread's own earlier setting. */
+typedef struct cgi_violation {
+    _Atomic uint32_t valid;
+    uint32_t kind;              /* CGI_VIOLATION_* */
+    _Atomic uint64_t count;
+    uint64_t handle;
+    uint64_t at_ns;             /* the first, since start-up (CLOCK_MONOTONIC) */
+    int32_t tid, other_tid;
+    char api[CGI_API_NAME_MAX], other_api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX], other[CGI_NAME_MAX], set_name[CGI_NAME_MAX];
+    char param[32], other_param[32];
+    char access[16], other_access[16]; /* "writes", "reads", "destroys", "sets", "launches", "holds" */
+    char pad[512 - 40 - 2 * CGI_API_NAME_MAX - 3 * CGI_NAME_MAX - 64 - 32];
+} cgi_violation;
+
+enum { CGI_VIOLATION_OVERLAP = 1, CGI_VIOLATION_SEQUENCE = 2 };
+
 typedef struct cgi_stats_region {
     cgi_stats_header h;
     cgi_stats_record r[CGI_STATS_MAX_RECORDS];
     cgi_stall stall[CGI_STATS_MAX_STALLS];
     cgi_slot slot[CGI_STATS_MAX_SLOTS];
+    cgi_violation violation[CGI_STATS_MAX_VIOLATIONS];
 } cgi_stats_region;
 
 CGI_HIDDEN extern cgi_stats_region *cgi_stats;

@@ -294,19 +294,23 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count, cgi_trac
 int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
 {
     if (!path || !*path) return cgi_fail(CG_EINVAL, "trace path is empty: expected a file name");
-    cgi_proc_view *procs;
+    cgi_stats_entry *procs;
     size_t nprocs;
-    int rc = cgi_stats_map_dir(dir, NULL, 0, &procs, &nprocs);
+    int rc = cgi_stats_list_dir(dir, NULL, 0, &procs, &nprocs, NULL);
     if (rc != CG_OK) return rc;
     cgi_tj j;
     cgi_trace_view *v = malloc(sizeof *v);
-    DIR *d = v ? opendir(dir) : NULL;
+    /* The statistics file of the process a trace file belongs to, read
+     * when its trace is written (names of the sites, the command). */
+    cgi_stats_region *region = v ? calloc(1, sizeof *region) : NULL;
+    DIR *d = region ? opendir(dir) : NULL;
     if (!d || !cgi_tj_open(path, &j)) {
         rc = d ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
-               : cgi_fail(CG_EIO, "cannot read statistics directory %s", dir);
+             : region ? cgi_fail(CG_EIO, "cannot read statistics directory %s", dir)
+                      : cgi_fail(CG_ENOMEM, "out of memory");
         if (d) closedir(d);
-        free(v);
-        cgi_stats_unmap_dir(procs, nprocs);
+        free(v), free(region);
+        cgi_stats_list_free(procs, nprocs);
         return rc;
     }
     cgi_trace_clock clk;
@@ -326,11 +330,8 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
         close(fd);
         if (p == MAP_FAILED) continue;
         if (cgi_trace_view_of_file(p, (size_t)st.st_size, v) == 0) {
-            const cgi_stats_region *r = NULL;
-            for (size_t i = 0; i < nprocs; i++)
-                if (procs[i].region->h.pid == v->h->pid &&
-                    procs[i].region->h.start_unix_ns == v->h->stats_start_unix_ns)
-                    r = procs[i].region;
+            const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
+            const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
             /* A file without a TSC clock (another machine's? not here) keeps its own. */
             cgi_trace_clock own = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
             cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own);
@@ -339,8 +340,8 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     }
     for (size_t fi = 0; files && fi < nfiles; fi++) free(files[fi].name);
     free(files);
-    free(v);
-    cgi_stats_unmap_dir(procs, nprocs);
+    free(v), free(region);
+    cgi_stats_list_free(procs, nprocs);
     if (totals)
         *totals = (cg_trace_totals){.processes = j.processes,
                                     .threads = j.threads,

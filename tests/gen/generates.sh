@@ -40,11 +40,13 @@ gen_handles_fnptr_array_const_params() {
         "(const void *)ctx, cgl_th_shCallback"
         "cg_call(&cgl_sites[CGL_shCreate], NULL,"
         # policy values, escaped; the [defaults] transition where a site sets none
-        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain"},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL},'
-        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL},'
-        # a variant names its base and carries the base's policy
-        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL},'
+        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, cgl_rules_shAlloc, 1},'
+        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0},'
+        # a variant names its base and carries the base's policy; its thread rules are its own frame's
+        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, cgl_rules_shVoidArgs, 1},'
+        '{"ctx", offsetof(struct cgl_fr_shVoidArgs, ctx), sizeof(((struct cgl_fr_shVoidArgs *)0)->ctx), CG_RULE_READ},'
+        '{"ctx", offsetof(struct cgl_fr_shCallback, ctx), sizeof(((struct cgl_fr_shCallback *)0)->ctx), CG_RULE_WRITE},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
         'case SH_ERROR_B: return "SH_ERROR_B";'
         # a result code starts as the missing-library result (returned when cg_call finds no real function)
@@ -118,9 +120,9 @@ gen_writes_variants_and_hand_wrappers() {
     local out="$WORK/cg_toy.c"
     local want=(
         # suffixes stack; a variant carries its base's policy
-        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},'
+        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},'
         # a suffixed name whose base the header lacks stands alone
-        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL},'
+        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0},'
         # every site's wrapper, for a hand-written resolver
         '[CGL_toyCompile_v2] = (void *)toyCompile_v2,'
         '.wrappers = cgl_wrappers,'

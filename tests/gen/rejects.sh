@@ -76,6 +76,26 @@ gen_rejects_variant_section() {
         variant_of_variant.ini -I ../../toy
 }
 
+gen_rejects_thread_rule_unknown_parameter() {
+    expect_reject "rule_unknown_param.ini:9: writes = context: shVoidArgs has no parameter context; its parameters are ctx, n" \
+        rule_unknown_param.ini -I .
+}
+
+gen_rejects_thread_rule_non_handle_parameter() {
+    expect_reject "rule_not_handle.ini:9: reads = n: parameter n of shVoidArgs is \`size_t n\`, not a handle" \
+        rule_not_handle.ini -I .
+}
+
+policy_rejects_thread_rule_parameter_twice() {
+    expect_policy_error rule_param_twice.ini "rule_param_twice.ini:10: reads = ctx: ctx is in writes too"
+}
+
+policy_rejects_thread_rule_bad_list() {
+    # An empty item is dropped (sets = ctx, is ctx); a name that is no C identifier is refused.
+    expect_policy_error rule_bad_list.ini \
+        "rule_bad_list.ini:9: launches = 2ctx: expected a comma-separated list of the entry point's handle parameters"
+}
+
 gen_rejects_missing_required_key() {
     expect_policy_error missing_key.ini "missing_key.ini:1: [api] has no library"
 }

@@ -10,8 +10,8 @@ Usage: load_binary_cuda.py PTX_DIR EXPECT [--launch]
 current context (load_binary retains the primary context and makes it current), then check Triton's figures
 (registers, spills, max threads), the dynamic shared memory opt-in above 48 KiB, the out-of-resources
 exception beyond the device's maximum, an unknown kernel name (CG_ENOENT) and PTX that does not compile (sm_120)
-(DriverError with the failed call's result name: run it under `callguard run --api cuda`, which loads the
-cuda layer that names CUDA's results). Prints "PASS: ..." / "FAIL: ..." lines, then one JSON line with the
+(DriverError with the failed call's result name: the cuda layer's under `callguard run --api cuda`, else the
+driver's cuGetErrorName). Prints "PASS: ..." / "FAIL: ..." lines, then one JSON line with the
 figures; exits 1 if a check failed. Run by tests/gpu/run.sh (part e) on the H200 and by
 tests/package/test_package.py (load_binary_cuda_on_standin) on the stand-in libcuda.so.1.
 """

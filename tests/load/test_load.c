@@ -516,6 +516,21 @@ static int cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_fro
     return 0;
 }
 
+/* Unserialized, Intel's compiler takes 16 threads building at once (no lock
+ * needed there, unlike IGC 2.38's on Level Zero): every kernel loads and runs. */
+static int cl_il_intel_unserialized_16_threads_all_load(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    INTEL_OCL_ENV();
+    const char *env[] = {vendors, "CALLGUARD_SERIALIZE", "CG_LOAD_RUN=1", fresh_cache("c"), NULL};
+    cgtest_result r;
+    run_cl(&r, env, "il", "16", "16");
+    CHECK(exited_ok(&r));
+    CHECK(figure(r.out, "loaded") == 16 && figure(r.out, "failed") == 0 && figure(r.out, "builds") == 16);
+    CHECK(figure(r.out, "ran") == 1);
+    return 0;
+}
+
 /* The same SPIR-V kernel asked by 16 threads at once is built once. */
 static int cl_il_intel_same_kernel_16_threads_loaded_once(int argc, char **argv)
 {
@@ -666,6 +681,7 @@ const cgtest_case cgtest_cases[] = {
     {"cl_failed_build_reports_error_and_log", cl_failed_build_reports_error_and_log},
     {"cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk",
      cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk},
+    {"cl_il_intel_unserialized_16_threads_all_load", cl_il_intel_unserialized_16_threads_all_load},
     {"cl_il_intel_same_kernel_16_threads_loaded_once", cl_il_intel_same_kernel_16_threads_loaded_once},
     {"cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced", cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced},
     {"cl_il_intel_bad_il_and_bad_option_report_call_and_log", cl_il_intel_bad_il_and_bad_option_report_call_and_log},

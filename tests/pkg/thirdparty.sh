@@ -145,7 +145,7 @@ list)
   grep -q "^layer acme: $b/libcallguard_acme.so" "$t/list" || fail "list: $(cat "$t/list")"
   grep -q "shim $b/callguard/shims/libacme.so.1" "$t/list" || fail "list shows no shim: $(cat "$t/list")"
   grep -q "CALLGUARD_ACME_LIBRARY" "$t/list" || fail "list shows no library variable"
-  grep -Eq "^acmeWait +always +- +waits for the device" "$t/list" || fail "list: acmeWait: $(cat "$t/list")"
+  grep -Eq "^acmeWait +always +- +- +waits for the device" "$t/list" || fail "list: acmeWait: $(cat "$t/list")"
   tail -n 1 "$t/list" | grep -q "^5 entry points" || fail "list: $(tail -n 1 "$t/list")"
   ;;
 install)

@@ -32,24 +32,28 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+/* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
+static const cg_rule cgl_rules_toySetDims[1];
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize}; a variant (base != NULL) carries its base's policy. */
+ *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy
+ *  (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL},
-    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL},
-    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},
-    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL},
-    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL},
-    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL},
+    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
+    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL, NULL, 0},
+    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, cgl_rules_toySetDims, 1},
+    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
+    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
+    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
 };
 
 /* Names a toy_result_t; codes that repeat a value are left to their first name. */
@@ -333,6 +337,9 @@ struct cgl_fr_toySetDims {
     toy_device_t device;
     const uint32_t *dims;
     toy_result_t cgl_ret;
+};
+static const cg_rule cgl_rules_toySetDims[1] = {
+    {"device", offsetof(struct cgl_fr_toySetDims, device), sizeof(((struct cgl_fr_toySetDims *)0)->device), CG_RULE_WRITE | CG_RULE_SETS},
 };
 static int cgl_th_toySetDims(void *cgl_frame)
 {
