@@ -357,22 +357,26 @@ __attribute__((noinline)) static int cgi_call_traced(cg_site *s, const void *key
     return cgi_call_counted(s, thunk, args, slot, CGI_PATH_TRACED);
 }
 
-/* The counted paths with an adapter (site.h), out of line. */
-__attribute__((noinline)) static int cgi_call_counted_rt(cg_site *s, const void *key, cg_thunk thunk, void *args,
-                                                         int path)
+/* A counted call that leaves the GIL (CGI_PATH_COUNTED_PY, a site whose
+ * transition says so): the clock stops before re-entering (at exit a daemon
+ * thread may never return from it), and a call that held nothing is no
+ * stall. */
+__attribute__((noinline)) static int cgi_call_counted_left(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
+{
+    if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    void *ts = cgi_py.save();
+    cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    cgi_py.restore(ts);
+    return 0;
+}
+
+/* The counted paths with an adapter (CGI_PATH_DETECT, _COUNTED_PY), out of
+ * line: they keep the site for a stall. py: the CPython adapter is active. */
+__attribute__((noinline)) static int cgi_call_detect(cg_site *s, const void *key, cg_thunk thunk, void *args, int py)
 {
     cgi_slot *slot = cgi_my_slot;
     if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
-    if (path == CGI_PATH_COUNTED_PY && cgi_wants_leave(s)) {
-        /* Counted with the GIL left: the clock stops before re-entering
-         * (at exit a daemon thread may never return from it), and a call
-         * that held nothing is no stall. */
-        if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-        void *ts = cgi_py.save();
-        cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-        cgi_py.restore(ts);
-        return 0;
-    }
+    if (py && cgi_wants_leave(s)) return cgi_call_counted_left(s, thunk, args, slot);
     return cgi_call_counted(s, thunk, args, slot, CGI_PATH_DETECT);
 }
 
@@ -393,10 +397,10 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         if (!atomic_load_explicit(&s->domain, memory_order_relaxed) && cgi_wants_leave(s) &&
             atomic_load_explicit(&s->real, memory_order_relaxed) && cgi_depth == 0)
             return cgi_call_lean(thunk, args);
+    } else if (path == CGI_PATH_DETECT || path == CGI_PATH_COUNTED_PY) {
+        return cgi_call_detect(s, key, thunk, args, path == CGI_PATH_COUNTED_PY);
     } else if (path == CGI_PATH_TRACED) {
         return cgi_call_traced(s, key, thunk, args);
-    } else if (path != CGI_PATH_GUARDED) {
-        return cgi_call_counted_rt(s, key, thunk, args, path);
     }
     return cgi_call_guarded(s, key, thunk, args);
 }
