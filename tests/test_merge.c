@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../src/runtime/stats.h"
+#include "../src/runtime/trace_file.h"
 
 /* The bounds docs/report.md states: a saved report is read in at most
  * CG_REPORT_MEM_MULTIPLE times its size; a statistics directory in at most
@@ -143,6 +144,43 @@ static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
     return ok ? 0 : -1;
 }
 
+/* Process i's timeline: thread 77 made 3 calls of toySiteA (record 0). The
+ * file is as long as one ring and sparse. */
+static int synth_trace_file(const char *dir, int i)
+{
+    const size_t headsz = sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES;
+    char *head = calloc(1, headsz);
+    if (!head) return -1;
+    cgi_trace_header *h = (cgi_trace_header *)head;
+    memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC);
+    h->version = CGI_TRACE_VERSION;
+    h->events_per_thread = CGI_TRACE_EVENTS;
+    h->max_threads = CGI_TRACE_MAX_THREADS;
+    atomic_store(&h->nthreads, 1);
+    h->pid = SYNTH_PID0 + i;
+    h->stats_start_unix_ns = 1700000000000000000ull + (uint64_t)i;
+    cgi_trace_thread *t = (cgi_trace_thread *)(h + 1);
+    atomic_store(&t->written, 3);
+    t->tid = 77;
+    atomic_store(&t->ready, 1);
+    cgi_trace_event ev[3];
+    memset(ev, 0, sizeof ev);
+    for (int k = 0; k < 3; k++) {
+        atomic_store(&ev[k].t0, 1000000u * (unsigned)(k + 1));
+        atomic_store(&ev[k].call_ns, 500);
+        atomic_store(&ev[k].rec, 0);
+    }
+    char file[600];
+    snprintf(file, sizeof file, "%s/cg-%d-%d.trace", dir, SYNTH_PID0 + i, i);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int ok = fd >= 0 && pwrite(fd, head, headsz, 0) == (ssize_t)headsz &&
+             pwrite(fd, ev, sizeof ev, (off_t)CGI_TRACE_RING_OFFSET(0)) == (ssize_t)sizeof ev &&
+             ftruncate(fd, (off_t)(CGI_TRACE_RING_OFFSET(0) + CGI_TRACE_RING_BYTES)) == 0;
+    if (fd >= 0) close(fd);
+    free(head);
+    return ok ? 0 : -1;
+}
+
 static int synth_stats_dir(const char *dir, int n)
 {
     mkdir(dir, 0700);
@@ -217,6 +255,16 @@ static int child_merge_under_limit(int argc, char **argv)
                  ? cg_report_merge(argv[2], NULL, 0, out, fmt)
                  : cg_report_merge_files((const char *const *)argv + 2, (size_t)argc - 4, out, fmt);
     CHECKF(rc == CG_OK, "%s", cg_last_error());
+    return 0;
+}
+
+/* Not a test: writes N synthesized statistics files into DIR, for measuring
+ * the merge by hand (docs/report.md: `cgtest_merge synthesize_statistics_files
+ * DIR N`, then `cgtest_merge merge_under_limit BYTES stats DIR OUT json`). */
+static int child_synthesize(int argc, char **argv)
+{
+    if (argc < 2) return 2;
+    CHECK(synth_stats_dir(argv[0], atoi(argv[1])) == 0);
     return 0;
 }
 
@@ -314,6 +362,49 @@ static int test_statistics_file_cut_short_is_named_and_the_others_reported(int a
     return 0;
 }
 
+/* The timeline of a run (cg_trace_merge) reads each trace file by pread,
+ * one ring at a time: a file cut short while it is read loses that
+ * process's events, said on stderr, and the other processes' timelines
+ * are written (a mapping of it would have raised SIGBUS). */
+static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[512], out[600], errpath[600];
+    snprintf(dir, sizeof dir, "%s/trace-cut", cgtest_tmpdir());
+    CHECK(synth_stats_dir(dir, 2) == 0);
+    CHECK(synth_trace_file(dir, 0) == 0 && synth_trace_file(dir, 1) == 0);
+    snprintf(cut_victim, sizeof cut_victim, "/cg-%d-%d.trace", SYNTH_PID0 + 1, 1);
+    cut_at_offset = (off_t)CGI_TRACE_RING_OFFSET(0);
+    cut_to = (off_t)CGI_TRACE_RING_OFFSET(0) + 64;
+    cut_fired = 0;
+    snprintf(out, sizeof out, "%s/trace-cut.json", cgtest_tmpdir());
+    snprintf(errpath, sizeof errpath, "%s/trace-cut.err", cgtest_tmpdir());
+    fflush(stderr);
+    int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    CHECK(saved >= 0 && efd >= 0 && dup2(efd, 2) == 2);
+    cg_trace_totals tot;
+    int rc = cg_trace_merge(dir, out, &tot);
+    fflush(stderr);
+    dup2(saved, 2), close(saved), close(efd);
+    cut_victim[0] = '\0';
+    CHECKF(rc == CG_OK, "%s", cg_last_error());
+    CHECKF(cut_fired == 1, "the file was cut %d times: pread was not watched", cut_fired);
+    char *err = slurp(errpath, NULL), *s = slurp(out, NULL);
+    CHECK(err && s);
+    fprintf(stderr, "%s", err);
+    char want[300];
+    snprintf(want, sizeof want, "callguard: the trace file of process %d was cut short while read: thread 77's events "
+                                "are left out of the timeline\n", SYNTH_PID0 + 1);
+    CHECKF(strstr(err, want), "no '%s' on stderr", want);
+    snprintf(want, sizeof want, "\"name\": \"toySiteA\", \"pid\": %d, \"tid\": 77, \"ts\": 3000.000", SYNTH_PID0);
+    CHECKF(strstr(s, want), "no '%s' in the timeline", want);
+    snprintf(want, sizeof want, "\"pid\": %d, \"tid\": 77, \"ts\"", SYNTH_PID0 + 1);
+    CHECK(!strstr(s, want));
+    free(err), free(s);
+    remove_dir(dir);
+    return 0;
+}
+
 /* A saved report of 100,000 small processes (the issue's 5 MB file that took
  * 5 GB), and one of distinct entry points only (the combined table's worst
  * case), each read within CG_REPORT_MEM_MULTIPLE times its size. */
@@ -376,6 +467,9 @@ const cgtest_case cgtest_cases[] = {
     {"statistics_file_cut_short_is_named_and_the_others_reported",
      test_statistics_file_cut_short_is_named_and_the_others_reported},
     {"report_reading_stays_within_its_stated_memory", test_report_reading_stays_within_its_stated_memory},
+    {"trace_file_cut_short_while_merged_is_named_not_a_crash",
+     test_trace_file_cut_short_while_merged_is_named_not_a_crash},
     {"merge_under_limit", child_merge_under_limit},
+    {"synthesize_statistics_files", child_synthesize},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -98,12 +98,13 @@ int cg_set_stall_ms(uint32_t ms);
 typedef struct cg_site_stats {
     uint64_t calls;        /* calls that reached the driver, nested ones included */
     uint64_t nested;       /* calls made on a thread already inside a guarded call */
-    uint64_t errors;       /* calls whose result was an error */
+    uint64_t errors;       /* calls whose result was a failure (not success, not a state) */
     uint64_t total_ns;     /* time in the driver */
     uint64_t max_ns;       /* longest call */
     uint64_t lock_wait_ns; /* time waiting for the site's domain lock */
     uint64_t stalls;       /* long calls or lock waits made with the runtime held */
     uint64_t stall_ns;
+    uint64_t states;       /* calls whose result reported a state (the policy's states: ZE_RESULT_NOT_READY) */
 } cg_site_stats;
 
 int cg_get_stats(const char *site, cg_site_stats *out);

@@ -69,8 +69,10 @@ extern "C" {
 /* 2: cgl_ names, the wrapper table, a per-layer missing-library stub, the
  * trampolines in passthrough.S.
  * 3: thread rules: each site's table of handle parameters and their access
- * (cg_rule), in cg_site_default and cg_site. */
-#define CG_LAYER_ABI 3
+ * (cg_rule), in cg_site_default and cg_site.
+ * 4: a thunk returns the result code itself (not 0/1); each site's default
+ * lists the codes that report a state; the layer maps code names back. */
+#define CG_LAYER_ABI 4
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -79,8 +81,13 @@ struct cg_counters;
 struct cg_layer;
 
 /* Calls the real function with the frame's arguments, stores the result in
- * the frame, and returns nonzero when the result is an error. */
+ * the frame, and returns 0 when the result is the API's success (or the
+ * function returns no result code), else the result code itself as an int
+ * (CG_RESULT_ZERO for a code of 0 where success is another value). Success
+ * is one compare; what a code means (a failure, or a state such as
+ * ZE_RESULT_NOT_READY) the runtime decides off the success path. */
 typedef int (*cg_thunk)(void *frame);
+#define CG_RESULT_ZERO (-2147483647 - 1)
 
 /* Thread rules (the policy keys writes, reads, destroys, sets, launches;
  * docs/threads.md): how a call touches one handle parameter. The handle is
@@ -129,9 +136,17 @@ typedef struct cg_site_default {
     uint8_t scope;                   /* enum cg_scope */
     const char *reason;
     const char *serialize;           /* NULL or a domain name */
+    /* The result codes that report a state rather than a failure
+     * (ZE_RESULT_NOT_READY from zeEventQueryStatus): counted apart from
+     * errors. The policy's `states` ([api] for every site, a section for its own). */
+    const int *states;
+    unsigned nstates;                /* at most CG_MAX_STATES */
     const cg_rule *rules;            /* thread rules, offsets into this site's own frame; NULL if none */
     uint32_t nrules;
 } cg_site_default;
+
+/* The most state codes one site may have (the policy reader refuses more). */
+#define CG_MAX_STATES 4
 
 typedef struct cg_layer {
     int abi;                         /* CG_LAYER_ABI */
@@ -143,6 +158,9 @@ typedef struct cg_layer {
     const char *header;              /* header the layer was generated from */
     long missing_result;             /* what every call returns when the real library is missing */
     const char *(*result_name)(long);/* names a result code; NULL if unknown */
+    /* The code of a result name (any spelling the header has); 0 when it
+     * has none. NULL when the API has no result type. */
+    int (*result_code)(const char *name, long *code);
     unsigned nsites;
     cg_site *sites;
     const cg_site_default *defaults;

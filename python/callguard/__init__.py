@@ -37,8 +37,9 @@ __all__ = [
 ]
 
 SiteStats = collections.namedtuple(
-    "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns")
-SiteStats.__doc__ = "One entry point's counters (cg_site_stats; times in nanoseconds)."
+    "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns states", defaults=(0,))
+SiteStats.__doc__ = ("One entry point's counters (cg_site_stats; times in nanoseconds; errors: failures, "
+                     "states: results that report a state, such as ZE_RESULT_NOT_READY).")
 
 
 def serialize(site, domain=None, scope="process"):

@@ -104,7 +104,7 @@ static void remove_dir(const char *dir)
 /* The options of `callguard run`. */
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
-    const char *transition, *stall, *report, *trace, *trace_lines;
+    const char *transition, *stall, *report, *trace, *trace_lines, *signals;
     char **apis;       /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */
@@ -131,6 +131,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
         {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"signals", required_argument, NULL, 'S'},
         {"check-threads", no_argument, NULL, 'C'},    {"serialize-handles", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     optind = 1;
@@ -160,6 +161,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         case 'r': o->report = optarg; break;
         case 'T': o->trace = optarg; break;
         case 'l': o->trace_lines = optarg; break;
+        case 'S': o->signals = optarg; break;
         case 'a': {
             char *copy = strdup(optarg), *save = NULL;
             if (!copy) return 1;
@@ -265,6 +267,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
                   {"--transition", "CALLGUARD_TRANSITION", o->transition},
                   {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+                  {"--signals", "CALLGUARD_SIGNALS", o->signals},
                   {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
@@ -413,10 +416,16 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     size_t len = 0;
     FILE *f = open_memstream(&preload, &len);
     if (!f) exit(1);
+    /* The fatal-signal hook: libcallguard itself first, so that its
+     * sigaction() and signal() come before libc's and a handler the
+     * program sets later is chained to, not put in place of callguard's. */
+    const char *signals = o->signals ? o->signals : getenv("CALLGUARD_SIGNALS");
+    if (signals && strcmp(signals, "record") == 0) fprintf(f, "%s/libcallguard.so%s", cli_libdir, set->n ? ":" : "");
     for (size_t i = 0; i < set->n; i++) fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
     fclose(f);
     if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
     free(preload);
+    if (o->signals) env_set(env, "CALLGUARD_SIGNALS", o->signals);
     run_link_shims(env, set, dir);
     env_set(env, "CALLGUARD_STATS_DIR", dir);
     if (o->serialize) {

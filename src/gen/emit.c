@@ -76,6 +76,29 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         fprintf(out, "    CGL_%s,\n", api->funcs[i].name);
     fputs("    CGL_NSITES\n};\n\nstatic cg_site cgl_sites[CGL_NSITES];\n\n", out);
 
+    /* The states lists: [api]'s once, each section's own. */
+    int api_states = 0;
+    for (size_t i = 0; i < api->nfuncs; i++)
+        api_states |= api->funcs[i].states == &p->states;
+    if (api_states) {
+        fputs("/* Result codes that report a state, not a failure ([api] states). */\nstatic const int cgl_states[] = {",
+              out);
+        for (size_t i = 0; i < p->states.n; i++)
+            fprintf(out, "%s%s", i ? ", " : "", p->states.v[i]);
+        fputs("};\n", out);
+    }
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        const gen_func *f = &api->funcs[i];
+        if (!f->states || f->states == &p->states || f->base)
+            continue;
+        fprintf(out, "static const int cgl_states_%s[] = {", f->name);
+        for (size_t k = 0; k < f->states->n; k++)
+            fprintf(out, "%s%s", k ? ", " : "", f->states->v[k]);
+        fputs("};\n", out);
+    }
+    if (api_states || p->nsites)
+        fputc('\n', out);
+
     int any_rules = 0;
     for (size_t i = 0; i < api->nfuncs; i++)
         if (api->funcs[i].nrules) {
@@ -87,8 +110,8 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     if (any_rules)
         fputc('\n', out);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
-          " *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy\n"
-          " *  (its rules are its own frame's). */\n",
+          " *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its\n"
+          " *  base's policy (its rules are its own frame's). */\n",
           out);
     fputs("static const cg_site_default cgl_defaults[CGL_NSITES] = {\n", out);
     for (size_t i = 0; i < api->nfuncs; i++) {
@@ -104,6 +127,12 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         literal(out, sp ? sp->reason : NULL);
         fputs(", ", out);
         literal(out, sp ? sp->serialize : NULL);
+        if (!f->states)
+            fputs(", NULL, 0", out);
+        else if (f->states == &p->states)
+            fprintf(out, ", cgl_states, %zu", f->states->n);
+        else
+            fprintf(out, ", cgl_states_%s, %zu", f->base ? f->base : f->name, f->states->n);
         if (f->nrules)
             fprintf(out, ", cgl_rules_%s, %zu},\n", f->name, f->nrules);
         else
@@ -121,6 +150,20 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
     for (size_t i = 0; i < api->ncodes; i++)
         fprintf(out, "    case %s: return \"%s\";\n", api->codes[i].name, api->codes[i].name);
     fputs("    default: return NULL;\n    }\n}\n\n", out);
+    fputs("/* The code of a result name, aliases included (a CALLGUARD_POLICY file's states). */\n"
+          "static int cgl_result_code(const char *name, long *code)\n{\n"
+          "    static const struct { const char *name; long code; } names[] = {\n",
+          out);
+    for (size_t i = 0; i < api->nnames; i++)
+        fprintf(out, "        {\"%s\", (long)(%s)},\n", api->names[i].name, api->names[i].name);
+    fputs("    };\n"
+          "    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)\n"
+          "        if (__builtin_strcmp(names[i].name, name) == 0) {\n"
+          "            *code = names[i].code;\n"
+          "            return 1;\n"
+          "        }\n"
+          "    return 0;\n}\n\n",
+          out);
 }
 
 /* Each guarded name's wrapper, for a hand-written resolver (cg_wrapper_by_address). */
@@ -154,9 +197,12 @@ static void emit_layer_struct(FILE *out, const policy *p, const gen_api *api)
     fputs("    .library_path = NULL,\n#endif\n    .header = ", out);
     literal(out, p->header);
     if (p->result)
-        fprintf(out, ",\n    .missing_result = (long)(%s),\n    .result_name = cgl_result_name,\n", p->missing);
+        fprintf(out,
+                ",\n    .missing_result = (long)(%s),\n    .result_name = cgl_result_name,\n"
+                "    .result_code = cgl_result_code,\n",
+                p->missing);
     else
-        fputs(",\n    .missing_result = 0,\n    .result_name = NULL,\n", out);
+        fputs(",\n    .missing_result = 0,\n    .result_name = NULL,\n    .result_code = NULL,\n", out);
     fputs("    .nsites = CGL_NSITES,\n    .sites = cgl_sites,\n    .defaults = cgl_defaults,\n"
           "    .wrappers = cgl_wrappers,\n",
           out);
@@ -281,8 +327,12 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
             f->ret_void ? "" : "cgl_f->cgl_ret = ", n, n);
     emit_args(out, f, "cgl_f->");
     fputs(");\n", out);
+    /* Success is one compare; another code goes back as itself (layer.h, cg_thunk). */
     if (f->ret_result)
-        fprintf(out, "    return cgl_f->cgl_ret != %s;\n}\n", p->success);
+        fprintf(out,
+                "    if (CG_LIKELY(cgl_f->cgl_ret == %s)) return 0;\n"
+                "    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;\n}\n",
+                p->success);
     else
         fputs("    return 0;\n}\n", out);
 

@@ -48,6 +48,8 @@ typedef struct site_policy {
     char *variant_of;
     int variant_line; /* of the variant_of key */
     int wrapper;      /* WRAPPER_*: generated, hand (written in cg_<api>_hand.c) or forward (no site) */
+    int states_line;  /* of its states key; 0: not set, the [api] list applies */
+    strlist states;   /* result codes that report a state here (empty with states = none) */
     /* thread rules: the values of writes, reads, destroys, sets, launches (RULE_*), NULL where unset */
     char *rules[NRULE_KEYS];
     int rule_line[NRULE_KEYS];
@@ -70,6 +72,8 @@ typedef struct policy {
     strlist variants;    /* name suffixes (_v2, _ptds): a function named base+suffix shares base's site policy */
     int variants_line;
     int default_transition;
+    strlist states;  /* [api] states: result codes that report a state at every entry point */
+    int states_line; /* 0: not set */
     int api_line; /* line of [api], for errors about missing keys */
     site_policy *sites;
     size_t nsites;
@@ -111,6 +115,7 @@ typedef struct gen_func {
     gen_param *params;
     size_t nparams;
     int key_is_handle; /* the first parameter is an opaque handle: the lock/statistics key */
+    const strlist *states; /* the result codes that report a state here, or NULL (policy-owned) */
     gen_rule *rules;   /* thread rules, from its own section or its base's */
     size_t nrules;
 } gen_func;
@@ -129,6 +134,8 @@ typedef struct gen_api {
     strlist passthrough;
     gen_code *codes; /* every result code, first name of each value only */
     size_t ncodes;
+    gen_code *names; /* every name of a result code, aliases too */
+    size_t nnames;
 } gen_api;
 
 /* Parses the policy's header(s) and fills `api`; checks the policy's entry

@@ -528,6 +528,9 @@ static void select_functions(const ctx *c, gen_api *api)
 static void add_code(gen_api *api, strlist *all, const char *name, long long value)
 {
     strlist_push(all, name);
+    api->names = xrealloc(api->names, (api->nnames + 1) * sizeof *api->names);
+    api->names[api->nnames].name = xstrdup(name);
+    api->names[api->nnames++].value = value;
     for (size_t i = 0; i < api->ncodes; i++)
         if (api->codes[i].value == value)
             return;
@@ -701,6 +704,72 @@ static int resolve_variants(const policy *p, gen_api *api)
     return 0;
 }
 
+/* ---- states: result codes that report a state --------------------------- */
+
+static const gen_code *find_code(const gen_api *api, const char *name)
+{
+    for (size_t i = 0; i < api->nnames; i++)
+        if (strcmp(api->names[i].name, name) == 0)
+            return &api->names[i];
+    return NULL;
+}
+
+/* Each name of a states list is a code of the result type other than success. */
+static int check_state_names(const policy *p, const gen_api *api, const strlist *l, int line, const char *section)
+{
+    const gen_code *ok = find_code(api, p->success);
+    long long success = ok ? ok->value : strtoll(p->success, NULL, 0);
+    for (size_t i = 0; i < l->n; i++) {
+        const gen_code *c = find_code(api, l->v[i]);
+        if (!c) {
+            fail("%s:%d: [%s]: states: %s is not a result code of %s (the header names %zu)", p->path, line, section,
+                 l->v[i], p->result, api->nnames);
+            return 1;
+        }
+        if (c->value == success) {
+            fail("%s:%d: [%s]: states: %s is the success code (%s): a state is a result other than success", p->path,
+                 line, section, l->v[i], p->success);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Gives each entry point that returns the result type its states: its
+ * section's list (its base's for a variant), else [api]'s. */
+static int resolve_states(const policy *p, gen_api *api)
+{
+    if (p->states_line && check_state_names(p, api, &p->states, p->states_line, "api"))
+        return 1;
+    for (size_t i = 0; i < p->nsites; i++) {
+        const site_policy *sp = &p->sites[i];
+        if (!sp->states_line)
+            continue;
+        if (!p->result) {
+            fail("%s:%d: [%s] has states, but [api] names no result type: only a result code can report a state",
+                 p->path, sp->states_line, sp->name);
+            return 1;
+        }
+        if (check_state_names(p, api, &sp->states, sp->states_line, sp->name))
+            return 1;
+        const gen_func *f = find_func(api, sp->name);
+        if (f && !f->ret_result) {
+            fail("%s:%d: [%s] has states but returns %s, not %s: only a result code can report a state", p->path,
+                 sp->states_line, sp->name, f->ret, p->result);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        gen_func *f = &api->funcs[i];
+        if (!f->ret_result)
+            continue;
+        const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+        const strlist *l = sp && sp->states_line ? &sp->states : &p->states;
+        f->states = l->n ? l : NULL;
+    }
+    return 0;
+}
+
 static int check_sites(const policy *p, const gen_api *api)
 {
     for (size_t i = 0; i < p->passthrough.n; i++) {
@@ -748,6 +817,7 @@ static int check_sites(const policy *p, const gen_api *api)
 
 typedef struct rule_ctx {
     const policy *p;
+    const gen_api *api;
     const site_policy *sp;
     gen_func *f;
     int key;
@@ -757,14 +827,49 @@ typedef struct rule_ctx {
 /* CG_RULE_* of layer.h, per key: destroys is a write that ends the handle's life. */
 static const unsigned rule_access[NRULE_KEYS] = {1u << 1, 1u << 0, (1u << 1) | (1u << 2), 1u << 3, 1u << 4};
 
+static size_t param_index(const gen_func *f, const char *item, size_t len)
+{
+    size_t i = 0;
+    while (i < f->nparams && !(strlen(f->params[i].name) == len && strncmp(f->params[i].name, item, len) == 0))
+        i++;
+    return i;
+}
+
+/* A parameter's declaration without its name: `CUgraphExec hGraph` -> `CUgraphExec `. */
+static size_t decl_type_len(const gen_param *pa)
+{
+    size_t d = strlen(pa->decl), n = strlen(pa->name);
+    return d >= n && strcmp(pa->decl + d - n, pa->name) == 0 ? d - n : d;
+}
+
+/* A variant whose header names a parameter otherwise (cuda.h: cuGraphLaunch's
+ * hGraph is cuGraphLaunch_ptsz's hGraphExec) takes the rule on the parameter
+ * at the base's position, when it has the same type there. */
+static size_t variant_param_index(const rule_ctx *c, const gen_func *f, const char *item, size_t len)
+{
+    if (!f->base)
+        return f->nparams;
+    for (size_t b = 0; b < c->api->nfuncs; b++) {
+        const gen_func *bf = &c->api->funcs[b];
+        if (strcmp(bf->name, f->base) != 0)
+            continue;
+        size_t i = param_index(bf, item, len);
+        if (i < bf->nparams && i < f->nparams && decl_type_len(&bf->params[i]) == decl_type_len(&f->params[i]) &&
+            strncmp(bf->params[i].decl, f->params[i].decl, decl_type_len(&f->params[i])) == 0)
+            return i;
+        break;
+    }
+    return f->nparams;
+}
+
 static int add_rule_item(const char *item, size_t len, void *arg)
 {
     rule_ctx *c = arg;
     gen_func *f = c->f;
     const char *key = rule_key_names[c->key];
-    size_t i = 0;
-    while (i < f->nparams && !(strlen(f->params[i].name) == len && strncmp(f->params[i].name, item, len) == 0))
-        i++;
+    size_t i = param_index(f, item, len);
+    if (i == f->nparams)
+        i = variant_param_index(c, f, item, len);
     int line = c->sp->rule_line[c->key];
     const char *own = strcmp(c->sp->name, f->name) == 0 ? "" : " (a variant of ";
     if (i == f->nparams) {
@@ -796,7 +901,8 @@ static int add_rule_item(const char *item, size_t len, void *arg)
 }
 
 /* Each entry point's rules come from its own section or its base's; a
- * variant's own prototype must have the parameters too. */
+ * variant's own prototype must have the parameters too (by name, or at the
+ * base's position with the same type). */
 static int resolve_rules(const policy *p, gen_api *api)
 {
     for (size_t i = 0; i < api->nfuncs; i++) {
@@ -807,7 +913,7 @@ static int resolve_rules(const policy *p, gen_api *api)
         for (int k = 0; k < NRULE_KEYS; k++) {
             if (!sp->rules[k])
                 continue;
-            rule_ctx c = {p, sp, f, k, 0};
+            rule_ctx c = {p, api, sp, f, k, 0};
             pini_split(sp->rules[k], ",", add_rule_item, &c);
             if (c.err)
                 return 1;
@@ -827,7 +933,8 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
         clang_getInclusions(c.tu, on_inclusion, &c);
         clang_visitChildren(clang_getTranslationUnitCursor(c.tu), on_top_level, &c);
         select_functions(&c, api);
-        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api) || resolve_rules(p, api);
+        rc = collect_codes(&c, api) || check_sites(p, api) || resolve_variants(p, api) || resolve_states(p, api) ||
+             resolve_rules(p, api);
         clang_disposeTranslationUnit(c.tu);
     }
     clang_disposeIndex(index);
@@ -868,5 +975,8 @@ void gen_api_free(gen_api *api)
     for (size_t i = 0; i < api->ncodes; i++)
         free(api->codes[i].name);
     free(api->codes);
+    for (size_t i = 0; i < api->nnames; i++)
+        free(api->names[i].name);
+    free(api->names);
     memset(api, 0, sizeof *api);
 }

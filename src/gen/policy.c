@@ -78,6 +78,8 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->results = xstrdup(v[PINI_RESULTS]);
     p->errcode = xstrdup(v[PINI_ERRCODE]);
     if (v[PINI_CFLAGS]) split(&p->cflags, v[PINI_CFLAGS], " \t");
+    if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&p->states, v[PINI_STATES], ",");
+    p->states_line = s->key_line[PINI_STATES];
     if (v[PINI_VARIANTS]) {
         split(&p->variants, v[PINI_VARIANTS], ",");
         p->variants_line = s->key_line[PINI_VARIANTS];
@@ -107,6 +109,8 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->variant_of = xstrdup(v[PINI_VARIANT_OF]);
     sp->variant_line = s->key_line[PINI_VARIANT_OF];
     sp->wrapper = v[PINI_WRAPPER] ? pini_word(PINI_WRAPPER, v[PINI_WRAPPER]) : WRAPPER_GENERATED;
+    sp->states_line = s->key_line[PINI_STATES];
+    if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&sp->states, v[PINI_STATES], ",");
     for (int k = 0; k < NRULE_KEYS; k++) {
         sp->rules[k] = xstrdup(v[PINI_WRITES + k]);
         sp->rule_line[k] = s->key_line[PINI_WRITES + k];
@@ -152,7 +156,9 @@ void policy_free(policy *p)
     strlist_free(&p->cflags);
     strlist_free(&p->passthrough);
     strlist_free(&p->variants);
+    strlist_free(&p->states);
     for (size_t i = 0; i < p->nsites; i++) {
+        strlist_free(&p->sites[i].states);
         free(p->sites[i].name);
         free(p->sites[i].reason);
         free(p->sites[i].serialize);

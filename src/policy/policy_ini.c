@@ -59,6 +59,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
     [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 3},
+    [PINI_STATES] = {"states", A | S, NULL},
     [PINI_WRITES] = {"writes", S, NULL},
     [PINI_READS] = {"reads", S, NULL},
     [PINI_DESTROYS] = {"destroys", S, NULL},
@@ -74,7 +75,7 @@ static const pini_key key_order[PINI_NKEYS] = {
     PINI_NAME,     PINI_HEADER,   PINI_HEADERS,    PINI_PREFIX,     PINI_LIBRARY,     PINI_RESULT,   PINI_SUCCESS,
     PINI_MISSING,  PINI_RESULTS,  PINI_ERRCODE,    PINI_CFLAGS,     PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
     PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,     PINI_VARIANT_OF,  PINI_WRAPPER,
-    PINI_WRITES,   PINI_READS,    PINI_DESTROYS,   PINI_SETS,       PINI_LAUNCHES,
+    PINI_WRITES,   PINI_READS,    PINI_DESTROYS,   PINI_SETS,       PINI_LAUNCHES, PINI_STATES,
 };
 
 /* How each value must look, and what a message says is expected. */
@@ -90,6 +91,7 @@ typedef enum vform {
     F_RESULTS,     /* enum or FIRST..LAST */
     F_DOMAIN,      /* [A-Za-z0-9_.-]*: empty is "not serialized" */
     F_PASSTHROUGH, /* @FILE, or function names split on commas and blanks */
+    F_STATES,      /* none, or 1 to PINI_MAX_STATES comma-separated code names, each once */
     F_PARAMS,      /* comma-separated C identifiers (parameter names), at least one */
 } vform;
 
@@ -117,6 +119,7 @@ static const struct {
     [PINI_SCOPE] = {F_WORDS, CGI_SCOPE_CHOICES},
     [PINI_VARIANT_OF] = {F_IDENT, "an entry point name"},
     [PINI_WRAPPER] = {F_WORDS, "generated, hand or forward"},
+    [PINI_STATES] = {F_STATES, "none, or 1 to 4 different result code names separated by commas"},
     [PINI_WRITES] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
     [PINI_READS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
     [PINI_DESTROYS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
@@ -235,6 +238,23 @@ static int count_item(const char *s, size_t n, void *arg)
     return 0;
 }
 
+typedef struct state_items {
+    const char *item[PINI_MAX_STATES + 1];
+    size_t len[PINI_MAX_STATES + 1];
+    int n;
+} state_items;
+
+/* One name of `states`: an identifier not listed before it, within the bound. */
+static int bad_state_item(const char *s, size_t n, void *arg)
+{
+    state_items *st = arg;
+    if (!is_ident_n(s, n) || st->n == PINI_MAX_STATES || (n == 4 && strncmp(s, "none", 4) == 0)) return 1;
+    for (int i = 0; i < st->n; i++)
+        if (st->len[i] == n && strncmp(st->item[i], s, n) == 0) return 1;
+    st->item[st->n] = s, st->len[st->n++] = n;
+    return 0;
+}
+
 static int is_code(const char *s)
 {
     if (is_ident(s)) return 1;
@@ -269,6 +289,11 @@ static int value_ok(pini_key k, const char *v)
         return dots && is_ident_n(v, (size_t)(dots - v)) && is_ident(dots + 2);
     }
     case F_DOMAIN: return !*v || chars_in(v, strlen(v), "_.-");
+    case F_STATES: {
+        if (strcmp(v, "none") == 0) return 1;
+        state_items st = {.n = 0};
+        return !pini_split(v, ",", bad_state_item, &st) && st.n > 0;
+    }
     case F_PASSTHROUGH:
         if (*v == '@') return v[1] != '\0';
         pini_split(v, ", \t", count_item, &items);
@@ -464,7 +489,7 @@ static void check_api(pini_file *f, const pini_section *s)
                        result);
         return;
     }
-    static const pini_key need_result[] = {PINI_SUCCESS, PINI_MISSING, PINI_RESULTS, PINI_ERRCODE};
+    static const pini_key need_result[] = {PINI_SUCCESS, PINI_MISSING, PINI_RESULTS, PINI_ERRCODE, PINI_STATES};
     for (size_t i = 0; i < sizeof need_result / sizeof *need_result; i++)
         if (s->value[need_result[i]]) {
             pini_error(f, s->key_line[need_result[i]], "[api] sets %s without result: name the result type first",

@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* The most codes `states` may list (CG_MAX_STATES of layer.h). */
+#define PINI_MAX_STATES 4
+
 /* The kinds of section. */
 typedef enum pini_kind { PINI_API, PINI_DEFAULTS, PINI_SITE } pini_kind;
 
@@ -47,6 +50,8 @@ typedef enum pini_key {
     PINI_DESTROYS,
     PINI_SETS,
     PINI_LAUNCHES,
+    /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
+    PINI_STATES,
     PINI_NKEYS
 } pini_key;
 

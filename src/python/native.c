@@ -177,11 +177,11 @@ static PyObject *py_get_stats(PyObject *self, PyObject *args)
     rc = cg_get_stats(site, &s);
     Py_END_ALLOW_THREADS
     if (rc < 0) return raise_status(rc);
-    return Py_BuildValue("{sKsKsKsKsKsKsKsK}", "calls", (unsigned long long)s.calls, "nested",
+    return Py_BuildValue("{sKsKsKsKsKsKsKsKsK}", "calls", (unsigned long long)s.calls, "nested",
                          (unsigned long long)s.nested, "errors", (unsigned long long)s.errors, "total_ns",
                          (unsigned long long)s.total_ns, "max_ns", (unsigned long long)s.max_ns, "lock_wait_ns",
                          (unsigned long long)s.lock_wait_ns, "stalls", (unsigned long long)s.stalls, "stall_ns",
-                         (unsigned long long)s.stall_ns);
+                         (unsigned long long)s.stall_ns, "states", (unsigned long long)s.states);
 }
 
 static PyObject *py_reset_stats(PyObject *self, PyObject *unused)

@@ -138,7 +138,12 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     /* Read back from the slot rather than kept in registers the call
      * must preserve (fewer saved registers). */
     c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    if (err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed); /* first: the TSC read clobbers err's register */
+    /* First: the TSC read clobbers err's register. Not success: a failure
+     * or a state, counted by its code out of line (stats.c). */
+    if (__builtin_expect(err != 0, 0)) {
+        err = cgi_stats_result(c, err);
+        c = atomic_load_explicit(&slot->counters, memory_order_relaxed); /* again: not kept across the call */
+    }
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
@@ -213,7 +218,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     cg_counters *c = f->site->ctr;
     f->call_ns = cgi_ticks_ns(f->t1 - f->t0);
     f->wait_ns = f->wait ? cgi_ticks_ns(f->wait) : 0;
-    if (f->err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+    if (f->err) f->err = cgi_stats_result(c, f->err);
     atomic_fetch_add_explicit(&c->total_ns, f->call_ns, memory_order_relaxed);
     if (f->call_ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, f->call_ns);
     if (f->wait_ns) atomic_fetch_add_explicit(&c->lock_wait_ns, f->wait_ns, memory_order_relaxed);
@@ -263,7 +268,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
             atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
         }
         int err = thunk(args);
-        if (stats && err) atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+        if (stats && err) cgi_stats_result(c, err);
         return 0;
     }
 

@@ -10,6 +10,7 @@
 #include "python.h"
 #include "resolve.h"
 #include "settings.h"
+#include "signals.h"
 #include "site.h"
 #include "threads.h"
 #include "trace.h"
@@ -164,6 +165,8 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         uint32_t ms = 0;
         rc = cgi_parse_ms(v, &ms);
         if (rc == CG_OK) atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
+    } else if (strcmp(k, "SIGNALS") == 0) {
+        rc = cgi_signals_set(v, cgi_in_cli);
     } else if (strcmp(k, "CHECK") == 0) {
         /* A list, so later checks can join: today only threads. */
         if (strcmp(v, "threads") == 0) rc = cgi_thr_set_check(1);
@@ -200,7 +203,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _POLICY, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

@@ -21,6 +21,7 @@
  *   trace  trace_write.c             the timeline: per-thread rings, Chrome JSON
  *   settings  stall  call            per-site settings kept for later layers;
  *                                    recording a stall; the guarded call
+ *   signals                          the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
  *   policy_file  layer_register.c    policy files; a layer joining the process
  *   environment                      one CALLGUARD_* variable
  *   api.c  query.c  startup.c        the C API; start-up and fork

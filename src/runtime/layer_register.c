@@ -66,7 +66,14 @@ void cg_layer_register(cg_layer *l)
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];
         if (!s->ctr) s->ctr = l->sites[s->base].ctr;
-        if (s->base == i) cgi_stats_note_policy(s);
+        if (s->base == i) {
+            const cg_site_default *d = &l->defaults[i];
+            int32_t codes[CG_MAX_STATES];
+            unsigned n = d->states && d->nstates <= CG_MAX_STATES ? d->nstates : 0;
+            for (unsigned k = 0; k < n; k++) codes[k] = d->states[k];
+            cgi_stats_set_states(s, codes, n);
+            cgi_stats_note_policy(s);
+        }
     }
     l->next = cgi_layers;
     cgi_layers = l;

@@ -19,6 +19,28 @@
 /* One section's settings. [api] says how the layer was generated: nothing
  * for the runtime (the reader has refused entry point sections without its
  * prefixes). variant_of and wrapper are the generator's too. */
+/* states = A, B (or none) as the setting keeps it: "A,B" (or ""). */
+static char *cgi_states_text(const char *v)
+{
+    if (strcmp(v, "none") == 0) return strdup("");
+    char *out = malloc(strlen(v) + 1), *o = out;
+    if (!out) return NULL;
+    for (const char *c = v; *c; c++)
+        if (*c != ' ' && *c != '\t') *o++ = *c;
+    *o = '\0';
+    return out;
+}
+
+static int cgi_policy_states(const pini_section *s, const char *site, const char *api, const char *file)
+{
+    char origin[600];
+    snprintf(origin, sizeof origin, "%s:%d: [%s]", file, s->key_line[PINI_STATES], s->name);
+    cgi_setting *st = cgi_setting_add(CGI_SET_STATES, site, origin);
+    st->states = cgi_states_text(s->value[PINI_STATES]);
+    st->api = api ? strdup(api) : NULL;
+    return st->states ? 0 : 1;
+}
+
 static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
 {
     if (s->kind == PINI_API) {
@@ -26,7 +48,9 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
         char **api = user;
         free(*api);
         if (s->value[PINI_NAME] && !(*api = strdup(s->value[PINI_NAME]))) cgi_die("out of memory");
-        return 0;
+        /* The rest of [api] says how the layer was generated; only its
+         * states are also the runtime's: they replace every site's. */
+        return s->value[PINI_STATES] ? cgi_policy_states(s, NULL, s->value[PINI_NAME], pini_path(f)) : 0;
     }
     const char *const *v = s->value;
     const char *site = s->kind == PINI_SITE ? s->name : NULL;
@@ -50,6 +74,8 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
         st->domain = strdup(v[PINI_SERIALIZE]);
         st->scope = v[PINI_SCOPE] ? (cg_scope)pini_word(PINI_SCOPE, v[PINI_SCOPE]) : CG_SCOPE_PROCESS;
     }
+    if (v[PINI_STATES] && site && cgi_policy_states(s, site, NULL, pini_path(f)))
+        return pini_error(f, s->key_line[PINI_STATES], "out of memory");
     return 0;
 }
 
@@ -68,7 +94,7 @@ int cgi_policy_load_locked(const char *path, int from_env)
     }
     /* A file without [api] sets the defaults of every layer. */
     for (cgi_setting *st = *before; st && api; st = st->next)
-        if (!st->site && !(st->api = strdup(api))) cgi_die("out of memory");
+        if (!st->site && !st->api && !(st->api = strdup(api))) cgi_die("out of memory");
     free(api);
     if (from_env) {
         cgi_settings_keep(before);

@@ -30,6 +30,7 @@ int cg_get_stats(const char *name, cg_site_stats *out)
         out->lock_wait_ns = atomic_load(&c->lock_wait_ns);
         out->stalls = atomic_load(&c->stalls);
         out->stall_ns = atomic_load(&c->stall_ns);
+        out->states = atomic_load(&c->states);
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
     if (!s) return cgi_fail(CG_ENOENT, "unknown entry point '%s'", name);
@@ -40,7 +41,10 @@ int cg_reset_stats(void)
 {
     pthread_mutex_lock(&cgi_cfg_lock);
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
-    for (uint32_t i = 0; i < n; i++) memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+    for (uint32_t i = 0; i < n; i++) {
+        memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+        for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) atomic_store(&cgi_stats->r[i].code[k].count, 0);
+    }
     cgi_stats_reset_stalls();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;

@@ -43,7 +43,7 @@ static const char *cgi_state_name(int state)
 }
 
 typedef struct cgi_totals {
-    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns;
+    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns, states;
 } cgi_totals;
 
 static uint64_t cgi_ld(const _Atomic uint64_t *p) { return atomic_load_explicit(p, memory_order_relaxed); }
@@ -57,12 +57,98 @@ static void cgi_add(cgi_totals *t, const cg_counters *c)
     t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
     t->stalls += cgi_ld(&c->stalls);
     t->stall_ns += cgi_ld(&c->stall_ns);
+    t->states += cgi_ld(&c->states);
 }
 
 static void cgi_sum(cgi_totals *all, const cgi_totals *t)
 {
     all->calls += t->calls, all->nested += t->nested, all->errors += t->errors, all->total_ns += t->total_ns;
     all->lock_wait_ns += t->lock_wait_ns, all->stalls += t->stalls, all->stall_ns += t->stall_ns;
+    all->states += t->states;
+}
+
+/* ---- result codes --------------------------------------------------------------
+ * A site keeps its first CGI_STATS_MAX_CODES codes other than success by
+ * name; the calls of the others are in errors and states, and counted here
+ * as "other". A list merged over processes keeps up to CGI_CODES_MERGED. */
+
+#define CGI_CODES_MERGED (2 * CGI_STATS_MAX_CODES)
+
+typedef struct cgi_code_list {
+    struct {
+        char name[CGI_CODE_NAME_MAX];
+        int32_t code;
+        int state;
+        uint64_t count;
+    } v[CGI_CODES_MERGED];
+    size_t n;
+    uint64_t errors, states; /* of the site(s): what the named codes do not cover is "other" */
+} cgi_code_list;
+
+static void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t cap)
+{
+    l->errors += cgi_ld(&rec->c.errors);
+    l->states += cgi_ld(&rec->c.states);
+    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
+        const cgi_code *k = &rec->code[i];
+        uint32_t set = atomic_load(&k->set);
+        uint64_t n = cgi_ld(&k->count);
+        if ((set != CGI_CODE_ERROR && set != CGI_CODE_STATE) || !n) continue;
+        int state = set == CGI_CODE_STATE;
+        size_t x = 0;
+        while (x < l->n && !(l->v[x].code == k->code && l->v[x].state == state &&
+                             strncmp(l->v[x].name, k->name, sizeof k->name) == 0))
+            x++;
+        if (x == l->n) {
+            if (l->n == cap) continue; /* "other" */
+            snprintf(l->v[x].name, sizeof l->v[x].name, "%.*s", (int)sizeof k->name - 1, k->name);
+            l->v[x].code = k->code, l->v[x].state = state, l->v[x].count = 0;
+            l->n++;
+        }
+        l->v[x].count += n;
+    }
+}
+
+/* The calls of failures and of states that no named code covers. */
+static void cgi_codes_other(const cgi_code_list *l, uint64_t *errors, uint64_t *states)
+{
+    uint64_t e = 0, st = 0;
+    for (size_t x = 0; x < l->n; x++) *(l->v[x].state ? &st : &e) += l->v[x].count;
+    *errors = l->errors > e ? l->errors - e : 0;
+    *states = l->states > st ? l->states - st : 0;
+}
+
+static void cgi_json_codes(FILE *out, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    fputs(",\n        \"results\": [", out);
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++) {
+        fprintf(out, "%s{\"name\": ", k ? ", " : "");
+        cgi_json_str(out, l->v[x].name);
+        fprintf(out, ", \"code\": %d, \"calls\": %lu, \"kind\": \"%s\"}", (int)l->v[x].code,
+                (unsigned long)l->v[x].count, l->v[x].state ? "state" : "error");
+    }
+    if (oe) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "", (unsigned long)oe);
+    if (os) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "", (unsigned long)os);
+    fputc(']', out);
+}
+
+/* "    results: ZE_RESULT_NOT_READY 999 (a state), ZE_RESULT_ERROR_DEVICE_LOST 1" under a row. */
+static void cgi_text_codes(FILE *out, int indent, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    if (!l->n && !oe && !os) return;
+    fprintf(out, "%*sresults:", indent, "");
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++)
+        fprintf(out, "%s %s %lu%s", k ? "," : "", l->v[x].name, (unsigned long)l->v[x].count,
+                l->v[x].state ? " (a state)" : "");
+    if (oe) fprintf(out, "%s other failures %lu", k++ ? "," : "", (unsigned long)oe);
+    if (os) fprintf(out, "%s other states %lu", k++ ? "," : "", (unsigned long)os);
+    fputc('\n', out);
 }
 
 static uint32_t cgi_nrec(const cgi_stats_region *r)
@@ -292,6 +378,9 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
+        /* Not reaped by callguard, with the fatal-signal hook on: what the
+         * process itself noted (its exit, or the signal it died of). */
+        if (!p->have_exit && atomic_load(&r->h.signal_hook)) fputs(", \"signal_hook\": true", out);
         fputs("},", out);
         if (p->have_trace)
             fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)p->trace_events,
@@ -317,14 +406,20 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                     rec->blocking ? "true" : "false");
             if (rec->domain[0]) cgi_json_str(out, rec->domain);
             else fputs("null", out);
-            fprintf(out, ", \"scope\": \"%s\"}}", cgi_scope_name(rec->scope));
+            fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
+            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_json_codes(out, &codes);
+            fputc('}', out);
         }
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_violations(out, r);
-        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, "
-                     "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
-                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.total_ns,
+        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
+                     "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
+                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states,
+                (unsigned long)t.total_ns,
                 (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
     }
 }
@@ -335,9 +430,9 @@ static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     fprintf(out,
-            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": "
-            "%lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
+            "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors, (unsigned long)all.states,
             (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns, (unsigned long)all.stalls,
             (unsigned long)all.stall_ns);
 }
@@ -371,11 +466,16 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
     }
     unsigned unknown = atomic_load(&r->h.threads_unslotted);
     if (!nthreads && !unknown) return;
-    char how[96], sig[32];
+    char how[160], sig[32];
     if (state == CGI_PROC_SIGNALED) cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
     else if (state == CGI_PROC_EXITED) snprintf(how, sizeof how, "exited with status %d", status);
     else if (state == CGI_PROC_EXECED) snprintf(how, sizeof how, "was replaced by exec");
-    else snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it)");
+    else if (atomic_load(&r->h.signal_hook))
+        snprintf(how, sizeof how, "ended without exit handlers and without a fatal signal the signal hook saw "
+                                  "(SIGKILL, another uncatchable end, or _exit)");
+    else
+        snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it; "
+                                  "--signals record would note a fatal signal)");
     if (nthreads) {
         fprintf(out, "  %s with", how);
         for (size_t g = 0; g < ngroups; g++)
@@ -427,7 +527,7 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
  * entry point (its names and counts) and one entry per host name. */
 
 /* One entry point of the combined table: its counts over all processes.
- * 80 bytes and its names: the bound docs/report.md states counts on it. */
+ * 96 bytes and its names: the bound docs/report.md states counts on it. */
 typedef struct cgi_row {
     const char *api;            /* "api\0name\0domain\0" in the arena */
     uint8_t name_at, domain_at; /* where name and domain start in it */
@@ -435,9 +535,13 @@ typedef struct cgi_row {
     uint8_t mixed; /* the processes ran it with different policies */
     cgi_totals t;
     uint64_t max_ns;
+    cgi_code_list *codes; /* its result codes other than success, by name; NULL while none (in the arena) */
 } cgi_row;
 #define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
 #define CGI_ROW_DOMAIN(row) ((row)->api + (row)->domain_at)
+/* Rows of the combined table that name their result codes (about 540 bytes
+ * each); later rows with codes other than success show only their counts. */
+#define CGI_ROWS_WITH_CODES 4096
 /* Rows are kept in blocks that never move: no copy of them all to grow. */
 #define CGI_ROW_BLOCK 4096
 
@@ -469,6 +573,7 @@ struct cgi_report_writer {
     cgi_index hostix;
     int apiw;
     int oom;
+    size_t ncodelists; /* rows with a list of result codes */
     cgi_arena_block *arena;
 };
 
@@ -620,6 +725,18 @@ static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
             row->scope != rec->scope || row->blocking != rec->blocking)
             row->mixed = 1;
         cgi_add(&row->t, &rec->c);
+        if ((cgi_ld(&rec->c.errors) || cgi_ld(&rec->c.states)) && !row->codes && w->ncodelists < CGI_ROWS_WITH_CODES) {
+            /* Bounded: the first CGI_ROWS_WITH_CODES rows with such results name them. */
+            char *mem = cgi_arena_take(w, sizeof *row->codes + 8);
+            if (!mem) {
+                w->oom = 1;
+                break;
+            }
+            row->codes = (cgi_code_list *)(((uintptr_t)mem + 7) & ~(uintptr_t)7);
+            memset(row->codes, 0, sizeof *row->codes);
+            w->ncodelists++;
+        }
+        if (row->codes) cgi_codes_add(row->codes, rec, CGI_CODES_MERGED);
         uint64_t m = cgi_ld(&rec->c.max_ns);
         if (m > row->max_ns) row->max_ns = m;
     }
@@ -633,12 +750,12 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         cgi_totals t = *pt;
         int state, status;
         cgi_exit_of(p, &state, &status);
-        char ex[48];
+        char ex[80];
         if (state == CGI_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
         else if (state == CGI_PROC_SIGNALED) {
             char sig[32];
             cgi_signal_name(status, sig, sizeof sig);
-            snprintf(ex, sizeof ex, "killed by %s", sig);
+            snprintf(ex, sizeof ex, "killed by %s%s", sig, p->have_exit ? "" : ", noted by its signal hook");
         }
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
@@ -653,8 +770,8 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
             int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
             if (len > apiw && cgi_ld(&r->r[k].c.calls)) apiw = len;
         }
-        fprintf(out, "  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
-                "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls",
+                "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
@@ -665,10 +782,14 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                 len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
                                 rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
             if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
+            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
                     (unsigned long)cgi_ld(&c->calls), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ld(&c->errors), cgi_ms(cgi_ld(&c->total_ns)), cgi_ms(cgi_ld(&c->max_ns)),
-                    cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls), policy);
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ld(&c->total_ns)),
+                    cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
+                    policy);
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_text_codes(out, apiw + 5, &codes);
         }
         if (p->have_trace)
             fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
@@ -688,8 +809,8 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
     fprintf(out, "callguard: all %zu processes", w->nproc);
     if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
         fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
-    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls", "nested",
-            "errors", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls",
+            "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
     for (size_t x = 0; x < w->nrow; x++) {
         const cgi_row *row = cgi_row_at(w, x);
         char policy[128];
@@ -699,10 +820,11 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
                             row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
         if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
         if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api, CGI_ROW_NAME(row),
-                (unsigned long)row->t.calls, (unsigned long)row->t.nested, (unsigned long)row->t.errors,
-                cgi_ms(row->t.total_ns), cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns),
-                (unsigned long)row->t.stalls, policy);
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api,
+                CGI_ROW_NAME(row), (unsigned long)row->t.calls, (unsigned long)row->t.nested,
+                (unsigned long)row->t.errors, (unsigned long)row->t.states, cgi_ms(row->t.total_ns),
+                cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns), (unsigned long)row->t.stalls, policy);
+        if (row->codes) cgi_text_codes(out, apiw + 5, row->codes);
     }
 }
 
@@ -712,10 +834,10 @@ static void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
     size_t nproc = w->nproc;
     if (nproc > 1) cgi_text_combined(out, w);
     fprintf(out,
-            "callguard: %zu process%s, %lu calls (%lu nested, %lu errors), %.3f ms in the driver, %.3f ms waiting "
-            "for locks, %lu stalls\n",
+            "callguard: %zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, %.3f ms "
+            "waiting for locks, %lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
-            (unsigned long)all.errors, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "

@@ -54,6 +54,9 @@ CGI_HIDDEN cgi_stats_entry *cgi_stats_find(cgi_stats_entry *v, size_t n, int32_t
  * field by field; 0, or -1 after one line on stderr saying which file could
  * not be read and why (cut short, replaced, not a statistics file). */
 CGI_HIDDEN int cgi_stats_read_entry(const char *dir, const cgi_stats_entry *e, cgi_stats_region *r);
+/* Reads len bytes at off (on EINTR and short reads, again); the bytes
+ * read: fewer when the file ends there (or an error). */
+CGI_HIDDEN size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off);
 /* One statistics file from fd into r, checked field by field: 0, or -1
  * with why (one line). Reads the header, the records in use, and the
  * stalls and slots; the other records of r are left as they were. */

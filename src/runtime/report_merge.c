@@ -47,6 +47,12 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         if (rec->transition >= CGI_NTRANSITIONS) rec->transition = 0;
         if (rec->scope >= CGI_NSCOPES) rec->scope = 0;
         if (rec->blocking > 1) rec->blocking = 1;
+        for (unsigned c = 0; c < CGI_STATS_MAX_CODES; c++) {
+            cgi_code *k = &rec->code[c];
+            uint32_t set = atomic_load(&k->set);
+            if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE) cgi_fix_str(k->name, sizeof k->name);
+            else if (set != CGI_CODE_FREE) atomic_store(&k->set, CGI_CODE_FREE); /* died while naming it, or garbage */
+        }
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
         cgi_stall *st = &r->stall[i];
@@ -116,8 +122,7 @@ static int cgi_int32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Reads len bytes at off; the bytes read (fewer: the file ends there). */
-static size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
+size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
 {
     size_t got = 0;
     while (got < len) {
@@ -314,7 +319,7 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     closedir(d);
     free(h);
     if (!oom) {
-        qsort(v, n, sizeof *v, cgi_by_start);
+        if (n) qsort(v, n, sizeof *v, cgi_by_start); /* v is NULL when n is 0 */
         oom = cgi_note_exits(v, n, exits, nexits) != 0;
     }
     if (oom) {
@@ -541,6 +546,34 @@ static void cgi_skip_value(cgi_json *j)
 
 static uint64_t cgi_u(int64_t v) { return v < 0 ? 0 : (uint64_t)v; }
 
+/* One entry of a site's "results": {"name", "code", "calls", "kind"}. The
+ * "other" entries (code null) are what errors and states leave unnamed:
+ * nothing to keep. */
+static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
+{
+    char name[CGI_CODE_NAME_MAX] = "", kind[16] = "";
+    int64_t code = 0, calls = 0;
+    int have_code = 0;
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[16];
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0) cgi_str(j, name, sizeof name);
+        else if (strcmp(key, "code") == 0) {
+            if (!cgi_word(j, "null")) have_code = cgi_num(j, &code);
+        } else if (strcmp(key, "calls") == 0) cgi_num(j, &calls);
+        else if (strcmp(key, "kind") == 0) cgi_str(j, kind, sizeof kind);
+        else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    if (j->err || !have_code || *n >= CGI_STATS_MAX_CODES) return;
+    cgi_code *k = &rec->code[(*n)++];
+    k->code = (int32_t)code;
+    memcpy(k->name, name, sizeof k->name);
+    atomic_store(&k->count, cgi_u(calls));
+    atomic_store(&k->set, strcmp(kind, "state") == 0 ? CGI_CODE_STATE : CGI_CODE_ERROR);
+}
+
 static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
 {
     uint32_t n = atomic_load(&r->h.nrecords);
@@ -555,6 +588,15 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
         if (strcmp(key, "api") == 0) cgi_str(j, rec->api, sizeof rec->api);
         else if (strcmp(key, "name") == 0) have_name = cgi_str(j, rec->name, sizeof rec->name);
+        else if (strcmp(key, "results") == 0) {
+            unsigned ncodes = 0;
+            if (!cgi_expect(j, '[')) return;
+            if (!cgi_lit(j, ']')) {
+                do cgi_read_code(j, rec, &ncodes);
+                while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        }
         else if (strcmp(key, "policy") == 0) {
             if (!cgi_expect(j, '{')) return;
             do {
@@ -582,6 +624,7 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
             else if (strcmp(key, "lock_wait_ns") == 0) f = &rec->c.lock_wait_ns;
             else if (strcmp(key, "stalls") == 0) f = &rec->c.stalls;
             else if (strcmp(key, "stall_ns") == 0) f = &rec->c.stall_ns;
+            else if (strcmp(key, "states") == 0) f = &rec->c.states;
             if (f) {
                 if (cgi_num(j, &v)) atomic_store(f, cgi_u(v));
             } else cgi_skip(j);
@@ -752,6 +795,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                                                                   : CGI_PROC_RUNNING;
                 } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cgi_num(j, &num)) {
                     v->exit_status = (int)num;
+                } else if (strcmp(ek, "signal_hook") == 0) {
+                    atomic_store(&r->h.signal_hook, cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0));
                 } else cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');

@@ -32,7 +32,7 @@ cgi_setting **cgi_settings_mark(void) { return cgi_settings_tail; }
 static void cgi_setting_free(cgi_setting *st)
 {
     /* st->reason stays: sites may point at it. */
-    free(st->site), free(st->api), free(st->domain), free(st->origin), free(st);
+    free(st->site), free(st->api), free(st->domain), free(st->origin), free(st->states), free(st);
 }
 
 void cgi_settings_drop_from(cgi_setting **mark)
@@ -82,6 +82,45 @@ static void cgi_apply_blocking(cg_site *s, void *arg)
     atomic_store(&s->blocking, a->blocking);
 }
 
+typedef struct cgi_states_arg {
+    int32_t code[CG_MAX_STATES];
+    unsigned n;
+} cgi_states_arg;
+
+/* The codes of a states setting as `layer` numbers them; CG_EINVAL naming
+ * the first name the layer does not know. */
+static int cgi_states_resolve(const cgi_setting *st, const cg_layer *layer, cgi_states_arg *a)
+{
+    a->n = 0;
+    const char *v = st->states;
+    while (*v) {
+        size_t len = strcspn(v, ",");
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)len, v);
+        long code = 0;
+        if (!layer->result_code || !layer->result_code(name, &code) || a->n == CG_MAX_STATES)
+            return cgi_fail(CG_EINVAL, "%s: states: %s is not a result code of the %s layer", st->origin, name,
+                            layer->api);
+        a->code[a->n++] = (int32_t)code;
+        v += len;
+        if (*v) v++;
+    }
+    return CG_OK;
+}
+
+static void cgi_apply_states(cg_site *s, void *arg)
+{
+    cgi_states_arg *a = arg;
+    if (s->base == s->index) cgi_stats_set_states(s, a->code, a->n);
+}
+
+/* The layer a site's states setting is for: the one that has the site. */
+static cg_layer *cgi_layer_of_site(const char *name)
+{
+    cg_site *s = cgi_site_find(name);
+    return s ? s->layer : NULL;
+}
+
 /* Applies one setting: to every loaded site of its name, or, naming none,
  * to every site of `layer`. CG_ENOENT when no loaded layer has the name. */
 static int cgi_setting_for_layer(const cgi_setting *st, const cg_layer *layer)
@@ -91,6 +130,22 @@ static int cgi_setting_for_layer(const cgi_setting *st, const cg_layer *layer)
 
 static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
 {
+    if (st->kind == CGI_SET_STATES) {
+        cgi_states_arg a;
+        if (!st->site) {
+            if (!layer || strcmp(layer->api, st->api) != 0) return CG_OK;
+            int rc = cgi_states_resolve(st, layer, &a);
+            if (rc != CG_OK) return rc;
+            for (unsigned i = 0; i < layer->nsites; i++)
+                if (layer->sites[i].base == i) cgi_stats_set_states(&layer->sites[i], a.code, a.n);
+            return CG_OK;
+        }
+        cg_layer *l = cgi_layer_of_site(st->site);
+        if (!l) return cgi_fail(CG_ENOENT, "unknown entry point '%s'", st->site);
+        int rc = cgi_states_resolve(st, l, &a);
+        if (rc != CG_OK) return rc;
+        return cgi_site_each(st->site, cgi_apply_states, &a);
+    }
     if (!st->site) {
         if (!cgi_setting_for_layer(st, layer)) return CG_OK;
         for (unsigned i = 0; i < layer->nsites; i++)
@@ -158,6 +213,14 @@ int cgi_settings_commit(cgi_setting **mark)
     for (const cgi_setting *st = *mark; st && rc == CG_OK; st = st->next) {
         if (st->kind == CGI_SET_SERIALIZE && st->domain && *st->domain)
             rc = cgi_domain_get(st->domain, st->scope, NULL);
+        if (st->kind == CGI_SET_STATES) {
+            /* Every loaded layer it is for must know each name. */
+            cgi_states_arg a;
+            const cg_layer *l = st->site ? cgi_layer_of_site(st->site) : NULL;
+            for (cg_layer *o = cgi_layers; o && rc == CG_OK && !st->site; o = o->next)
+                if (strcmp(o->api, st->api) == 0) rc = cgi_states_resolve(st, o, &a);
+            if (l && rc == CG_OK) rc = cgi_states_resolve(st, l, &a);
+        }
         if (rc != CG_OK || !st->site || cgi_site_find(st->site)) continue;
         rc = cgi_name_error(st->site, st->origin);
         if (!pending) pending = st;

@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING };
+enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES };
 
 typedef struct cgi_setting {
     int kind;
@@ -18,6 +18,7 @@ typedef struct cgi_setting {
     cg_scope scope;
     int blocking;
     char *reason; /* never freed: sites point at it */
+    char *states; /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
     char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
     int from_env; /* read at start-up: a bad name found later exits 2 */
     int matched;  /* applied to some layer */

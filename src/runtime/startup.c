@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "resolve.h"
 #include "settings.h"
+#include "signals.h"
 #include "site.h"
 #include "stats.h"
 #include "threads.h"
@@ -77,6 +78,7 @@ __attribute__((constructor)) static void cgi_init(void)
 {
     cgi_note_own_object((const void *)cgi_init);
     if (&cgi_cli_process && cgi_cli_process) {
+        cgi_in_cli = 1;
         if (cgi_stats_init(NULL) != CG_OK) cgi_die("%s", cg_last_error());
         cgi_runtime_set_locked("none");
         pthread_atfork(cgi_atfork_prepare, cgi_atfork_parent, cgi_atfork_child);

@@ -21,7 +21,8 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
-_Static_assert(sizeof(cgi_stats_record) == 256, "stats record layout is fixed");
+_Static_assert(sizeof(cgi_stats_record) == 512, "stats record layout is fixed");
+_Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
 _Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
 _Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
 _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
@@ -173,7 +174,15 @@ void cgi_stats_after_fork_child(void)
             cgi_stats_dir[0] = '\0';
         }
     }
-    for (uint32_t i = 0; i < n; i++) memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+    for (uint32_t i = 0; i < n; i++) {
+        memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+        for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) {
+            cgi_code *code = &cgi_stats->r[i].code[k];
+            atomic_store(&code->count, 0);
+            /* A slot another thread of the parent was naming: that thread is gone. */
+            if (atomic_load(&code->set) == CGI_CODE_WRITING) atomic_store(&code->set, CGI_CODE_FREE);
+        }
+    }
     for (uint32_t i = 0; i < n; i++) cgi_stats->r[i].used = 1;
     cgi_stats_fill_header(&cgi_stats->h);
     atomic_store(&cgi_stats->h.nrecords, n);
@@ -189,12 +198,12 @@ void cgi_stats_after_fork_child(void)
 /* Caller holds cgi_cfg_lock. */
 cg_counters *cgi_stats_record_site(const char *api, const char *name)
 {
-    static cg_counters overflow; /* counts of sites past the last record: kept, not reported */
+    static cgi_stats_record overflow; /* counts of sites past the last record: kept, not reported */
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
     /* A layer and a soname shim of one API in one process count into one row. */
     for (uint32_t i = 0; i < n; i++)
         if (strcmp(cgi_stats->r[i].api, api) == 0 && strcmp(cgi_stats->r[i].name, name) == 0) return &cgi_stats->r[i].c;
-    if (n == CGI_STATS_MAX_RECORDS) return &overflow;
+    if (n == CGI_STATS_MAX_RECORDS) return &overflow.c;
     cgi_stats_record *r = &cgi_stats->r[n];
     snprintf(r->api, sizeof r->api, "%s", api);
     snprintf(r->name, sizeof r->name, "%s", name);
@@ -213,6 +222,80 @@ void cgi_stats_note_policy(cg_site *s)
     r->transition = (uint8_t)atomic_load(&s->transition);
     r->scope = (uint8_t)atomic_load(&s->scope);
     r->blocking = (uint8_t)atomic_load(&s->blocking);
+}
+
+static cgi_stats_record *cgi_record_of(cg_counters *c)
+{
+    return (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
+}
+
+static int cgi_is_state(const cgi_stats_record *r, long code)
+{
+    uint32_t n = atomic_load_explicit(&r->nstates, memory_order_relaxed);
+    for (uint32_t i = 0; i < n && i < CG_MAX_STATES; i++)
+        if (atomic_load_explicit(&r->state[i], memory_order_relaxed) == code) return 1;
+    return 0;
+}
+
+void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
+{
+    if (!s->ctr) return;
+    cgi_stats_record *r = cgi_record_of(s->ctr);
+    r->layer = s->layer;
+    if (n > CG_MAX_STATES) n = CG_MAX_STATES;
+    atomic_store(&r->nstates, 0);
+    for (unsigned i = 0; i < n; i++) atomic_store(&r->state[i], codes[i]);
+    atomic_store(&r->nstates, n);
+    /* Codes already counted are shown as what they are now; the calls
+     * counted before stay in errors or states as they were. */
+    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
+        cgi_code *k = &r->code[i];
+        uint32_t set = atomic_load(&k->set);
+        if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE)
+            atomic_store(&k->set, cgi_is_state(r, k->code) ? CGI_CODE_STATE : CGI_CODE_ERROR);
+    }
+}
+
+/* The slot of `code` at the record, claimed if it has none yet; NULL when
+ * the slots are taken by other codes (the call is counted, not named). */
+static cgi_code *cgi_code_slot(cgi_stats_record *r, const cg_layer *layer, int32_t code, int state)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
+        cgi_code *k = &r->code[i];
+        uint32_t set = atomic_load_explicit(&k->set, memory_order_acquire);
+        if (set == CGI_CODE_FREE) {
+            if (atomic_compare_exchange_strong_explicit(&k->set, &set, CGI_CODE_WRITING, memory_order_acquire,
+                                                        memory_order_acquire)) {
+                int saved = errno;
+                k->code = code;
+                const char *name = layer && layer->result_name ? layer->result_name(code) : NULL;
+                if (name) snprintf(k->name, sizeof k->name, "%s", name);
+                else snprintf(k->name, sizeof k->name, "%d", (int)code);
+                atomic_store_explicit(&k->set, state ? CGI_CODE_STATE : CGI_CODE_ERROR, memory_order_release);
+                errno = saved;
+                return k;
+            }
+        }
+        /* Another thread is naming this slot: a few instructions. A bound
+         * all the same: a signal handler on that very thread may be here. */
+        for (int spin = 0; set == CGI_CODE_WRITING && spin < 100000; spin++)
+            set = atomic_load_explicit(&k->set, memory_order_acquire);
+        if (set == CGI_CODE_WRITING) return NULL;
+        if (k->code == code) return k;
+    }
+    return NULL;
+}
+
+int cgi_stats_result(cg_counters *c, int err)
+{
+    if (!c) return 1;
+    cgi_stats_record *r = cgi_record_of(c);
+    int32_t code = err == CG_RESULT_ZERO ? 0 : err;
+    int state = cgi_is_state(r, code);
+    atomic_fetch_add_explicit(state ? &c->states : &c->errors, 1, memory_order_relaxed);
+    cgi_code *k = cgi_code_slot(r, r->layer, code, state);
+    if (k) atomic_fetch_add_explicit(&k->count, 1, memory_order_relaxed);
+    return !state;
 }
 
 /* ---- thread slots ---------------------------------------------------------------

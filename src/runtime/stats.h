@@ -14,7 +14,10 @@
  * 3: the host and the clock in the header; stalls and thread slots after the records;
  *    `calls` counts a call when it enters, not when it returns. */
 /* 4: thread-rule violations after the thread slots; their drops in the header. */
-#define CGI_STATS_VERSION 4
+/* 5: records are 512 bytes: `states` counted apart from `errors`, the site's
+ *    state codes and its first CGI_STATS_MAX_CODES result codes by name; the
+ *    header's fatal signal (CALLGUARD_SIGNALS=record). */
+#define CGI_STATS_VERSION 5
 #define CGI_STATS_MAX_RECORDS 4096
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
@@ -25,19 +28,41 @@
 /* Distinct thread-rule violations kept (threads.c); more are counted. */
 #define CGI_STATS_MAX_VIOLATIONS 64
 
-/* Named in layer.h (a site points at its counters), defined here. */
+/* Result codes kept by name per site; the others are counted, not named. */
+#define CGI_STATS_MAX_CODES 4
+/* Longest result code name kept, with its NUL (ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE is 46). */
+#define CGI_CODE_NAME_MAX 48
+
+/* Named in layer.h (a site points at its counters), defined here.
+ * errors: results that are failures; states: results that report a state
+ * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither. */
 typedef struct cg_counters {
-    _Atomic uint64_t calls, nested, errors, total_ns, max_ns, lock_wait_ns, stalls, stall_ns;
+    _Atomic uint64_t calls, nested, errors, total_ns, max_ns, lock_wait_ns, stalls, stall_ns, states;
 } cg_counters;
+
+/* One result code of a site other than success, claimed by the first call
+ * that returns it: `set` goes 0 (free) -> 1 (being written) -> 2 (a failure)
+ * or 3 (a state); the name is complete once `set` is 2 or 3. */
+enum { CGI_CODE_FREE = 0, CGI_CODE_WRITING = 1, CGI_CODE_ERROR = 2, CGI_CODE_STATE = 3 };
+typedef struct cgi_code {
+    _Atomic uint32_t set;
+    int32_t code;
+    _Atomic uint64_t count;
+    char name[CGI_CODE_NAME_MAX]; /* the layer's name of it, or its value in decimal */
+} cgi_code;
 
 typedef struct cgi_stats_record {
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
     char domain[CGI_DOMAIN_NAME_MAX]; /* "" when not serialized */
     uint8_t transition, scope, blocking, used;
-    uint32_t reserved;
+    _Atomic uint32_t nstates;         /* the site's state codes: state[0..nstates) */
     cg_counters c;
-    char pad[256 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters)];
+    _Atomic int32_t state[CG_MAX_STATES];
+    cgi_code code[CGI_STATS_MAX_CODES];
+    const cg_layer *layer;            /* names the codes; an address in the process that wrote it */
+    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) -
+             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
 } cgi_stats_record;
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
@@ -51,7 +76,7 @@ typedef struct cgi_stats_header {
     int32_t ppid;
     _Atomic int32_t state;  /* CGI_PROC_* as the process itself saw it */
     int32_t status;         /* exit status or signal number */
-    uint32_t reserved;
+    _Atomic int32_t fatal_signal; /* the fatal signal the hook recorded (CALLGUARD_SIGNALS=record); 0: none */
     uint64_t start_unix_ns;
     char command[2048];     /* argv joined by spaces */
     char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
@@ -61,7 +86,7 @@ typedef struct cgi_stats_header {
     _Atomic uint64_t tick_mult;
     _Atomic uint64_t stalls_dropped;    /* stalls not kept: the list held worse ones */
     _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
-    uint32_t reserved2;
+    _Atomic uint32_t signal_hook;       /* 1: the fatal-signal hook was installed in this process */
     uint64_t base;                      /* the region's address in the process: slots point into it */
     _Atomic uint64_t violations_dropped; /* thread-rule violations of kinds not kept: the list was full */
     _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
@@ -137,6 +162,13 @@ CGI_HIDDEN void cgi_stats_after_fork_child(void);
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
+/* Sets the codes that report a state at a site (and marks the codes it
+ * already counted). Caller holds cgi_cfg_lock. */
+CGI_HIDDEN void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n);
+/* Counts a result other than success (a thunk's nonzero return) at the
+ * site whose counters are c: a failure or a state. Returns 1 for a
+ * failure. Off the success path; touches no errno. */
+CGI_HIDDEN int cgi_stats_result(cg_counters *c, int err);
 
 /* This thread's slot; cgi_unclaimed_slot until its first timed call claims
  * one, cgi_spare_slot when none was free. Those two are never written, and

@@ -92,8 +92,10 @@ static inline uint64_t cgi_trace_ns(const cgi_trace_clock *c, uint64_t ticks)
     return ns < 0 ? 0 : (uint64_t)ns;
 }
 
-/* The view of a trace file mapped read-only (a statistics directory's
- * cg-*.trace): 0, or -1 when it is not a trace file of this version. */
+/* The view of a trace file's bytes (a statistics directory's cg-*.trace),
+ * size of them at map: 0, or -1 when it is not a trace file of this
+ * version. Rings lie only where map holds all of them: given the header and
+ * the thread table alone (the trace merge reads them by pread), none. */
 CGI_HIDDEN int cgi_trace_view_of_file(const void *map, size_t size, cgi_trace_view *v);
 
 #endif

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,7 +101,13 @@ static void cgi_ln_q(cgi_ln *l, const char *s, size_t max)
 
 static void cgi_tj_sep(cgi_tj *j) { fputs(j->nevents++ ? ",\n" : "\n", j->out); }
 
-static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk)
+/* A process's timeline. fd >= 0: v is the header and thread table of that
+ * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
+ * each ring is read by pread into buf when it is written (never mapped: a
+ * file cut short meanwhile is a short read, not SIGBUS). fd < 0: the rings
+ * are in memory (this process's own). */
+static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk,
+                           int fd, cgi_trace_event *buf)
 {
     FILE *out = j->out;
     int pid = v->h->pid;
@@ -127,6 +132,15 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
     for (uint32_t i = 0; i < nthreads && i < CGI_TRACE_MAX_THREADS; i++) {
         const cgi_trace_event *ring = v->ring[i];
         if (!ring) continue;
+        if (fd >= 0) {
+            off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
+            if (cgi_pread_full(fd, buf, CGI_TRACE_RING_BYTES, at) != CGI_TRACE_RING_BYTES) {
+                fprintf(stderr, "callguard: the trace file of process %d was cut short while read: thread %d's events "
+                                "are left out of the timeline\n", pid, v->threads[i].tid);
+                continue;
+            }
+            ring = buf;
+        }
         const cgi_trace_thread *t = &v->threads[i];
         uint64_t w = atomic_load_explicit(&t->written, memory_order_acquire);
         uint64_t k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
@@ -232,7 +246,7 @@ int cgi_trace_write_self(const char *path)
     if (v->h) {
         cgi_trace_clock clk = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
         j.tsc = (int)clk.tsc;
-        cgi_tj_process(&j, v, cgi_stats, &clk);
+        cgi_tj_process(&j, v, cgi_stats, &clk, -1, NULL);
     }
     free(v);
     return cgi_tj_close(&j, path);
@@ -303,13 +317,16 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     /* The statistics file of the process a trace file belongs to, read
      * when its trace is written (names of the sites, the command). */
     cgi_stats_region *region = v ? calloc(1, sizeof *region) : NULL;
-    DIR *d = region ? opendir(dir) : NULL;
+    /* A trace file's header and thread table, and one ring at a time. */
+    char *head = region ? malloc(sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES) : NULL;
+    cgi_trace_event *ringbuf = head ? malloc(CGI_TRACE_RING_BYTES) : NULL;
+    DIR *d = ringbuf ? opendir(dir) : NULL;
     if (!d || !cgi_tj_open(path, &j)) {
         rc = d ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
-             : region ? cgi_fail(CG_EIO, "cannot read statistics directory %s", dir)
-                      : cgi_fail(CG_ENOMEM, "out of memory");
+             : ringbuf ? cgi_fail(CG_EIO, "cannot read statistics directory %s", dir)
+                       : cgi_fail(CG_ENOMEM, "out of memory");
         if (d) closedir(d);
-        free(v), free(region);
+        free(v), free(region), free(head), free(ringbuf);
         cgi_stats_list_free(procs, nprocs);
         return rc;
     }
@@ -320,27 +337,30 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     j.tsc = (int)clk.tsc;
     for (size_t fi = 0; files && fi < nfiles; fi++) {
         const char *file = files[fi].name;
-        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
             if (fd >= 0) close(fd);
             continue;
         }
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) continue;
-        if (cgi_trace_view_of_file(p, (size_t)st.st_size, v) == 0) {
+        size_t got = cgi_pread_full(fd, head, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES, 0);
+        if (cgi_trace_view_of_file(head, got, v) == 0) {
+            /* The rings the file is long enough for; each is read when written. */
+            uint32_t nt = atomic_load(&v->h->nthreads);
+            for (uint32_t i = 0; i < nt && i < CGI_TRACE_MAX_THREADS; i++)
+                if (atomic_load(&v->threads[i].ready) && CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
+                    v->ring[i] = ringbuf;
             const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
             const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
             /* A file without a TSC clock (another machine's? not here) keeps its own. */
             cgi_trace_clock own = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
-            cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own);
+            cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own, fd, ringbuf);
         }
-        munmap(p, (size_t)st.st_size);
+        close(fd);
     }
     for (size_t fi = 0; files && fi < nfiles; fi++) free(files[fi].name);
     free(files);
-    free(v), free(region);
+    free(v), free(region), free(head), free(ringbuf);
     cgi_stats_list_free(procs, nprocs);
     if (totals)
         *totals = (cg_trace_totals){.processes = j.processes,

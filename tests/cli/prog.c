@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,51 @@ static void *worker(void *arg)
 }
 #endif
 
+/* The program's own SIGSEGV handler (the fatal-signal hook must chain to it). */
+static sigjmp_buf recover_to;
+static int recover;
+static void own_segv(int sig)
+{
+    static const char msg[] = "own handler ran\n";
+    if (write(1, msg, sizeof msg - 1) < 0) _exit(43);
+    if (recover) siglongjmp(recover_to, 1);
+    _exit(sig == SIGSEGV ? 42 : 44);
+}
+
+static void fault(void)
+{
+    volatile int *nowhere = NULL;
+    *nowhere = 1;
+}
+
+/* own-segv HOW: HOW is sigaction, signal, before (set, then cg_configure
+ * turns the hook on: a handler that came first), or recover (sigaction; the
+ * handler jumps back and the program goes on). 5 calls, then a fault. */
+static int own_segv_mode(const char *how)
+{
+    if (!strcmp(how, "signal")) {
+        signal(SIGSEGV, own_segv);
+    } else {
+        struct sigaction sa = {.sa_handler = own_segv};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, NULL);
+    }
+    if (!strcmp(how, "before")) {
+        int (*configure)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_DEFAULT, "cg_configure");
+        if (!configure || configure("CALLGUARD_SIGNALS", "record") != 0) return 6;
+    }
+    /* What the program reads back is its own handler, not callguard's
+     * (where callguard run preloaded libcallguard: not for "before"). */
+    struct sigaction now;
+    sigaction(SIGSEGV, NULL, &now);
+    if (strcmp(how, "before") != 0 && now.sa_handler != own_segv) return 7;
+    recover = !strcmp(how, "recover");
+    calls(5);
+    if (sigsetjmp(recover_to, 1) == 0) fault();
+    printf("recovered\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "calls";
@@ -52,6 +99,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "abort")) {
         calls(5);
         abort();
+    }
+    if (!strcmp(mode, "own-segv")) return own_segv_mode(argc > 2 ? argv[2] : "sigaction");
+    if (!strcmp(mode, "segv")) { /* 5 calls, then a fault nobody handles */
+        calls(5);
+        fault();
+        return 8;
     }
     if (!strcmp(mode, "_exit")) {
         calls(5);

@@ -286,8 +286,55 @@ def run_report_names_calls_in_flight_and_how_the_process_died():
     path = os.path.join(TMP, "unknown.json")
     json.dump(rep, open(path, "w"))
     t = run([CG, "report", path])
-    check("ended without exit handlers (how is not known: callguard did not reap it) with %d threads inside toyCompile"
-          % len(inside) in t.stdout, t.stdout)
+    check("ended without exit handlers (how is not known: callguard did not reap it; --signals record would note a "
+          "fatal signal) with %d threads inside toyCompile" % len(inside) in t.stdout, t.stdout)
+
+
+def run_signals_record_names_the_signal_of_a_process_it_did_not_reap():
+    """--signals record: the toy compiler aborts with threads inside toyCompile, reaped by its own parent (a
+    shell). The hook noted SIGABRT in the process's statistics file: the report says it died of SIGABRT with the
+    calls in flight, in the JSON and in the table, and the process died as it would have (the shell saw 134)."""
+    r, rep = report_of(["/bin/sh", "-c", '"$0"; echo "shell saw $?"', TOY_RACE], "--signals", "record")
+    check(r.returncode == 0 and "shell saw 134" in r.stdout, "%d %s %s" % (r.returncode, r.stdout, r.stderr))
+    race = [p for p in rep["processes"] if TOY_RACE in p["command"]]
+    check(len(race) == 1 and race[0]["exit"] == {"state": "signaled", "signal": 6, "signal_hook": True},
+          "the signal the hook noted: %s" % race)
+    inside = [f for f in race[0]["in_flight"] if f["name"] == "toyCompile" and f["state"] == "inside"]
+    check(len(inside) >= 2, "the threads inside toyCompile: %s" % race[0]["in_flight"])
+    path = os.path.join(TMP, "hooked.json")
+    json.dump(rep, open(path, "w"))
+    t = run([CG, "report", path])
+    check("  died of SIGABRT with %d threads inside toyCompile" % len(inside) in t.stdout, t.stdout)
+    # The same through the environment; and a process that exits normally is not "signaled".
+    r, rep = report_of([PROG, "calls"], env={"CALLGUARD_SIGNALS": "record"})
+    check(r.returncode == 0 and rep["processes"][0]["exit"] == {"state": "exited", "status": 0}, "%s" % rep)
+
+
+def run_signals_record_keeps_the_programs_own_handler():
+    """--signals record and a program's own SIGSEGV handler: set after callguard's (sigaction or signal, in
+    main: it reads its own handler back), or before it (the C API turns the hook on later), it still runs on a
+    real fault, and the program exits as its handler says; a handler that repairs the fault lets the program go
+    on. A fault with no handler still kills the program with SIGSEGV."""
+    for how in ("sigaction", "signal"):
+        r = guarded([PROG, "own-segv", how], "--signals", "record")
+        check(r.returncode == 42 and r.stdout == "own handler ran\n", "%s: %d %r %s" % (how, r.returncode, r.stdout,
+                                                                                         r.stderr))
+    r = guarded([PROG, "own-segv", "before"])
+    check(r.returncode == 42 and r.stdout == "own handler ran\n", "before: %d %r %s" % (r.returncode, r.stdout, r.stderr))
+    r, rep = report_of([PROG, "own-segv", "recover"], "--signals", "record")
+    check(r.returncode == 0 and r.stdout == "own handler ran\nrecovered\n", "recover: %d %r" % (r.returncode, r.stdout))
+    check(rep["processes"][0]["exit"] == {"state": "exited", "status": 0}, "%s" % rep["processes"][0]["exit"])
+    r = guarded([PROG, "segv"], "--signals", "record")
+    check(r.returncode == -signal.SIGSEGV, "no handler: %d %s" % (r.returncode, r.stderr))
+
+
+def run_signals_rejects_a_bad_value():
+    """--signals and CALLGUARD_SIGNALS take record or off; anything else stops the run before the program."""
+    marker = os.path.join(TMP, "started-signals")
+    for opts, env in ((["--signals", "on"], None), ([], {"CALLGUARD_SIGNALS": "yes"})):
+        r = guarded([PROG, "touch", marker], *opts, env=env)
+        check(r.returncode == 2 and "expected record" in r.stderr and not os.path.exists(marker),
+              "%s %s: %d %s" % (opts, env, r.returncode, r.stderr))
 
 
 def run_prepends_existing_preload():
@@ -629,6 +676,32 @@ def report_prints_a_saved_report():
     live = guarded([PROG, "fork"], "--report", "-", "--serialize", "toyAdd=adds")
     check(live.stderr.splitlines()[-1].split(",")[:2] == r.stdout.splitlines()[-1].split(",")[:2],
           "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
+
+
+def report_names_at_most_4_result_codes_a_site_and_counts_the_rest():
+    """A site keeps its first 4 result codes by name; a saved report with more (and two processes of it, merged)
+    shows 4 by name and the rest as "other", in the process's table and in the combined one; states stay states."""
+    path = os.path.join(TMP, "codes.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    site = rep["processes"][0]["sites"][0]
+    names = ["TOY_ERROR_INVALID_HANDLE", "TOY_ERROR_INVALID_VALUE", "TOY_ERROR_BUILD_FAILED", "TOY_ERROR_TIMEOUT",
+             "TOY_ERROR_OUT_OF_RESOURCES"]
+    site["errors"], site["states"] = 8, 3
+    site["results"] = [{"name": "TOY_ERROR_TIMEOUT", "code": -5, "calls": 3, "kind": "state"}] + [
+        {"name": n, "code": -1 - i, "calls": 2, "kind": "error"} for i, n in enumerate(names[:4]) if i != 3]
+    site["results"].append({"name": names[4], "code": -4, "calls": 2, "kind": "error"})
+    json.dump(rep, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    want = ("results: TOY_ERROR_TIMEOUT 3 (a state), TOY_ERROR_INVALID_HANDLE 2, TOY_ERROR_INVALID_VALUE 2, "
+            "TOY_ERROR_BUILD_FAILED 2, other failures 2\n")
+    check(want in r.stdout, r.stdout)
+    r = run([CG, "report", path, path])
+    check(r.returncode == 0 and r.stdout.count(want) == 2, r.stdout)
+    check("results: TOY_ERROR_TIMEOUT 6 (a state), TOY_ERROR_INVALID_HANDLE 4, TOY_ERROR_INVALID_VALUE 4, "
+          "TOY_ERROR_BUILD_FAILED 4, other failures 4\n" in r.stdout, "the combined table: " + r.stdout)
+    check("(0 nested, 16 errors, 6 states)" in r.stdout, r.stdout)
 
 
 def report_refuses_what_is_not_a_report():

@@ -8,6 +8,8 @@
  *     aborts when two threads are inside it at once (the window is the sleep, so the race shows on 2 cores);
  *   - launches and streams: each launch keeps its stream busy for CGCUDA_KERNEL_MS, and
  *     cuStreamSynchronize / cuCtxSynchronize sleep until the work is done;
+ *   - cuStreamQuery and events (cuEventCreate, cuEventRecord, cuEventQuery, cuEventSynchronize,
+ *     cuEventDestroy_v2): CUDA_ERROR_NOT_READY while the stream's work recorded is not done;
  *   - memory (host memory standing in for device memory) and copies, in their _v2 and _v2_ptds forms;
  *   - cuGetProcAddress (4 arguments) and cuGetProcAddress_v2 (5), answering as the real driver does:
  *     the variant returned depends on the CUDA version and the per-thread flag (the versions are
@@ -793,6 +795,67 @@ EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
     COUNT();
     return stream_sync(hStream, 1);
+}
+
+EXPORT CUresult cuStreamQuery(CUstream hStream)
+{
+    COUNT();
+    NEED_INIT();
+    if (!valid_ctx(current)) return CUDA_ERROR_INVALID_CONTEXT;
+    return now_ns() < atomic_load(&stream_of(hStream, 0)->busy_until_ns) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+/* ---- events: done when the work before their record is ---- */
+
+struct CUevent_st {
+    _Atomic long long done_ns; /* 0: never recorded */
+};
+
+EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    COUNT();
+    NEED_INIT();
+    (void)Flags;
+    if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+    if (!valid_ctx(current)) return CUDA_ERROR_INVALID_CONTEXT;
+    *phEvent = calloc(1, sizeof **phEvent);
+    return *phEvent ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    COUNT();
+    NEED_INIT();
+    if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+    long long busy = atomic_load(&stream_of(hStream, 0)->busy_until_ns), now = now_ns();
+    atomic_store(&hEvent->done_ns, busy > now ? busy : now);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventQuery(CUevent hEvent)
+{
+    COUNT();
+    NEED_INIT();
+    if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+    return now_ns() < atomic_load(&hEvent->done_ns) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent hEvent)
+{
+    COUNT();
+    NEED_INIT();
+    if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+    sleep_until(atomic_load(&hEvent->done_ns));
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
+{
+    COUNT();
+    NEED_INIT();
+    if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+    free(hEvent);
+    return CUDA_SUCCESS;
 }
 
 /* ---- memory: host memory stands in for the device's ---- */

@@ -226,6 +226,35 @@ def cuda_callguard_run_serializes_a_program_linked_to_the_driver():
     check(rows.get("cuModuleLoadData") == 16 and rows.get("cuCtxCreate") == 1, "counted: %s" % rows)
 
 
+def cuda_callguard_run_event_query_not_ready_is_a_state():
+    """A program polls cuEventQuery and cuStreamQuery until a 200 ms kernel is done: each CUDA_ERROR_NOT_READY
+    is a state (apis/cuda.ini declares it for these two), so the report counts no error for the polls and names
+    the code; cuEventQuery(NULL) is a real failure, an error by name. The JSON and the text table agree."""
+    path = os.path.join(TMP, "query.json")
+    env = {"CGCUDA_KERNEL_MS": "200", "CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]}
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_EVENT_QUERY"]], env)
+    check(r.returncode == 0, "the program polls to the end", r)
+    out = dict(kv.split("=") for kv in r.stdout.split())
+    polls = {"cuEventQuery": int(out["event_not_ready"]), "cuStreamQuery": int(out["stream_not_ready"])}
+    check(polls["cuEventQuery"] > 0 and polls["cuStreamQuery"] > 0 and out["null_event"] == "400", "polled", r)
+    with open(path) as f:
+        rep = json.load(f)
+    sites = {s["name"]: s for p in rep["processes"] for s in p["sites"]}
+    ev, st = sites["cuEventQuery"], sites["cuStreamQuery"]
+    check(ev["calls"] == polls["cuEventQuery"] + 2 and ev["states"] == polls["cuEventQuery"] and ev["errors"] == 1,
+          "cuEventQuery: %s" % ev)
+    results = {(c["name"], c["kind"]): c["calls"] for c in ev["results"]}
+    check(results == {("CUDA_ERROR_NOT_READY", "state"): polls["cuEventQuery"],
+                      ("CUDA_ERROR_INVALID_HANDLE", "error"): 1}, "cuEventQuery's codes: %s" % ev["results"])
+    check(st["errors"] == 0 and st["states"] == polls["cuStreamQuery"] and
+          st["results"] == [{"name": "CUDA_ERROR_NOT_READY", "code": 600, "calls": polls["cuStreamQuery"],
+                             "kind": "state"}], "cuStreamQuery: %s" % st)
+    check(rep["totals"]["errors"] == 1, "one error in all: %s" % rep["totals"])
+    t = run([E["CG_CLI"], "report", path])
+    check(t.returncode == 0 and "results: CUDA_ERROR_NOT_READY %d (a state), CUDA_ERROR_INVALID_HANDLE 1\n"
+          % polls["cuEventQuery"] in t.stdout, "the table names the codes", t)
+
+
 # ---- through the libcuda.so.1 shim (callguard run), when the build has one ----
 
 def cuda_callguard_run_guards_a_program_that_dlopens_libcuda():

@@ -40,11 +40,11 @@ gen_handles_fnptr_array_const_params() {
         "(const void *)ctx, cgl_th_shCallback"
         "cg_call(&cgl_sites[CGL_shCreate], NULL,"
         # policy values, escaped; the [defaults] transition where a site sets none
-        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, cgl_rules_shAlloc, 1},'
-        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0},'
+        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0, NULL, 0},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1},'
+        '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # a variant names its base and carries the base's policy; its thread rules are its own frame's
-        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, cgl_rules_shVoidArgs, 1},'
+        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shVoidArgs, 1},'
         '{"ctx", offsetof(struct cgl_fr_shVoidArgs, ctx), sizeof(((struct cgl_fr_shVoidArgs *)0)->ctx), CG_RULE_READ},'
         '{"ctx", offsetof(struct cgl_fr_shCallback, ctx), sizeof(((struct cgl_fr_shCallback *)0)->ctx), CG_RULE_WRITE},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
@@ -56,7 +56,7 @@ gen_handles_fnptr_array_const_params() {
     for w in "${want[@]}"; do
         grep -qF -- "$w" "$out" || fail "output lacks: $w"
     done
-    ! grep -q "SH_ERROR_B_ALIAS" "$out" || fail "a repeated result value got a second case"
+    ! grep -q "case SH_ERROR_B_ALIAS" "$out" || fail "a repeated result value got a second case"
     # The proof: it compiles as strictly as the layers are built.
     "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
         -I "$INCLUDE" -I . "$out" -o "$WORK/cg_shapes.so" || fail "the generated layer does not compile"
@@ -120,9 +120,9 @@ gen_writes_variants_and_hand_wrappers() {
     local out="$WORK/cg_toy.c"
     local want=(
         # suffixes stack; a variant carries its base's policy
-        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},'
+        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},'
         # a suffixed name whose base the header lacks stands alone
-        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0},'
+        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # every site's wrapper, for a hand-written resolver
         '[CGL_toyCompile_v2] = (void *)toyCompile_v2,'
         '.wrappers = cgl_wrappers,'
@@ -142,6 +142,55 @@ gen_writes_variants_and_hand_wrappers() {
     "$CC" -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -shared -I "$INCLUDE" -I ../../toy "$out" \
         -o "$WORK/libcallguard_toy.so" || fail "the toy layer does not compile with its hand-written file"
     nm -D --defined-only "$WORK/libcallguard_toy.so" | grep -q " T toyGetProcAddress$" || fail "no toyGetProcAddress"
+}
+
+gen_writes_states() {
+    # [api] states for every entry point that returns the result type; a
+    # section's own list (or none) replaces it; variants follow their base.
+    local f="$WORK/states.ini"
+    { sed -n 1,10p shapes.ini; echo "states = SH_ERROR_A"; echo "[shCreate]"; echo "states = none";
+      echo "[shArrays]"; echo "states = SH_ERROR_B_ALIAS, SH_MISSING"; } >"$f"
+    gen "$f" -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed: $(cat "$WORK/stderr")"
+    local out="$WORK/cg_shapes.c"
+    local want=(
+        'static const int cgl_states[] = {SH_ERROR_A};'
+        'static const int cgl_states_shArrays[] = {SH_ERROR_B_ALIAS, SH_MISSING};'
+        '[CGL_shCreate] = {"shCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
+        '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2, NULL, 0},'
+        '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
+        # the thunk: success is one compare, another code goes back as itself
+        'if (CG_LIKELY(cgl_f->cgl_ret == SH_SUCCESS)) return 0;'
+        'return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;'
+        # names back to codes, aliases included (a CALLGUARD_POLICY file's states)
+        '{"SH_ERROR_B_ALIAS", (long)(SH_ERROR_B_ALIAS)},'
+        '.result_code = cgl_result_code,'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$INCLUDE" -I . "$out" || fail "the layer does not compile"
+}
+
+gen_variant_rule_falls_on_parameter_at_base_position() {
+    # cuda.h names cuGraphLaunch's executable graph hGraph and
+    # cuGraphLaunch_ptsz's hGraphExec: a rule on the base's name falls on the
+    # variant's parameter of the same type at the same position.
+    gen rule_variant.ini -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed"
+    local out="$WORK/cg_variants.c"
+    local want=(
+        '{"hGraph", offsetof(struct cgl_fr_vrLaunch, hGraph), sizeof(((struct cgl_fr_vrLaunch *)0)->hGraph), CG_RULE_WRITE},'
+        '{"hGraphExec", offsetof(struct cgl_fr_vrLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_vrLaunch_ptsz *)0)->hGraphExec), CG_RULE_WRITE},'
+        '{"hStream", offsetof(struct cgl_fr_vrLaunch_ptsz, hStream), sizeof(((struct cgl_fr_vrLaunch_ptsz *)0)->hStream), CG_RULE_READ},'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    # Another type in that place: the name is still unknown there.
+    expect_reject "rule_variant_type.ini:13: writes = hExec: vrBad_ptsz (a variant of vrBad) has no parameter hExec; its parameters are hStream, hOther" \
+        rule_variant_type.ini -I .
 }
 
 gen_output_is_reproducible() {

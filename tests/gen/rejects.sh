@@ -35,7 +35,54 @@ gen_rejects_unknown_key() {
         "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, reason,"
     # [api] keys are named too, and the runtime accepts every one of them.
     expect_policy_error unknown_api_key.ini "unknown_api_key.ini:6: unknown key frobnicate in [api]: [api] accepts \
-name, header, headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough or variants"
+name, header, headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants or states"
+}
+
+# states: the form on both sides (the shared reader), the names against the
+# header (the generator) and against the loaded layer (the runtime).
+gen_rejects_bad_states() {
+    local f="$WORK/states.ini"
+    bad() { # LINE_VALUE MESSAGE
+        { sed -n 1,9p shapes.ini; echo "[shCreate]"; echo "states = $1"; } >"$f"
+        expect_policy_error "$f" "$f:11: states = $1: expected none, or 1 to 4 different result code names separated by commas"
+    }
+    bad "SH_ERROR_A, SH_ERROR_A"
+    bad "SH_ERROR_A, SH_ERROR_B, SH_MISSING, SH_ERROR_B_ALIAS, SH_X"
+    bad "SH-ERROR"
+    bad "none, SH_ERROR_A"
+    { sed -n 1,9p shapes.ini; echo "[shCreate]"; echo "states ="; } >"$f"
+    expect_policy_error "$f" "$f:11: states is empty: expected none, or 1 to 4"
+    # an [api] without result has no codes
+    printf '[api]\nname = shapes\nheader = shapes.h\nprefix = sh\nlibrary = libshapes.so.1\nstates = SH_ERROR_A\n' >"$f"
+    expect_policy_error "$f" "$f:6: [api] sets states without result: name the result type first"
+    # the generator: a name the header does not have, success, a function without a result code
+    { sed -n 1,9p shapes.ini; echo "states = SH_ERROR_NOPE"; } >"$f"
+    expect_reject "$f:10: [api]: states: SH_ERROR_NOPE is not a result code of sh_result_t" "$f" -I .
+    { sed -n 1,9p shapes.ini; echo "[shCreate]"; echo "states = SH_SUCCESS"; } >"$f"
+    expect_reject "$f:11: [shCreate]: states: SH_SUCCESS is the success code (SH_SUCCESS)" "$f" -I .
+    { sed -n 1,9p shapes.ini; echo "[shAlloc]"; echo "states = SH_ERROR_A"; } >"$f"
+    expect_reject "$f:11: [shAlloc] has states but returns void *, not sh_result_t" "$f" -I .
+    # an alias is a code of its own name
+    { sed -n 1,9p shapes.ini; echo "[shCreate]"; echo "states = SH_ERROR_B_ALIAS"; } >"$f"
+    gen "$f" -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "an alias of a code was refused: $(cat "$WORK/stderr")"
+    # the runtime: a code name the loaded toy layer lacks, with the file and line
+    [ -n "$CHECK" ] || return 0
+    printf '[api]\nname = toy\nheader = toy.h\nprefix = toy\nlibrary = libcgtoy.so\n\n[toyAdd]\nstates = TOY_ERROR_NOPE\n' >"$f"
+    local out
+    set +e
+    out=$(CALLGUARD_POLICY="$f" "$CHECK" 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "CALLGUARD_POLICY=$f: expected exit status 2, got $rc: $out"
+    grep -qF -- "$f:8: [toyAdd]: states: TOY_ERROR_NOPE is not a result code of the toy layer" <<<"$out" ||
+        fail "CALLGUARD_POLICY=$f: stderr lacks the code's error: $out"
+    set +e
+    out=$("$CHECK" "$f" 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] && grep -qF -- "$f:8: [toyAdd]: states: TOY_ERROR_NOPE is not a result code of the toy layer" <<<"$out" ||
+        fail "cg_policy_load($f): expected status 2 and the code's error, got $rc: $out"
 }
 
 gen_rejects_duplicate_key() {

@@ -21,7 +21,7 @@
 #      cuModuleLoadData=jit,cuLinkComplete=jit`, cold (CUDA_CACHE_DISABLE=1, an empty callguard cache: all
 #      built) then warm (a second process: all 16 cubins from disk), each kernel launched once; needs the
 #      callguard package that BUILD's package test installed (BUILD/tests/package/venv/.../callguard, about
-#      2 MB) or CALLGUARD_PKG=DIR naming one, and a Python >= 3.11 (the package is cp311-abi3).
+#      2 MB) or CG_PACKAGE=DIR naming one, and a Python >= 3.11 (the package is cp311-abi3).
 #   and tests/gpu/check.sh (exports, the resolver's answers, the runtime's way) into check.txt.
 # Environment:
 #   CUDA_REAL    the driver's libcuda.so.1 (default: /usr/local/nvidia/lib64, the system's, ldconfig's);
@@ -29,7 +29,8 @@
 #   PYTHON       the Python with torch and triton (default: /opt/torch/.venv/bin/python3, else python3)
 #   CUDA_PYTHON  the Python with cuda-bindings (default: PYTHON)
 #   PAIRS        overhead pairs (default 10)
-#   CALLGUARD_PKG  the installed callguard Python package for part e (default: BUILD's package test's)
+#   CG_PACKAGE   the installed callguard Python package for part e (default: BUILD's package test's; not
+#                CALLGUARD_*, since callguard refuses CALLGUARD_ names it does not know)
 # Expected: about 4 minutes on the H200 (not yet run there when written); each run has a time limit.
 set -u
 [ $# -ge 1 ] || { echo "usage: tests/gpu/run.sh OUTDIR [BUILD]" >&2; exit 2; }
@@ -291,9 +292,9 @@ fi
 # ---- e. load_binary from Python on CUDA: cold, then from the disk cache -------------------------------------
 E=$OUT/e-load-binary.txt
 : >"$E"
-PKG=${CALLGUARD_PKG:-$(ls -d "$B"/tests/package/venv/lib/python3*/site-packages/callguard 2>/dev/null | head -1)}
+PKG=${CG_PACKAGE:-$(ls -d "$B"/tests/package/venv/lib/python3*/site-packages/callguard 2>/dev/null | head -1)}
 if [ -z "$PKG" ] || [ ! -e "$PKG/_native.abi3.so" ]; then
-    skip "e. load_binary: no callguard package in BUILD (run ctest -R package_pip_install on the build machine) nor CALLGUARD_PKG"
+    skip "e. load_binary: no callguard package in BUILD (run ctest -R package_pip_install on the build machine) nor CG_PACKAGE"
 elif ! "$PY" -c "import sys; sys.exit(sys.version_info < (3, 11))"; then
     skip "e. load_binary: $PY is older than 3.11 (the package is cp311-abi3)"
 else

@@ -256,7 +256,147 @@ static int ze_cl_compiles_callguard_run_one_domain_never_overlap(int argc, char 
     return 0;
 }
 
+/* The counts of a row of the text table: " NAME calls nested errors states". */
+static int table_row(const char *text, const char *name, unsigned long *calls, unsigned long *errors,
+                     unsigned long *states)
+{
+    char key[128];
+    snprintf(key, sizeof key, " %s ", name);
+    const char *table = strstr(text, "entry point"), *row = table ? strstr(table, key) : NULL;
+    unsigned long nested;
+    char fmt[160];
+    snprintf(fmt, sizeof fmt, " %s %%lu %%lu %%lu %%lu", name);
+    return row && sscanf(row, fmt, calls, &nested, errors, states) == 4;
+}
+
+/* argv: CALLGUARD PROG: 1,000,000 polls of an event nobody signals. Each
+ * ZE_RESULT_NOT_READY is a state ([api] states in apis/ze.ini): the report
+ * says 0 errors for zeEventQueryStatus and names the code; the one real
+ * failure is an error, by name; JSON and `callguard report` say the same. */
+static int ze_event_poll_callguard_run_not_ready_is_a_state(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char json[4096];
+    snprintf(json, sizeof json, "%s/poll.json", cgtest_tmpdir());
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--report", json, "--", argv[1], "1000000", NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "expected exit 0, wait status 0x%x", r.status);
+    CHECK(strstr(r.out, "not_ready=1000000 wait=0x1 beyond=0x78000004") != NULL);
+    const char *conv[] = {argv[0], "report", json, NULL};
+    cgtest_result t;
+    CHECK(cgtest_run(&t, NULL, conv) == 0);
+    show(&t);
+    CHECKF(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0, "callguard report: wait status 0x%x", t.status);
+    unsigned long calls = 0, errors = 1, states = 0;
+    CHECKF(table_row(t.out, "zeEventQueryStatus", &calls, &errors, &states), "a zeEventQueryStatus row");
+    CHECKF(calls == 1000001 && errors == 0 && states == 1000000, "zeEventQueryStatus: %lu calls, %lu errors, %lu states",
+           calls, errors, states);
+    CHECK(strstr(t.out, "results: ZE_RESULT_NOT_READY 1000000 (a state)\n") != NULL);
+    CHECKF(table_row(t.out, "zeEventHostSynchronize", &calls, &errors, &states) && calls == 1 && errors == 0 &&
+               states == 1,
+           "a wait that timed out is a state: %lu calls, %lu errors, %lu states", calls, errors, states);
+    CHECKF(table_row(t.out, "zeEventCreate", &calls, &errors, &states) && calls == 2 && errors == 1 && states == 0,
+           "a real failure is an error: %lu calls, %lu errors, %lu states", calls, errors, states);
+    CHECK(strstr(t.out, "results: ZE_RESULT_ERROR_INVALID_ARGUMENT 1\n") != NULL);
+    CHECK(strstr(t.out, "(0 nested, 1 errors, 1000001 states)") != NULL);
+    /* The JSON names each code, its value and what it is. */
+    FILE *f = fopen(json, "r");
+    CHECK(f != NULL);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    CHECK(strstr(text, "{\"name\": \"ZE_RESULT_NOT_READY\", \"code\": 1, \"calls\": 1000000, \"kind\": \"state\"}"));
+    CHECK(strstr(text, "{\"name\": \"ZE_RESULT_ERROR_INVALID_ARGUMENT\", \"code\": 2013265924, \"calls\": 1, "
+                       "\"kind\": \"error\"}"));
+    return 0;
+}
+
+/* argv: CALLGUARD PROG: a policy file that declares states for single entry
+ * points: zeEventQueryStatus gets none (its NOT_READY are errors again),
+ * zeEventCreate gets ZE_RESULT_ERROR_INVALID_ARGUMENT; zeEventHostSynchronize
+ * keeps the layer's [api] list. */
+static int ze_event_poll_policy_file_states_for_one_entry_point(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char policy[4096], env[4200];
+    snprintf(policy, sizeof policy, "%s/states.ini", cgtest_tmpdir());
+    FILE *f = fopen(policy, "w");
+    CHECK(f != NULL);
+    fputs("[api]\nname = ze\nheader = level_zero/ze_api.h\nprefix = ze, zet, zes\nlibrary = libze_loader.so.1\n\n"
+          "[zeEventQueryStatus]\nstates = none\n\n[zeEventCreate]\nstates = ZE_RESULT_ERROR_INVALID_ARGUMENT\n",
+          f);
+    fclose(f);
+    snprintf(env, sizeof env, "CALLGUARD_POLICY=%s", policy);
+    const char *envs[] = {env, NULL};
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--report", "-", "--", argv[1], "1000", NULL};
+    CHECK(cgtest_run(&r, envs, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "expected exit 0, wait status 0x%x", r.status);
+    unsigned long calls = 0, errors = 0, states = 0;
+    CHECKF(table_row(r.err, "zeEventQueryStatus", &calls, &errors, &states) && calls == 1001 && errors == 1000 &&
+               states == 0,
+           "zeEventQueryStatus with states = none: %lu calls, %lu errors, %lu states", calls, errors, states);
+    CHECK(strstr(r.err, "results: ZE_RESULT_NOT_READY 1000\n") != NULL);
+    CHECKF(table_row(r.err, "zeEventCreate", &calls, &errors, &states) && calls == 2 && errors == 0 && states == 1,
+           "zeEventCreate's declared state: %lu calls, %lu errors, %lu states", calls, errors, states);
+    CHECK(strstr(r.err, "results: ZE_RESULT_ERROR_INVALID_ARGUMENT 1 (a state)\n") != NULL);
+    CHECKF(table_row(r.err, "zeEventHostSynchronize", &calls, &errors, &states) && errors == 0 && states == 1,
+           "zeEventHostSynchronize keeps the layer's states: %lu errors, %lu states", errors, states);
+    /* A code the layer does not have: refused before the program starts, with the file and line. */
+    f = fopen(policy, "w");
+    CHECK(f != NULL);
+    fputs("[api]\nname = ze\nheader = level_zero/ze_api.h\nprefix = ze\nlibrary = libze_loader.so.1\n\n"
+          "[zeEventQueryStatus]\nstates = ZE_RESULT_NOT_READ\n",
+          f);
+    fclose(f);
+    CHECK(cgtest_run(&r, envs, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "expected exit 2, wait status 0x%x", r.status);
+    CHECK(strstr(r.err, "states.ini:8: [zeEventQueryStatus]: states: ZE_RESULT_NOT_READ is not a result code of the "
+                        "ze layer") != NULL);
+    CHECK(strstr(r.out, "not_ready=") == NULL);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG: the compile race aborts in a grandchild that its own
+ * parent (a shell) reaps, so callguard never sees how it ended. With
+ * --signals record the process noted SIGABRT itself: the report says it died
+ * of SIGABRT with the threads inside zeModuleCreate; without, that how it
+ * ended is not known. The shell sees the abort either way. */
+static int ze_compile_race_grandchild_signals_record_names_sigabrt(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    for (int hook = 1; hook >= 0; hook--) {
+        cgtest_result r;
+        const char *with[] = {argv[0], "run", "--api", "ze", "--signals", "record", "--report", "-", "--", "/bin/sh",
+                              "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
+        const char *without[] = {argv[0], "run", "--api", "ze", "--report", "-", "--", "/bin/sh",
+                                 "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
+        CHECK(cgtest_run(&r, NULL, hook ? with : without) == 0);
+        show(&r);
+        CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "the shell exits 0: wait status 0x%x", r.status);
+        CHECK(strstr(r.out, "shell saw 134") != NULL);
+        const char *want = hook ? "  died of SIGABRT with " : "  ended without exit handlers (how is not known: ";
+        const char *line = strstr(r.err, want);
+        CHECKF(line != NULL, "the report says: %s", want);
+        const char *with_threads = strstr(line, ") with ");
+        int n = 0;
+        CHECKF(sscanf(hook ? line + strlen(want) : with_threads ? with_threads + 7 : "", "%d threads inside zeModuleCreate",
+                      &n) == 1 &&
+                   n >= 2,
+               "the calls in flight are named");
+    }
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"ze_compile_race_grandchild_signals_record_names_sigabrt", ze_compile_race_grandchild_signals_record_names_sigabrt},
+    {"ze_event_poll_callguard_run_not_ready_is_a_state", ze_event_poll_callguard_run_not_ready_is_a_state},
+    {"ze_event_poll_policy_file_states_for_one_entry_point", ze_event_poll_policy_file_states_for_one_entry_point},
     {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},
     {"ze_compile_race_callguard_run_unserialized_aborts", ze_compile_race_callguard_run_unserialized_aborts},
     {"ze_compile_race_callguard_run_report_names_calls_in_flight",

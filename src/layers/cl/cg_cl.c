@@ -139,129 +139,133 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
-static const cg_rule cgl_rules_clReleaseKernel[1];
+static const cg_rule cgl_rules_clCloneKernel[1];
 static const cg_rule cgl_rules_clSetKernelArg[1];
+static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1];
+static const cg_rule cgl_rules_clSetKernelExecInfo[1];
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1];
+static const cg_rule cgl_rules_clEnqueueTask[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy
- *  (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
+ *  base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0},
-    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0},
-    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0},
-    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0},
-    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0},
-    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0},
-    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0},
-    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0},
-    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0},
-    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, cgl_rules_clReleaseKernel, 1},
-    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, cgl_rules_clSetKernelArg, 1},
-    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0},
-    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0},
-    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0},
-    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0},
-    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0},
-    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0},
-    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0},
-    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0},
-    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0},
-    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0},
-    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0},
-    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, cgl_rules_clEnqueueNDRangeKernel, 1},
-    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0},
-    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0},
-    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0},
-    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0},
+    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0, NULL, 0},
+    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0, NULL, 0},
+    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0, NULL, 0},
+    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0},
+    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0},
+    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1},
+    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1},
+    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1},
+    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1},
+    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0, NULL, 0},
+    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0, NULL, 0},
+    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, NULL, 0, cgl_rules_clEnqueueNDRangeKernel, 1},
+    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0},
+    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1},
 };
 
 /* Names a cl_int; codes that repeat a value are left to their first name. */
@@ -333,6 +337,82 @@ static const char *cgl_result_name(long r)
     case CL_MAX_SIZE_RESTRICTION_EXCEEDED: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
     default: return NULL;
     }
+}
+
+/* The code of a result name, aliases included (a CALLGUARD_POLICY file's states). */
+static int cgl_result_code(const char *name, long *code)
+{
+    static const struct { const char *name; long code; } names[] = {
+        {"CL_SUCCESS", (long)(CL_SUCCESS)},
+        {"CL_DEVICE_NOT_FOUND", (long)(CL_DEVICE_NOT_FOUND)},
+        {"CL_DEVICE_NOT_AVAILABLE", (long)(CL_DEVICE_NOT_AVAILABLE)},
+        {"CL_COMPILER_NOT_AVAILABLE", (long)(CL_COMPILER_NOT_AVAILABLE)},
+        {"CL_MEM_OBJECT_ALLOCATION_FAILURE", (long)(CL_MEM_OBJECT_ALLOCATION_FAILURE)},
+        {"CL_OUT_OF_RESOURCES", (long)(CL_OUT_OF_RESOURCES)},
+        {"CL_OUT_OF_HOST_MEMORY", (long)(CL_OUT_OF_HOST_MEMORY)},
+        {"CL_PROFILING_INFO_NOT_AVAILABLE", (long)(CL_PROFILING_INFO_NOT_AVAILABLE)},
+        {"CL_MEM_COPY_OVERLAP", (long)(CL_MEM_COPY_OVERLAP)},
+        {"CL_IMAGE_FORMAT_MISMATCH", (long)(CL_IMAGE_FORMAT_MISMATCH)},
+        {"CL_IMAGE_FORMAT_NOT_SUPPORTED", (long)(CL_IMAGE_FORMAT_NOT_SUPPORTED)},
+        {"CL_BUILD_PROGRAM_FAILURE", (long)(CL_BUILD_PROGRAM_FAILURE)},
+        {"CL_MAP_FAILURE", (long)(CL_MAP_FAILURE)},
+        {"CL_MISALIGNED_SUB_BUFFER_OFFSET", (long)(CL_MISALIGNED_SUB_BUFFER_OFFSET)},
+        {"CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST", (long)(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)},
+        {"CL_COMPILE_PROGRAM_FAILURE", (long)(CL_COMPILE_PROGRAM_FAILURE)},
+        {"CL_LINKER_NOT_AVAILABLE", (long)(CL_LINKER_NOT_AVAILABLE)},
+        {"CL_LINK_PROGRAM_FAILURE", (long)(CL_LINK_PROGRAM_FAILURE)},
+        {"CL_DEVICE_PARTITION_FAILED", (long)(CL_DEVICE_PARTITION_FAILED)},
+        {"CL_KERNEL_ARG_INFO_NOT_AVAILABLE", (long)(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)},
+        {"CL_INVALID_VALUE", (long)(CL_INVALID_VALUE)},
+        {"CL_INVALID_DEVICE_TYPE", (long)(CL_INVALID_DEVICE_TYPE)},
+        {"CL_INVALID_PLATFORM", (long)(CL_INVALID_PLATFORM)},
+        {"CL_INVALID_DEVICE", (long)(CL_INVALID_DEVICE)},
+        {"CL_INVALID_CONTEXT", (long)(CL_INVALID_CONTEXT)},
+        {"CL_INVALID_QUEUE_PROPERTIES", (long)(CL_INVALID_QUEUE_PROPERTIES)},
+        {"CL_INVALID_COMMAND_QUEUE", (long)(CL_INVALID_COMMAND_QUEUE)},
+        {"CL_INVALID_HOST_PTR", (long)(CL_INVALID_HOST_PTR)},
+        {"CL_INVALID_MEM_OBJECT", (long)(CL_INVALID_MEM_OBJECT)},
+        {"CL_INVALID_IMAGE_FORMAT_DESCRIPTOR", (long)(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)},
+        {"CL_INVALID_IMAGE_SIZE", (long)(CL_INVALID_IMAGE_SIZE)},
+        {"CL_INVALID_SAMPLER", (long)(CL_INVALID_SAMPLER)},
+        {"CL_INVALID_BINARY", (long)(CL_INVALID_BINARY)},
+        {"CL_INVALID_BUILD_OPTIONS", (long)(CL_INVALID_BUILD_OPTIONS)},
+        {"CL_INVALID_PROGRAM", (long)(CL_INVALID_PROGRAM)},
+        {"CL_INVALID_PROGRAM_EXECUTABLE", (long)(CL_INVALID_PROGRAM_EXECUTABLE)},
+        {"CL_INVALID_KERNEL_NAME", (long)(CL_INVALID_KERNEL_NAME)},
+        {"CL_INVALID_KERNEL_DEFINITION", (long)(CL_INVALID_KERNEL_DEFINITION)},
+        {"CL_INVALID_KERNEL", (long)(CL_INVALID_KERNEL)},
+        {"CL_INVALID_ARG_INDEX", (long)(CL_INVALID_ARG_INDEX)},
+        {"CL_INVALID_ARG_VALUE", (long)(CL_INVALID_ARG_VALUE)},
+        {"CL_INVALID_ARG_SIZE", (long)(CL_INVALID_ARG_SIZE)},
+        {"CL_INVALID_KERNEL_ARGS", (long)(CL_INVALID_KERNEL_ARGS)},
+        {"CL_INVALID_WORK_DIMENSION", (long)(CL_INVALID_WORK_DIMENSION)},
+        {"CL_INVALID_WORK_GROUP_SIZE", (long)(CL_INVALID_WORK_GROUP_SIZE)},
+        {"CL_INVALID_WORK_ITEM_SIZE", (long)(CL_INVALID_WORK_ITEM_SIZE)},
+        {"CL_INVALID_GLOBAL_OFFSET", (long)(CL_INVALID_GLOBAL_OFFSET)},
+        {"CL_INVALID_EVENT_WAIT_LIST", (long)(CL_INVALID_EVENT_WAIT_LIST)},
+        {"CL_INVALID_EVENT", (long)(CL_INVALID_EVENT)},
+        {"CL_INVALID_OPERATION", (long)(CL_INVALID_OPERATION)},
+        {"CL_INVALID_GL_OBJECT", (long)(CL_INVALID_GL_OBJECT)},
+        {"CL_INVALID_BUFFER_SIZE", (long)(CL_INVALID_BUFFER_SIZE)},
+        {"CL_INVALID_MIP_LEVEL", (long)(CL_INVALID_MIP_LEVEL)},
+        {"CL_INVALID_GLOBAL_WORK_SIZE", (long)(CL_INVALID_GLOBAL_WORK_SIZE)},
+        {"CL_INVALID_PROPERTY", (long)(CL_INVALID_PROPERTY)},
+        {"CL_INVALID_IMAGE_DESCRIPTOR", (long)(CL_INVALID_IMAGE_DESCRIPTOR)},
+        {"CL_INVALID_COMPILER_OPTIONS", (long)(CL_INVALID_COMPILER_OPTIONS)},
+        {"CL_INVALID_LINKER_OPTIONS", (long)(CL_INVALID_LINKER_OPTIONS)},
+        {"CL_INVALID_DEVICE_PARTITION_COUNT", (long)(CL_INVALID_DEVICE_PARTITION_COUNT)},
+        {"CL_INVALID_PIPE_SIZE", (long)(CL_INVALID_PIPE_SIZE)},
+        {"CL_INVALID_DEVICE_QUEUE", (long)(CL_INVALID_DEVICE_QUEUE)},
+        {"CL_INVALID_SPEC_ID", (long)(CL_INVALID_SPEC_ID)},
+        {"CL_MAX_SIZE_RESTRICTION_EXCEEDED", (long)(CL_MAX_SIZE_RESTRICTION_EXCEEDED)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (__builtin_strcmp(names[i].name, name) == 0) {
+            *code = names[i].code;
+            return 1;
+        }
+    return 0;
 }
 
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
@@ -492,6 +572,7 @@ static cg_layer cgl_layer = {
     .header = "CL/cl.h",
     .missing_result = (long)(CL_OUT_OF_RESOURCES),
     .result_name = cgl_result_name,
+    .result_code = cgl_result_code,
     .nsites = CGL_NSITES,
     .sites = cgl_sites,
     .defaults = cgl_defaults,
@@ -521,7 +602,8 @@ static int cgl_th_clGetPlatformIDs(void *cgl_frame)
 {
     struct cgl_fr_clGetPlatformIDs *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
@@ -545,7 +627,8 @@ static int cgl_th_clGetPlatformInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetPlatformInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -569,7 +652,8 @@ static int cgl_th_clGetDeviceIDs(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceIDs *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
@@ -593,7 +677,8 @@ static int cgl_th_clGetDeviceInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -617,7 +702,8 @@ static int cgl_th_clCreateSubDevices(void *cgl_frame)
 {
     struct cgl_fr_clCreateSubDevices *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
@@ -637,7 +723,8 @@ static int cgl_th_clRetainDevice(void *cgl_frame)
 {
     struct cgl_fr_clRetainDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
@@ -657,7 +744,8 @@ static int cgl_th_clReleaseDevice(void *cgl_frame)
 {
     struct cgl_fr_clReleaseDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
@@ -679,7 +767,8 @@ static int cgl_th_clSetDefaultDeviceCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clSetDefaultDeviceCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
@@ -701,7 +790,8 @@ static int cgl_th_clGetDeviceAndHostTimer(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceAndHostTimer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
@@ -722,7 +812,8 @@ static int cgl_th_clGetHostTimer(void *cgl_frame)
 {
     struct cgl_fr_clGetHostTimer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->host_timestamp);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
@@ -797,7 +888,8 @@ static int cgl_th_clRetainContext(void *cgl_frame)
 {
     struct cgl_fr_clRetainContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(cgl_f->context);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
@@ -817,7 +909,8 @@ static int cgl_th_clReleaseContext(void *cgl_frame)
 {
     struct cgl_fr_clReleaseContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(cgl_f->context);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
@@ -841,7 +934,8 @@ static int cgl_th_clGetContextInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetContextInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -863,7 +957,8 @@ static int cgl_th_clSetContextDestructorCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetContextDestructorCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
@@ -909,7 +1004,8 @@ static int cgl_th_clRetainCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clRetainCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
@@ -929,7 +1025,8 @@ static int cgl_th_clReleaseCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clReleaseCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
@@ -953,7 +1050,8 @@ static int cgl_th_clGetCommandQueueInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetCommandQueueInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1140,7 +1238,8 @@ static int cgl_th_clRetainMemObject(void *cgl_frame)
 {
     struct cgl_fr_clRetainMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
@@ -1160,7 +1259,8 @@ static int cgl_th_clReleaseMemObject(void *cgl_frame)
 {
     struct cgl_fr_clReleaseMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
@@ -1185,7 +1285,8 @@ static int cgl_th_clGetSupportedImageFormats(void *cgl_frame)
 {
     struct cgl_fr_clGetSupportedImageFormats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
@@ -1209,7 +1310,8 @@ static int cgl_th_clGetMemObjectInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetMemObjectInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1233,7 +1335,8 @@ static int cgl_th_clGetImageInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetImageInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1257,7 +1360,8 @@ static int cgl_th_clGetPipeInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetPipeInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1279,7 +1383,8 @@ static int cgl_th_clSetMemObjectDestructorCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetMemObjectDestructorCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
@@ -1366,7 +1471,8 @@ static int cgl_th_clRetainSampler(void *cgl_frame)
 {
     struct cgl_fr_clRetainSampler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
@@ -1386,7 +1492,8 @@ static int cgl_th_clReleaseSampler(void *cgl_frame)
 {
     struct cgl_fr_clReleaseSampler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
@@ -1410,7 +1517,8 @@ static int cgl_th_clGetSamplerInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetSamplerInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1539,7 +1647,8 @@ static int cgl_th_clRetainProgram(void *cgl_frame)
 {
     struct cgl_fr_clRetainProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
@@ -1559,7 +1668,8 @@ static int cgl_th_clReleaseProgram(void *cgl_frame)
 {
     struct cgl_fr_clReleaseProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
@@ -1584,7 +1694,8 @@ static int cgl_th_clBuildProgram(void *cgl_frame)
 {
     struct cgl_fr_clBuildProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1612,7 +1723,8 @@ static int cgl_th_clCompileProgram(void *cgl_frame)
 {
     struct cgl_fr_clCompileProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1665,7 +1777,8 @@ static int cgl_th_clSetProgramReleaseCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetProgramReleaseCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1688,7 +1801,8 @@ static int cgl_th_clSetProgramSpecializationConstant(void *cgl_frame)
 {
     struct cgl_fr_clSetProgramSpecializationConstant *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
@@ -1708,7 +1822,8 @@ static int cgl_th_clUnloadPlatformCompiler(void *cgl_frame)
 {
     struct cgl_fr_clUnloadPlatformCompiler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(cgl_f->platform);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
@@ -1732,7 +1847,8 @@ static int cgl_th_clGetProgramInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetProgramInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1757,7 +1873,8 @@ static int cgl_th_clGetProgramBuildInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetProgramBuildInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1805,7 +1922,8 @@ static int cgl_th_clCreateKernelsInProgram(void *cgl_frame)
 {
     struct cgl_fr_clCreateKernelsInProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
@@ -1821,6 +1939,9 @@ struct cgl_fr_clCloneKernel {
     cl_kernel source_kernel;
     cl_int *errcode_ret;
     cl_kernel cgl_ret;
+};
+static const cg_rule cgl_rules_clCloneKernel[1] = {
+    {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), CG_RULE_WRITE},
 };
 static int cgl_th_clCloneKernel(void *cgl_frame)
 {
@@ -1849,7 +1970,8 @@ static int cgl_th_clRetainKernel(void *cgl_frame)
 {
     struct cgl_fr_clRetainKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
@@ -1865,14 +1987,12 @@ struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
-static const cg_rule cgl_rules_clReleaseKernel[1] = {
-    {"kernel", offsetof(struct cgl_fr_clReleaseKernel, kernel), sizeof(((struct cgl_fr_clReleaseKernel *)0)->kernel), CG_RULE_WRITE | CG_RULE_DESTROY},
-};
 static int cgl_th_clReleaseKernel(void *cgl_frame)
 {
     struct cgl_fr_clReleaseKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
@@ -1898,7 +2018,8 @@ static int cgl_th_clSetKernelArg(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelArg *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
@@ -1916,11 +2037,15 @@ struct cgl_fr_clSetKernelArgSVMPointer {
     const void *arg_value;
     cl_int cgl_ret;
 };
+static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelArgSVMPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
@@ -1939,11 +2064,15 @@ struct cgl_fr_clSetKernelExecInfo {
     const void *param_value;
     cl_int cgl_ret;
 };
+static const cg_rule cgl_rules_clSetKernelExecInfo[1] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelExecInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
@@ -1967,7 +2096,8 @@ static int cgl_th_clGetKernelInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1992,7 +2122,8 @@ static int cgl_th_clGetKernelArgInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelArgInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2017,7 +2148,8 @@ static int cgl_th_clGetKernelWorkGroupInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelWorkGroupInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2044,7 +2176,8 @@ static int cgl_th_clGetKernelSubGroupInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelSubGroupInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2065,7 +2198,8 @@ static int cgl_th_clWaitForEvents(void *cgl_frame)
 {
     struct cgl_fr_clWaitForEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(cgl_f->num_events, cgl_f->event_list);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
@@ -2089,7 +2223,8 @@ static int cgl_th_clGetEventInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetEventInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2133,7 +2268,8 @@ static int cgl_th_clRetainEvent(void *cgl_frame)
 {
     struct cgl_fr_clRetainEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
@@ -2153,7 +2289,8 @@ static int cgl_th_clReleaseEvent(void *cgl_frame)
 {
     struct cgl_fr_clReleaseEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
@@ -2174,7 +2311,8 @@ static int cgl_th_clSetUserEventStatus(void *cgl_frame)
 {
     struct cgl_fr_clSetUserEventStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(cgl_f->event, cgl_f->execution_status);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
@@ -2197,7 +2335,8 @@ static int cgl_th_clSetEventCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetEventCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
@@ -2221,7 +2360,8 @@ static int cgl_th_clGetEventProfilingInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetEventProfilingInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2241,7 +2381,8 @@ static int cgl_th_clFlush(void *cgl_frame)
 {
     struct cgl_fr_clFlush *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
@@ -2261,7 +2402,8 @@ static int cgl_th_clFinish(void *cgl_frame)
 {
     struct cgl_fr_clFinish *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
@@ -2289,7 +2431,8 @@ static int cgl_th_clEnqueueReadBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2322,7 +2465,8 @@ static int cgl_th_clEnqueueReadBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2350,7 +2494,8 @@ static int cgl_th_clEnqueueWriteBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2383,7 +2528,8 @@ static int cgl_th_clEnqueueWriteBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2411,7 +2557,8 @@ static int cgl_th_clEnqueueFillBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueFillBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2439,7 +2586,8 @@ static int cgl_th_clEnqueueCopyBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2471,7 +2619,8 @@ static int cgl_th_clEnqueueCopyBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2501,7 +2650,8 @@ static int cgl_th_clEnqueueReadImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2531,7 +2681,8 @@ static int cgl_th_clEnqueueWriteImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2558,7 +2709,8 @@ static int cgl_th_clEnqueueFillImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueFillImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2586,7 +2738,8 @@ static int cgl_th_clEnqueueCopyImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2614,7 +2767,8 @@ static int cgl_th_clEnqueueCopyImageToBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyImageToBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2642,7 +2796,8 @@ static int cgl_th_clEnqueueCopyBufferToImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBufferToImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2733,7 +2888,8 @@ static int cgl_th_clEnqueueUnmapMemObject(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueUnmapMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2759,7 +2915,8 @@ static int cgl_th_clEnqueueMigrateMemObjects(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMigrateMemObjects *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2790,7 +2947,8 @@ static int cgl_th_clEnqueueNDRangeKernel(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueNDRangeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2819,7 +2977,8 @@ static int cgl_th_clEnqueueNativeKernel(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueNativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2842,7 +3001,8 @@ static int cgl_th_clEnqueueMarkerWithWaitList(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMarkerWithWaitList *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2865,7 +3025,8 @@ static int cgl_th_clEnqueueBarrierWithWaitList(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueBarrierWithWaitList *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2892,7 +3053,8 @@ static int cgl_th_clEnqueueSVMFree(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2919,7 +3081,8 @@ static int cgl_th_clEnqueueSVMMemcpy(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMemcpy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2946,7 +3109,8 @@ static int cgl_th_clEnqueueSVMMemFill(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMemFill *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2973,7 +3137,8 @@ static int cgl_th_clEnqueueSVMMap(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2997,7 +3162,8 @@ static int cgl_th_clEnqueueSVMUnmap(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3024,7 +3190,8 @@ static int cgl_th_clEnqueueSVMMigrateMem(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMigrateMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3068,7 +3235,8 @@ static int cgl_th_clSetCommandQueueProperty(void *cgl_frame)
 {
     struct cgl_fr_clSetCommandQueueProperty *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
@@ -3151,7 +3319,8 @@ static int cgl_th_clEnqueueMarker(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMarker *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
@@ -3173,7 +3342,8 @@ static int cgl_th_clEnqueueWaitForEvents(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWaitForEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
@@ -3193,7 +3363,8 @@ static int cgl_th_clEnqueueBarrier(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
@@ -3212,7 +3383,8 @@ static int cgl_th_clUnloadCompiler(void *cgl_frame)
 {
     struct cgl_fr_clUnloadCompiler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
@@ -3305,11 +3477,15 @@ struct cgl_fr_clEnqueueTask {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_rule cgl_rules_clEnqueueTask[1] = {
+    {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
+};
 static int cgl_th_clEnqueueTask(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueTask *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_f->cgl_ret != CL_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {

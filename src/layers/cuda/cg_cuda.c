@@ -655,643 +655,744 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+static const int cgl_states_cuEventQuery[] = {CUDA_ERROR_NOT_READY};
+static const int cgl_states_cuEventElapsedTime[] = {CUDA_ERROR_NOT_READY};
+static const int cgl_states_cuStreamQuery[] = {CUDA_ERROR_NOT_READY};
+static const int cgl_states_cuGetProcAddress[] = {CUDA_ERROR_NOT_FOUND};
+static const int cgl_states_cuCheckpointProcessLock[] = {CUDA_ERROR_NOT_READY};
+
+/* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph_ptsz[1];
+static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams_v2[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams_v2[1];
+static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1];
+static const cg_rule cgl_rules_cuGraphMemcpyNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphMemcpyNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddMemsetNode[1];
+static const cg_rule cgl_rules_cuGraphMemsetNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphMemsetNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddHostNode[1];
+static const cg_rule cgl_rules_cuGraphHostNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphHostNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2];
+static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1];
+static const cg_rule cgl_rules_cuGraphAddEmptyNode[1];
+static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1];
+static const cg_rule cgl_rules_cuGraphEventRecordNodeGetEvent[1];
+static const cg_rule cgl_rules_cuGraphEventRecordNodeSetEvent[1];
+static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1];
+static const cg_rule cgl_rules_cuGraphEventWaitNodeGetEvent[1];
+static const cg_rule cgl_rules_cuGraphEventWaitNodeSetEvent[1];
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1];
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecBatchMemOpNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1];
+static const cg_rule cgl_rules_cuGraphMemAllocNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1];
+static const cg_rule cgl_rules_cuGraphMemFreeNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphClone[1];
+static const cg_rule cgl_rules_cuGraphNodeFindInClone[2];
+static const cg_rule cgl_rules_cuGraphNodeGetType[1];
+static const cg_rule cgl_rules_cuGraphGetNodes[1];
+static const cg_rule cgl_rules_cuGraphGetRootNodes[1];
+static const cg_rule cgl_rules_cuGraphGetEdges_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes_v2[1];
+static const cg_rule cgl_rules_cuGraphAddDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphRemoveDependencies_v2[1];
+static const cg_rule cgl_rules_cuGraphDestroyNode[1];
+static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1];
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1];
+static const cg_rule cgl_rules_cuGraphExecGetFlags[1];
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams_v2[2];
+static const cg_rule cgl_rules_cuGraphExecMemcpyNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecMemsetNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecHostNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecChildGraphNodeSetParams[3];
+static const cg_rule cgl_rules_cuGraphExecEventRecordNodeSetEvent[2];
+static const cg_rule cgl_rules_cuGraphExecEventWaitNodeSetEvent[2];
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphNodeSetEnabled[2];
+static const cg_rule cgl_rules_cuGraphNodeGetEnabled[2];
+static const cg_rule cgl_rules_cuGraphUpload_ptsz[1];
+static const cg_rule cgl_rules_cuGraphLaunch_ptsz[1];
+static const cg_rule cgl_rules_cuGraphExecDestroy[1];
+static const cg_rule cgl_rules_cuGraphDestroy[1];
+static const cg_rule cgl_rules_cuGraphExecUpdate_v2[2];
+static const cg_rule cgl_rules_cuGraphKernelNodeCopyAttributes[2];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetAttribute[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetAttribute[1];
+static const cg_rule cgl_rules_cuGraphDebugDotPrint[1];
+static const cg_rule cgl_rules_cuGraphRetainUserObject[1];
+static const cg_rule cgl_rules_cuGraphReleaseUserObject[1];
+static const cg_rule cgl_rules_cuGraphAddNode_v2[1];
+static const cg_rule cgl_rules_cuGraphNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphConditionalHandleCreate[1];
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph[1];
+static const cg_rule cgl_rules_cuGraphAddKernelNode[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams[1];
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams[1];
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams[2];
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1];
+static const cg_rule cgl_rules_cuGraphExecUpdate[2];
+static const cg_rule cgl_rules_cuGraphUpload[1];
+static const cg_rule cgl_rules_cuGraphLaunch[1];
+static const cg_rule cgl_rules_cuGraphGetEdges[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies[1];
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes[1];
+static const cg_rule cgl_rules_cuGraphAddDependencies[1];
+static const cg_rule cgl_rules_cuGraphRemoveDependencies[1];
+static const cg_rule cgl_rules_cuGraphAddNode[1];
+static const cg_rule cgl_rules_cuGraphInstantiate[1];
+static const cg_rule cgl_rules_cuGraphInstantiate_v2[1];
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy
- *  (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
+ *  base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_cuGetErrorString] = {"cuGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGetErrorName] = {"cuGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuInit] = {"cuInit", NULL, 0, 1, 0, "loads and initializes the driver and enumerates the devices", NULL, NULL, 0},
-    [CGL_cuDriverGetVersion] = {"cuDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGet] = {"cuDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetCount] = {"cuDeviceGetCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetName] = {"cuDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetUuid_v2] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetLuid] = {"cuDeviceGetLuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceTotalMem_v2] = {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetTexture1DLinearMaxWidth] = {"cuDeviceGetTexture1DLinearMaxWidth", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetAttribute] = {"cuDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetHostAtomicCapabilities] = {"cuDeviceGetHostAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetNvSciSyncAttributes] = {"cuDeviceGetNvSciSyncAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceSetMemPool] = {"cuDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetMemPool] = {"cuDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetDefaultMemPool] = {"cuDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetExecAffinitySupport] = {"cuDeviceGetExecAffinitySupport", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFlushGPUDirectRDMAWrites] = {"cuFlushGPUDirectRDMAWrites", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetProperties] = {"cuDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceComputeCapability] = {"cuDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRetain] = {"cuDevicePrimaryCtxRetain", NULL, 0, 1, 0, "the first retain creates the device's primary context", NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRelease_v2] = {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxSetFlags_v2] = {"cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxReset_v2] = {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0},
-    [CGL_cuCtxCreate_v4] = {"cuCtxCreate_v4", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0},
-    [CGL_cuCtxDestroy_v2] = {"cuCtxDestroy_v2", "cuCtxDestroy", 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0},
-    [CGL_cuCtxPushCurrent_v2] = {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxPopCurrent_v2] = {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxSetCurrent] = {"cuCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetFlags] = {"cuCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxSetFlags] = {"cuCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetId] = {"cuCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxSynchronize] = {"cuCtxSynchronize", NULL, 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0},
-    [CGL_cuCtxSynchronize_v2] = {"cuCtxSynchronize_v2", "cuCtxSynchronize", 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0},
-    [CGL_cuCtxSetLimit] = {"cuCtxSetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetLimit] = {"cuCtxGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetCacheConfig] = {"cuCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxSetCacheConfig] = {"cuCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetApiVersion] = {"cuCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetStreamPriorityRange] = {"cuCtxGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxResetPersistingL2Cache] = {"cuCtxResetPersistingL2Cache", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetExecAffinity] = {"cuCtxGetExecAffinity", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxRecordEvent] = {"cuCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxWaitEvent] = {"cuCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxAttach] = {"cuCtxAttach", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxDetach] = {"cuCtxDetach", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetSharedMemConfig] = {"cuCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxSetSharedMemConfig] = {"cuCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleLoad] = {"cuModuleLoad", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0},
-    [CGL_cuModuleLoadData] = {"cuModuleLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0},
-    [CGL_cuModuleLoadDataEx] = {"cuModuleLoadDataEx", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0},
-    [CGL_cuModuleLoadFatBinary] = {"cuModuleLoadFatBinary", NULL, 0, 1, 0, "loads a fat binary, JIT-compiling its PTX when no cubin fits the device", NULL, NULL, 0},
-    [CGL_cuModuleUnload] = {"cuModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0},
-    [CGL_cuModuleGetLoadingMode] = {"cuModuleGetLoadingMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleGetFunction] = {"cuModuleGetFunction", NULL, 0, 1, 0, "with lazy loading (CUDA_MODULE_LOADING=LAZY, the default) loads the function", NULL, NULL, 0},
-    [CGL_cuModuleGetFunctionCount] = {"cuModuleGetFunctionCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleEnumerateFunctions] = {"cuModuleEnumerateFunctions", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleGetGlobal_v2] = {"cuModuleGetGlobal_v2", "cuModuleGetGlobal", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLinkCreate_v2] = {"cuLinkCreate_v2", "cuLinkCreate", 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0},
-    [CGL_cuLinkAddData_v2] = {"cuLinkAddData_v2", "cuLinkAddData", 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0},
-    [CGL_cuLinkAddFile_v2] = {"cuLinkAddFile_v2", "cuLinkAddFile", 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0},
-    [CGL_cuLinkComplete] = {"cuLinkComplete", NULL, 0, 1, 0, "links the session's inputs in the driver", NULL, NULL, 0},
-    [CGL_cuLinkDestroy] = {"cuLinkDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleGetTexRef] = {"cuModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuModuleGetSurfRef] = {"cuModuleGetSurfRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryLoadData] = {"cuLibraryLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0},
-    [CGL_cuLibraryLoadFromFile] = {"cuLibraryLoadFromFile", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0},
-    [CGL_cuLibraryUnload] = {"cuLibraryUnload", NULL, 0, 1, 0, "waits for the library's work before unloading it", NULL, NULL, 0},
-    [CGL_cuLibraryGetKernel] = {"cuLibraryGetKernel", NULL, 0, 1, 0, "with lazy loading may load the library's module", NULL, NULL, 0},
-    [CGL_cuLibraryGetKernelCount] = {"cuLibraryGetKernelCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryEnumerateKernels] = {"cuLibraryEnumerateKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryGetModule] = {"cuLibraryGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelGetFunction] = {"cuKernelGetFunction", NULL, 0, 1, 0, "with lazy loading loads the kernel into the current context", NULL, NULL, 0},
-    [CGL_cuKernelGetLibrary] = {"cuKernelGetLibrary", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryGetGlobal] = {"cuLibraryGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryGetManaged] = {"cuLibraryGetManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLibraryGetUnifiedFunction] = {"cuLibraryGetUnifiedFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelGetAttribute] = {"cuKernelGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelSetAttribute] = {"cuKernelSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelSetCacheConfig] = {"cuKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelGetName] = {"cuKernelGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuKernelGetParamInfo] = {"cuKernelGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetInfo_v2] = {"cuMemGetInfo_v2", "cuMemGetInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAlloc_v2] = {"cuMemAlloc_v2", "cuMemAlloc", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocPitch_v2] = {"cuMemAllocPitch_v2", "cuMemAllocPitch", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemFree_v2] = {"cuMemFree_v2", "cuMemFree", 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0},
-    [CGL_cuMemGetAddressRange_v2] = {"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocHost_v2] = {"cuMemAllocHost_v2", "cuMemAllocHost", 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0},
-    [CGL_cuMemFreeHost] = {"cuMemFreeHost", NULL, 0, 1, 0, "synchronizes the device, then unpins and frees the host memory", NULL, NULL, 0},
-    [CGL_cuMemHostAlloc] = {"cuMemHostAlloc", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0},
-    [CGL_cuMemHostGetDevicePointer_v2] = {"cuMemHostGetDevicePointer_v2", "cuMemHostGetDevicePointer", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemHostGetFlags] = {"cuMemHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocManaged] = {"cuMemAllocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceRegisterAsyncNotification] = {"cuDeviceRegisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceUnregisterAsyncNotification] = {"cuDeviceUnregisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetByPCIBusId] = {"cuDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetPCIBusId] = {"cuDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcGetEventHandle] = {"cuIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcOpenEventHandle] = {"cuIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcGetMemHandle] = {"cuIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcOpenMemHandle_v2] = {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcCloseMemHandle] = {"cuIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemHostRegister_v2] = {"cuMemHostRegister_v2", "cuMemHostRegister", 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0},
-    [CGL_cuMemHostUnregister] = {"cuMemHostUnregister", NULL, 0, 1, 0, "synchronizes, then unpins the host memory", NULL, NULL, 0},
-    [CGL_cuMemcpy_ptds] = {"cuMemcpy_ptds", "cuMemcpy", 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0},
-    [CGL_cuMemcpyPeer_ptds] = {"cuMemcpyPeer_ptds", "cuMemcpyPeer", 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoD_v2_ptds] = {"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoH_v2_ptds] = {"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoD_v2_ptds] = {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoA_v2_ptds] = {"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoD_v2_ptds] = {"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoA_v2_ptds] = {"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoH_v2_ptds] = {"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoA_v2_ptds] = {"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0},
-    [CGL_cuMemcpy2D_v2_ptds] = {"cuMemcpy2D_v2_ptds", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned_v2_ptds] = {"cuMemcpy2DUnaligned_v2_ptds", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy3D_v2_ptds] = {"cuMemcpy3D_v2_ptds", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy3DPeer_ptds] = {"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0},
-    [CGL_cuMemcpyAsync_ptsz] = {"cuMemcpyAsync_ptsz", "cuMemcpyAsync", 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyPeerAsync_ptsz] = {"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync_v2_ptsz] = {"cuMemcpyHtoDAsync_v2_ptsz", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync_v2_ptsz] = {"cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync_v2_ptsz] = {"cuMemcpyDtoDAsync_v2_ptsz", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync_v2_ptsz] = {"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync_v2_ptsz] = {"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy2DAsync_v2_ptsz] = {"cuMemcpy2DAsync_v2_ptsz", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemcpy3DAsync_v2_ptsz] = {"cuMemcpy3DAsync_v2_ptsz", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemcpy3DPeerAsync_ptsz] = {"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_v2_ptsz] = {"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_v2_ptsz] = {"cuMemcpy3DBatchAsync_v2_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD8_v2_ptds] = {"cuMemsetD8_v2_ptds", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD16_v2_ptds] = {"cuMemsetD16_v2_ptds", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD32_v2_ptds] = {"cuMemsetD32_v2_ptds", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D8_v2_ptds] = {"cuMemsetD2D8_v2_ptds", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D16_v2_ptds] = {"cuMemsetD2D16_v2_ptds", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D32_v2_ptds] = {"cuMemsetD2D32_v2_ptds", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD8Async_ptsz] = {"cuMemsetD8Async_ptsz", "cuMemsetD8Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD16Async_ptsz] = {"cuMemsetD16Async_ptsz", "cuMemsetD16Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD32Async_ptsz] = {"cuMemsetD32Async_ptsz", "cuMemsetD32Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D8Async_ptsz] = {"cuMemsetD2D8Async_ptsz", "cuMemsetD2D8Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D16Async_ptsz] = {"cuMemsetD2D16Async_ptsz", "cuMemsetD2D16Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D32Async_ptsz] = {"cuMemsetD2D32Async_ptsz", "cuMemsetD2D32Async", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayCreate_v2] = {"cuArrayCreate_v2", "cuArrayCreate", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayGetDescriptor_v2] = {"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayGetSparseProperties] = {"cuArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMipmappedArrayGetSparseProperties] = {"cuMipmappedArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayGetMemoryRequirements] = {"cuArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMipmappedArrayGetMemoryRequirements] = {"cuMipmappedArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayGetPlane] = {"cuArrayGetPlane", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayDestroy] = {"cuArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArray3DCreate_v2] = {"cuArray3DCreate_v2", "cuArray3DCreate", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArray3DGetDescriptor_v2] = {"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMipmappedArrayCreate] = {"cuMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMipmappedArrayGetLevel] = {"cuMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMipmappedArrayDestroy] = {"cuMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetHandleForAddressRange] = {"cuMemGetHandleForAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemBatchDecompressAsync_ptsz] = {"cuMemBatchDecompressAsync_ptsz", "cuMemBatchDecompressAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAddressReserve] = {"cuMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAddressFree] = {"cuMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemCreate] = {"cuMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemRelease] = {"cuMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemMap] = {"cuMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemMapArrayAsync_ptsz] = {"cuMemMapArrayAsync_ptsz", "cuMemMapArrayAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemUnmap] = {"cuMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemSetAccess] = {"cuMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetAccess] = {"cuMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemExportToShareableHandle] = {"cuMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemImportFromShareableHandle] = {"cuMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetAllocationGranularity] = {"cuMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetAllocationPropertiesFromHandle] = {"cuMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemRetainAllocationHandle] = {"cuMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemFreeAsync_ptsz] = {"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocAsync_ptsz] = {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolTrimTo] = {"cuMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolSetAttribute] = {"cuMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolGetAttribute] = {"cuMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolSetAccess] = {"cuMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolGetAccess] = {"cuMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolCreate] = {"cuMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolDestroy] = {"cuMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetDefaultMemPool] = {"cuMemGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetMemPool] = {"cuMemGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemSetMemPool] = {"cuMemSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocFromPoolAsync_ptsz] = {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolExportToShareableHandle] = {"cuMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolImportFromShareableHandle] = {"cuMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolExportPointer] = {"cuMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPoolImportPointer] = {"cuMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastCreate] = {"cuMulticastCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastAddDevice] = {"cuMulticastAddDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastBindMem] = {"cuMulticastBindMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastBindAddr] = {"cuMulticastBindAddr", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastUnbind] = {"cuMulticastUnbind", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMulticastGetGranularity] = {"cuMulticastGetGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuPointerGetAttribute] = {"cuPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchAsync_v2_ptsz] = {"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAdvise_v2] = {"cuMemAdvise_v2", "cuMemAdvise", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchBatchAsync_ptsz] = {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemDiscardBatchAsync_ptsz] = {"cuMemDiscardBatchAsync_ptsz", "cuMemDiscardBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz] = {"cuMemDiscardAndPrefetchBatchAsync_ptsz", "cuMemDiscardAndPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemRangeGetAttribute] = {"cuMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemRangeGetAttributes] = {"cuMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuPointerSetAttribute] = {"cuPointerSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuPointerGetAttributes] = {"cuPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamCreate] = {"cuStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamCreateWithPriority] = {"cuStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetPriority_ptsz] = {"cuStreamGetPriority_ptsz", "cuStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetDevice_ptsz] = {"cuStreamGetDevice_ptsz", "cuStreamGetDevice", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetFlags_ptsz] = {"cuStreamGetFlags_ptsz", "cuStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetId_ptsz] = {"cuStreamGetId_ptsz", "cuStreamGetId", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCtx_ptsz] = {"cuStreamGetCtx_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCtx_v2_ptsz] = {"cuStreamGetCtx_v2_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitEvent_ptsz] = {"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamAddCallback_ptsz] = {"cuStreamAddCallback_ptsz", "cuStreamAddCallback", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCapture_v2_ptsz] = {"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuThreadExchangeStreamCaptureMode] = {"cuThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamEndCapture_ptsz] = {"cuStreamEndCapture_ptsz", "cuStreamEndCapture", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamIsCapturing_ptsz] = {"cuStreamIsCapturing_ptsz", "cuStreamIsCapturing", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v3_ptsz] = {"cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_v2_ptsz] = {"cuStreamUpdateCaptureDependencies_v2_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamAttachMemAsync_ptsz] = {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamQuery_ptsz] = {"cuStreamQuery_ptsz", "cuStreamQuery", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamSynchronize_ptsz] = {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0},
-    [CGL_cuStreamDestroy_v2] = {"cuStreamDestroy_v2", "cuStreamDestroy", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamCopyAttributes_ptsz] = {"cuStreamCopyAttributes_ptsz", "cuStreamCopyAttributes", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetAttribute_ptsz] = {"cuStreamGetAttribute_ptsz", "cuStreamGetAttribute", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamSetAttribute_ptsz] = {"cuStreamSetAttribute_ptsz", "cuStreamSetAttribute", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventCreate] = {"cuEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventRecord_ptsz] = {"cuEventRecord_ptsz", "cuEventRecord", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventRecordWithFlags_ptsz] = {"cuEventRecordWithFlags_ptsz", "cuEventRecordWithFlags", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventQuery] = {"cuEventQuery", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventSynchronize] = {"cuEventSynchronize", NULL, 0, 1, 0, "waits until the event has completed", NULL, NULL, 0},
-    [CGL_cuEventDestroy_v2] = {"cuEventDestroy_v2", "cuEventDestroy", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventElapsedTime_v2] = {"cuEventElapsedTime_v2", "cuEventElapsedTime", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuImportExternalMemory] = {"cuImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuExternalMemoryGetMappedBuffer] = {"cuExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuExternalMemoryGetMappedMipmappedArray] = {"cuExternalMemoryGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDestroyExternalMemory] = {"cuDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuImportExternalSemaphore] = {"cuImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSignalExternalSemaphoresAsync_ptsz] = {"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuWaitExternalSemaphoresAsync_ptsz] = {"cuWaitExternalSemaphoresAsync_ptsz", "cuWaitExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDestroyExternalSemaphore] = {"cuDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue32_v2_ptsz] = {"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue64_v2_ptsz] = {"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue32_v2_ptsz] = {"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue64_v2_ptsz] = {"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBatchMemOp_v2_ptsz] = {"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncGetAttribute] = {"cuFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncSetAttribute] = {"cuFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncSetCacheConfig] = {"cuFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncGetModule] = {"cuFuncGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncGetName] = {"cuFuncGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncGetParamInfo] = {"cuFuncGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncIsLoaded] = {"cuFuncIsLoaded", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncLoad] = {"cuFuncLoad", NULL, 0, 1, 0, "loads a lazily loaded function", NULL, NULL, 0},
-    [CGL_cuLaunchKernel_ptsz] = {"cuLaunchKernel_ptsz", "cuLaunchKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuLaunchKernelEx_ptsz] = {"cuLaunchKernelEx_ptsz", "cuLaunchKernelEx", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuLaunchCooperativeKernel_ptsz] = {"cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuLaunchCooperativeKernelMultiDevice] = {"cuLaunchCooperativeKernelMultiDevice", NULL, 0, 1, 0, "launches on several devices, waiting for their streams as the flags say", NULL, NULL, 0},
-    [CGL_cuLaunchHostFunc_ptsz] = {"cuLaunchHostFunc_ptsz", "cuLaunchHostFunc", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncSetBlockShape] = {"cuFuncSetBlockShape", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncSetSharedSize] = {"cuFuncSetSharedSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuParamSetSize] = {"cuParamSetSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuParamSeti] = {"cuParamSeti", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuParamSetf] = {"cuParamSetf", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuParamSetv] = {"cuParamSetv", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLaunch] = {"cuLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLaunchGrid] = {"cuLaunchGrid", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLaunchGridAsync] = {"cuLaunchGridAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuParamSetTexRef] = {"cuParamSetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuFuncSetSharedMemConfig] = {"cuFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphCreate] = {"cuGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGraphMemTrim] = {"cuDeviceGraphMemTrim", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetGraphMemAttribute] = {"cuDeviceGetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceSetGraphMemAttribute] = {"cuDeviceSetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0},
-    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0},
-    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0},
-    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuUserObjectCreate] = {"cuUserObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuUserObjectRetain] = {"cuUserObjectRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuUserObjectRelease] = {"cuUserObjectRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor] = {"cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialBlockSize] = {"cuOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialBlockSizeWithFlags] = {"cuOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyAvailableDynamicSMemPerBlock] = {"cuOccupancyAvailableDynamicSMemPerBlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialClusterSize] = {"cuOccupancyMaxPotentialClusterSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuOccupancyMaxActiveClusters] = {"cuOccupancyMaxActiveClusters", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetArray] = {"cuTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetMipmappedArray] = {"cuTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetAddress_v2] = {"cuTexRefSetAddress_v2", "cuTexRefSetAddress", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetAddress2D_v3] = {"cuTexRefSetAddress2D_v3", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetFormat] = {"cuTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetAddressMode] = {"cuTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetFilterMode] = {"cuTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetMipmapFilterMode] = {"cuTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetMipmapLevelBias] = {"cuTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetMipmapLevelClamp] = {"cuTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetMaxAnisotropy] = {"cuTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetBorderColor] = {"cuTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetFlags] = {"cuTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetAddress_v2] = {"cuTexRefGetAddress_v2", "cuTexRefGetAddress", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetArray] = {"cuTexRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetMipmappedArray] = {"cuTexRefGetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetAddressMode] = {"cuTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetFilterMode] = {"cuTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetFormat] = {"cuTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetMipmapFilterMode] = {"cuTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetMipmapLevelBias] = {"cuTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetMipmapLevelClamp] = {"cuTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetMaxAnisotropy] = {"cuTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetBorderColor] = {"cuTexRefGetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetFlags] = {"cuTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefCreate] = {"cuTexRefCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefDestroy] = {"cuTexRefDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSurfRefSetArray] = {"cuSurfRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSurfRefGetArray] = {"cuSurfRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexObjectCreate] = {"cuTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexObjectDestroy] = {"cuTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexObjectGetResourceDesc] = {"cuTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexObjectGetTextureDesc] = {"cuTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexObjectGetResourceViewDesc] = {"cuTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSurfObjectCreate] = {"cuSurfObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSurfObjectDestroy] = {"cuSurfObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuSurfObjectGetResourceDesc] = {"cuSurfObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTensorMapEncodeTiled] = {"cuTensorMapEncodeTiled", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTensorMapEncodeIm2col] = {"cuTensorMapEncodeIm2col", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTensorMapEncodeIm2colWide] = {"cuTensorMapEncodeIm2colWide", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTensorMapReplaceAddress] = {"cuTensorMapReplaceAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceCanAccessPeer] = {"cuDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxEnablePeerAccess] = {"cuCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxDisablePeerAccess] = {"cuCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetP2PAttribute] = {"cuDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetP2PAtomicCapabilities] = {"cuDeviceGetP2PAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsUnregisterResource] = {"cuGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsSubResourceGetMappedArray] = {"cuGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedMipmappedArray] = {"cuGraphicsResourceGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedPointer_v2] = {"cuGraphicsResourceGetMappedPointer_v2", "cuGraphicsResourceGetMappedPointer", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsResourceSetMapFlags_v2] = {"cuGraphicsResourceSetMapFlags_v2", "cuGraphicsResourceSetMapFlags", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsMapResources_ptsz] = {"cuGraphicsMapResources_ptsz", "cuGraphicsMapResources", 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0},
-    [CGL_cuGraphicsUnmapResources_ptsz] = {"cuGraphicsUnmapResources_ptsz", "cuGraphicsUnmapResources", 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0},
-    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCoredumpGetAttribute] = {"cuCoredumpGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCoredumpGetAttributeGlobal] = {"cuCoredumpGetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCoredumpSetAttribute] = {"cuCoredumpSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCoredumpSetAttributeGlobal] = {"cuCoredumpSetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxCreate] = {"cuGreenCtxCreate", NULL, 0, 1, 0, "creates a green context (retains the primary context)", NULL, NULL, 0},
-    [CGL_cuGreenCtxDestroy] = {"cuGreenCtxDestroy", NULL, 0, 1, 0, "destroys a green context, waiting for its work", NULL, NULL, 0},
-    [CGL_cuCtxFromGreenCtx] = {"cuCtxFromGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetDevResource] = {"cuDeviceGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxGetDevResource] = {"cuCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxGetDevResource] = {"cuGreenCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevSmResourceSplitByCount] = {"cuDevSmResourceSplitByCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevResourceGenerateDesc] = {"cuDevResourceGenerateDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxRecordEvent] = {"cuGreenCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxWaitEvent] = {"cuGreenCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetGreenCtx] = {"cuStreamGetGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxStreamCreate] = {"cuGreenCtxStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGreenCtxGetId] = {"cuGreenCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLogsRegisterCallback] = {"cuLogsRegisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLogsUnregisterCallback] = {"cuLogsUnregisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLogsCurrent] = {"cuLogsCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLogsDumpToFile] = {"cuLogsDumpToFile", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLogsDumpToMemory] = {"cuLogsDumpToMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemHostRegister] = {"cuMemHostRegister", NULL, 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0},
-    [CGL_cuGraphicsResourceSetMapFlags] = {"cuGraphicsResourceSetMapFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLinkCreate] = {"cuLinkCreate", NULL, 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0},
-    [CGL_cuLinkAddData] = {"cuLinkAddData", NULL, 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0},
-    [CGL_cuLinkAddFile] = {"cuLinkAddFile", NULL, 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0},
-    [CGL_cuTexRefSetAddress2D_v2] = {"cuTexRefSetAddress2D_v2", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceTotalMem] = {"cuDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxCreate] = {"cuCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0},
-    [CGL_cuCtxCreate_v2] = {"cuCtxCreate_v2", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0},
-    [CGL_cuCtxCreate_v3] = {"cuCtxCreate_v3", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0},
-    [CGL_cuModuleGetGlobal] = {"cuModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemGetInfo] = {"cuMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAlloc] = {"cuMemAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocPitch] = {"cuMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemFree] = {"cuMemFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0},
-    [CGL_cuMemGetAddressRange] = {"cuMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocHost] = {"cuMemAllocHost", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0},
-    [CGL_cuMemHostGetDevicePointer] = {"cuMemHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyHtoD] = {"cuMemcpyHtoD", NULL, 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoH] = {"cuMemcpyDtoH", NULL, 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoD] = {"cuMemcpyDtoD", NULL, 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoA] = {"cuMemcpyDtoA", NULL, 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoD] = {"cuMemcpyAtoD", NULL, 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoA] = {"cuMemcpyHtoA", NULL, 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoH] = {"cuMemcpyAtoH", NULL, 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoA] = {"cuMemcpyAtoA", NULL, 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync] = {"cuMemcpyHtoAAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync] = {"cuMemcpyAtoHAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy2D] = {"cuMemcpy2D", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned] = {"cuMemcpy2DUnaligned", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy3D] = {"cuMemcpy3D", NULL, 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync] = {"cuMemcpyHtoDAsync", NULL, 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync] = {"cuMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync] = {"cuMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy2DAsync] = {"cuMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemcpy3DAsync] = {"cuMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemsetD8] = {"cuMemsetD8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD16] = {"cuMemsetD16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD32] = {"cuMemsetD32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D8] = {"cuMemsetD2D8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D16] = {"cuMemsetD2D16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D32] = {"cuMemsetD2D32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuArrayCreate] = {"cuArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArrayGetDescriptor] = {"cuArrayGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArray3DCreate] = {"cuArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuArray3DGetDescriptor] = {"cuArray3DGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetAddress] = {"cuTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefSetAddress2D] = {"cuTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuTexRefGetAddress] = {"cuTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedPointer] = {"cuGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxDestroy] = {"cuCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0},
-    [CGL_cuCtxPopCurrent] = {"cuCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCtxPushCurrent] = {"cuCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamDestroy] = {"cuStreamDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventDestroy] = {"cuEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventElapsedTime] = {"cuEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRelease] = {"cuDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxReset] = {"cuDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0},
-    [CGL_cuDevicePrimaryCtxSetFlags] = {"cuDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuDeviceGetUuid] = {"cuDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyHtoD_v2] = {"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoH_v2] = {"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoD_v2] = {"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoA_v2] = {"cuMemcpyDtoA_v2", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoD_v2] = {"cuMemcpyAtoD_v2", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoA_v2] = {"cuMemcpyHtoA_v2", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoH_v2] = {"cuMemcpyAtoH_v2", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0},
-    [CGL_cuMemcpyAtoA_v2] = {"cuMemcpyAtoA_v2", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync_v2] = {"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync_v2] = {"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy2D_v2] = {"cuMemcpy2D_v2", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned_v2] = {"cuMemcpy2DUnaligned_v2", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0},
-    [CGL_cuMemcpy3D_v2] = {"cuMemcpy3D_v2", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync_v2] = {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync_v2] = {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync_v2] = {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy2DAsync_v2] = {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemcpy3DAsync_v2] = {"cuMemcpy3DAsync_v2", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0},
-    [CGL_cuMemsetD8_v2] = {"cuMemsetD8_v2", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD16_v2] = {"cuMemsetD16_v2", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD32_v2] = {"cuMemsetD32_v2", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D8_v2] = {"cuMemsetD2D8_v2", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D16_v2] = {"cuMemsetD2D16_v2", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemsetD2D32_v2] = {"cuMemsetD2D32_v2", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0},
-    [CGL_cuMemcpy] = {"cuMemcpy", NULL, 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0},
-    [CGL_cuMemcpyAsync] = {"cuMemcpyAsync", NULL, 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0},
-    [CGL_cuMemcpyPeer] = {"cuMemcpyPeer", NULL, 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0},
-    [CGL_cuMemcpyPeerAsync] = {"cuMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy3DPeer] = {"cuMemcpy3DPeer", NULL, 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0},
-    [CGL_cuMemcpy3DPeerAsync] = {"cuMemcpy3DPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyBatchAsync] = {"cuMemcpyBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync] = {"cuMemcpy3DBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_ptsz] = {"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_ptsz] = {"cuMemcpy3DBatchAsync_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_v2] = {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_v2] = {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD8Async] = {"cuMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD16Async] = {"cuMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD32Async] = {"cuMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D8Async] = {"cuMemsetD2D8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D16Async] = {"cuMemsetD2D16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemsetD2D32Async] = {"cuMemsetD2D32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetPriority] = {"cuStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetId] = {"cuStreamGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetFlags] = {"cuStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetDevice] = {"cuStreamGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCtx] = {"cuStreamGetCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCtx_v2] = {"cuStreamGetCtx_v2", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitEvent] = {"cuStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamAddCallback] = {"cuStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamAttachMemAsync] = {"cuStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamQuery] = {"cuStreamQuery", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamSynchronize] = {"cuStreamSynchronize", NULL, 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0},
-    [CGL_cuEventRecord] = {"cuEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuEventRecordWithFlags] = {"cuEventRecordWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLaunchKernel] = {"cuLaunchKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuLaunchKernelEx] = {"cuLaunchKernelEx", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuLaunchHostFunc] = {"cuLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphicsMapResources] = {"cuGraphicsMapResources", NULL, 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0},
-    [CGL_cuGraphicsUnmapResources] = {"cuGraphicsUnmapResources", NULL, 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0},
-    [CGL_cuStreamWriteValue32] = {"cuStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue32] = {"cuStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue64] = {"cuStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue64] = {"cuStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBatchMemOp] = {"cuStreamBatchMemOp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue32_ptsz] = {"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue32_ptsz] = {"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue64_ptsz] = {"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue64_ptsz] = {"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBatchMemOp_ptsz] = {"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue32_v2] = {"cuStreamWriteValue32_v2", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue32_v2] = {"cuStreamWaitValue32_v2", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWriteValue64_v2] = {"cuStreamWriteValue64_v2", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamWaitValue64_v2] = {"cuStreamWaitValue64_v2", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBatchMemOp_v2] = {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchAsync] = {"cuMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchAsync_ptsz] = {"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchAsync_v2] = {"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAdvise] = {"cuMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemPrefetchBatchAsync] = {"cuMemPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemDiscardBatchAsync] = {"cuMemDiscardBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemDiscardAndPrefetchBatchAsync] = {"cuMemDiscardAndPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuLaunchCooperativeKernel] = {"cuLaunchCooperativeKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuSignalExternalSemaphoresAsync] = {"cuSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuWaitExternalSemaphoresAsync] = {"cuWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCapture] = {"cuStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCapture_ptsz] = {"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCapture_v2] = {"cuStreamBeginCapture_v2", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamEndCapture] = {"cuStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamIsCapturing] = {"cuStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo] = {"cuStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_ptsz] = {"cuStreamGetCaptureInfo_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v2] = {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v2_ptsz] = {"cuStreamGetCaptureInfo_v2_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v3] = {"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0},
-    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0},
-    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0},
-    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamCopyAttributes] = {"cuStreamCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamGetAttribute] = {"cuStreamGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamSetAttribute] = {"cuStreamSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuIpcOpenMemHandle] = {"cuIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0},
-    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0},
-    [CGL_cuMemMapArrayAsync] = {"cuMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemFreeAsync] = {"cuMemFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocAsync] = {"cuMemAllocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemAllocFromPoolAsync] = {"cuMemAllocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies] = {"cuStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_ptsz] = {"cuStreamUpdateCaptureDependencies_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_v2] = {"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuMemBatchDecompressAsync] = {"cuMemBatchDecompressAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCheckpointProcessGetRestoreThreadId] = {"cuCheckpointProcessGetRestoreThreadId", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCheckpointProcessGetState] = {"cuCheckpointProcessGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_cuCheckpointProcessLock] = {"cuCheckpointProcessLock", NULL, 0, 1, 0, "waits for the process's submitted work (up to the timeout given)", NULL, NULL, 0},
-    [CGL_cuCheckpointProcessCheckpoint] = {"cuCheckpointProcessCheckpoint", NULL, 0, 1, 0, "copies the device memory of the process to the host", NULL, NULL, 0},
-    [CGL_cuCheckpointProcessRestore] = {"cuCheckpointProcessRestore", NULL, 0, 1, 0, "copies the device memory of the process back to the devices", NULL, NULL, 0},
-    [CGL_cuCheckpointProcessUnlock] = {"cuCheckpointProcessUnlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_cuGetErrorString] = {"cuGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGetErrorName] = {"cuGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuInit] = {"cuInit", NULL, 0, 1, 0, "loads and initializes the driver and enumerates the devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuDriverGetVersion] = {"cuDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGet] = {"cuDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetCount] = {"cuDeviceGetCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetName] = {"cuDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetUuid_v2] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetLuid] = {"cuDeviceGetLuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceTotalMem_v2] = {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetTexture1DLinearMaxWidth] = {"cuDeviceGetTexture1DLinearMaxWidth", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetAttribute] = {"cuDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetHostAtomicCapabilities] = {"cuDeviceGetHostAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetNvSciSyncAttributes] = {"cuDeviceGetNvSciSyncAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceSetMemPool] = {"cuDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetMemPool] = {"cuDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetDefaultMemPool] = {"cuDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetExecAffinitySupport] = {"cuDeviceGetExecAffinitySupport", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFlushGPUDirectRDMAWrites] = {"cuFlushGPUDirectRDMAWrites", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetProperties] = {"cuDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceComputeCapability] = {"cuDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxRetain] = {"cuDevicePrimaryCtxRetain", NULL, 0, 1, 0, "the first retain creates the device's primary context", NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxRelease_v2] = {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxSetFlags_v2] = {"cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxReset_v2] = {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxCreate_v4] = {"cuCtxCreate_v4", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxDestroy_v2] = {"cuCtxDestroy_v2", "cuCtxDestroy", 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxPushCurrent_v2] = {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxPopCurrent_v2] = {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSetCurrent] = {"cuCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetFlags] = {"cuCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSetFlags] = {"cuCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetId] = {"cuCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSynchronize] = {"cuCtxSynchronize", NULL, 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSynchronize_v2] = {"cuCtxSynchronize_v2", "cuCtxSynchronize", 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSetLimit] = {"cuCtxSetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetLimit] = {"cuCtxGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetCacheConfig] = {"cuCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSetCacheConfig] = {"cuCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetApiVersion] = {"cuCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetStreamPriorityRange] = {"cuCtxGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxResetPersistingL2Cache] = {"cuCtxResetPersistingL2Cache", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetExecAffinity] = {"cuCtxGetExecAffinity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxRecordEvent] = {"cuCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxWaitEvent] = {"cuCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxAttach] = {"cuCtxAttach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxDetach] = {"cuCtxDetach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetSharedMemConfig] = {"cuCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxSetSharedMemConfig] = {"cuCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleLoad] = {"cuModuleLoad", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleLoadData] = {"cuModuleLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleLoadDataEx] = {"cuModuleLoadDataEx", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleLoadFatBinary] = {"cuModuleLoadFatBinary", NULL, 0, 1, 0, "loads a fat binary, JIT-compiling its PTX when no cubin fits the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleUnload] = {"cuModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetLoadingMode] = {"cuModuleGetLoadingMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetFunction] = {"cuModuleGetFunction", NULL, 0, 1, 0, "with lazy loading (CUDA_MODULE_LOADING=LAZY, the default) loads the function", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetFunctionCount] = {"cuModuleGetFunctionCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleEnumerateFunctions] = {"cuModuleEnumerateFunctions", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetGlobal_v2] = {"cuModuleGetGlobal_v2", "cuModuleGetGlobal", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkCreate_v2] = {"cuLinkCreate_v2", "cuLinkCreate", 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkAddData_v2] = {"cuLinkAddData_v2", "cuLinkAddData", 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkAddFile_v2] = {"cuLinkAddFile_v2", "cuLinkAddFile", 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkComplete] = {"cuLinkComplete", NULL, 0, 1, 0, "links the session's inputs in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkDestroy] = {"cuLinkDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetTexRef] = {"cuModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetSurfRef] = {"cuModuleGetSurfRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryLoadData] = {"cuLibraryLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryLoadFromFile] = {"cuLibraryLoadFromFile", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryUnload] = {"cuLibraryUnload", NULL, 0, 1, 0, "waits for the library's work before unloading it", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetKernel] = {"cuLibraryGetKernel", NULL, 0, 1, 0, "with lazy loading may load the library's module", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetKernelCount] = {"cuLibraryGetKernelCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryEnumerateKernels] = {"cuLibraryEnumerateKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetModule] = {"cuLibraryGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelGetFunction] = {"cuKernelGetFunction", NULL, 0, 1, 0, "with lazy loading loads the kernel into the current context", NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelGetLibrary] = {"cuKernelGetLibrary", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetGlobal] = {"cuLibraryGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetManaged] = {"cuLibraryGetManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLibraryGetUnifiedFunction] = {"cuLibraryGetUnifiedFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelGetAttribute] = {"cuKernelGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelSetAttribute] = {"cuKernelSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelSetCacheConfig] = {"cuKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelGetName] = {"cuKernelGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuKernelGetParamInfo] = {"cuKernelGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetInfo_v2] = {"cuMemGetInfo_v2", "cuMemGetInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAlloc_v2] = {"cuMemAlloc_v2", "cuMemAlloc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocPitch_v2] = {"cuMemAllocPitch_v2", "cuMemAllocPitch", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemFree_v2] = {"cuMemFree_v2", "cuMemFree", 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetAddressRange_v2] = {"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocHost_v2] = {"cuMemAllocHost_v2", "cuMemAllocHost", 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemFreeHost] = {"cuMemFreeHost", NULL, 0, 1, 0, "synchronizes the device, then unpins and frees the host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostAlloc] = {"cuMemHostAlloc", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostGetDevicePointer_v2] = {"cuMemHostGetDevicePointer_v2", "cuMemHostGetDevicePointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostGetFlags] = {"cuMemHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocManaged] = {"cuMemAllocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceRegisterAsyncNotification] = {"cuDeviceRegisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceUnregisterAsyncNotification] = {"cuDeviceUnregisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetByPCIBusId] = {"cuDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetPCIBusId] = {"cuDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcGetEventHandle] = {"cuIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcOpenEventHandle] = {"cuIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcGetMemHandle] = {"cuIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcOpenMemHandle_v2] = {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcCloseMemHandle] = {"cuIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostRegister_v2] = {"cuMemHostRegister_v2", "cuMemHostRegister", 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostUnregister] = {"cuMemHostUnregister", NULL, 0, 1, 0, "synchronizes, then unpins the host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy_ptds] = {"cuMemcpy_ptds", "cuMemcpy", 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyPeer_ptds] = {"cuMemcpyPeer_ptds", "cuMemcpyPeer", 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoD_v2_ptds] = {"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoH_v2_ptds] = {"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoD_v2_ptds] = {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoA_v2_ptds] = {"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoD_v2_ptds] = {"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoA_v2_ptds] = {"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoH_v2_ptds] = {"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoA_v2_ptds] = {"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2D_v2_ptds] = {"cuMemcpy2D_v2_ptds", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DUnaligned_v2_ptds] = {"cuMemcpy2DUnaligned_v2_ptds", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3D_v2_ptds] = {"cuMemcpy3D_v2_ptds", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DPeer_ptds] = {"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAsync_ptsz] = {"cuMemcpyAsync_ptsz", "cuMemcpyAsync", 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyPeerAsync_ptsz] = {"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoDAsync_v2_ptsz] = {"cuMemcpyHtoDAsync_v2_ptsz", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoHAsync_v2_ptsz] = {"cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoDAsync_v2_ptsz] = {"cuMemcpyDtoDAsync_v2_ptsz", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoAAsync_v2_ptsz] = {"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoHAsync_v2_ptsz] = {"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DAsync_v2_ptsz] = {"cuMemcpy2DAsync_v2_ptsz", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DAsync_v2_ptsz] = {"cuMemcpy3DAsync_v2_ptsz", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DPeerAsync_ptsz] = {"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyBatchAsync_v2_ptsz] = {"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DBatchAsync_v2_ptsz] = {"cuMemcpy3DBatchAsync_v2_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD8_v2_ptds] = {"cuMemsetD8_v2_ptds", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD16_v2_ptds] = {"cuMemsetD16_v2_ptds", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD32_v2_ptds] = {"cuMemsetD32_v2_ptds", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D8_v2_ptds] = {"cuMemsetD2D8_v2_ptds", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D16_v2_ptds] = {"cuMemsetD2D16_v2_ptds", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D32_v2_ptds] = {"cuMemsetD2D32_v2_ptds", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD8Async_ptsz] = {"cuMemsetD8Async_ptsz", "cuMemsetD8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD16Async_ptsz] = {"cuMemsetD16Async_ptsz", "cuMemsetD16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD32Async_ptsz] = {"cuMemsetD32Async_ptsz", "cuMemsetD32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D8Async_ptsz] = {"cuMemsetD2D8Async_ptsz", "cuMemsetD2D8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D16Async_ptsz] = {"cuMemsetD2D16Async_ptsz", "cuMemsetD2D16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D32Async_ptsz] = {"cuMemsetD2D32Async_ptsz", "cuMemsetD2D32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayCreate_v2] = {"cuArrayCreate_v2", "cuArrayCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayGetDescriptor_v2] = {"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayGetSparseProperties] = {"cuArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMipmappedArrayGetSparseProperties] = {"cuMipmappedArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayGetMemoryRequirements] = {"cuArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMipmappedArrayGetMemoryRequirements] = {"cuMipmappedArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayGetPlane] = {"cuArrayGetPlane", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayDestroy] = {"cuArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArray3DCreate_v2] = {"cuArray3DCreate_v2", "cuArray3DCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArray3DGetDescriptor_v2] = {"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMipmappedArrayCreate] = {"cuMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMipmappedArrayGetLevel] = {"cuMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMipmappedArrayDestroy] = {"cuMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetHandleForAddressRange] = {"cuMemGetHandleForAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemBatchDecompressAsync_ptsz] = {"cuMemBatchDecompressAsync_ptsz", "cuMemBatchDecompressAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAddressReserve] = {"cuMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAddressFree] = {"cuMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemCreate] = {"cuMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemRelease] = {"cuMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemMap] = {"cuMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemMapArrayAsync_ptsz] = {"cuMemMapArrayAsync_ptsz", "cuMemMapArrayAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemUnmap] = {"cuMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemSetAccess] = {"cuMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetAccess] = {"cuMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemExportToShareableHandle] = {"cuMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemImportFromShareableHandle] = {"cuMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetAllocationGranularity] = {"cuMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetAllocationPropertiesFromHandle] = {"cuMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemRetainAllocationHandle] = {"cuMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemFreeAsync_ptsz] = {"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocAsync_ptsz] = {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolTrimTo] = {"cuMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolSetAttribute] = {"cuMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolGetAttribute] = {"cuMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolSetAccess] = {"cuMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolGetAccess] = {"cuMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolCreate] = {"cuMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolDestroy] = {"cuMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetDefaultMemPool] = {"cuMemGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetMemPool] = {"cuMemGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemSetMemPool] = {"cuMemSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocFromPoolAsync_ptsz] = {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolExportToShareableHandle] = {"cuMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolImportFromShareableHandle] = {"cuMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolExportPointer] = {"cuMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPoolImportPointer] = {"cuMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastCreate] = {"cuMulticastCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastAddDevice] = {"cuMulticastAddDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastBindMem] = {"cuMulticastBindMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastBindAddr] = {"cuMulticastBindAddr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastUnbind] = {"cuMulticastUnbind", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMulticastGetGranularity] = {"cuMulticastGetGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuPointerGetAttribute] = {"cuPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchAsync_v2_ptsz] = {"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAdvise_v2] = {"cuMemAdvise_v2", "cuMemAdvise", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchBatchAsync_ptsz] = {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemDiscardBatchAsync_ptsz] = {"cuMemDiscardBatchAsync_ptsz", "cuMemDiscardBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz] = {"cuMemDiscardAndPrefetchBatchAsync_ptsz", "cuMemDiscardAndPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemRangeGetAttribute] = {"cuMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemRangeGetAttributes] = {"cuMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuPointerSetAttribute] = {"cuPointerSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuPointerGetAttributes] = {"cuPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamCreate] = {"cuStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamCreateWithPriority] = {"cuStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetPriority_ptsz] = {"cuStreamGetPriority_ptsz", "cuStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetDevice_ptsz] = {"cuStreamGetDevice_ptsz", "cuStreamGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetFlags_ptsz] = {"cuStreamGetFlags_ptsz", "cuStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetId_ptsz] = {"cuStreamGetId_ptsz", "cuStreamGetId", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCtx_ptsz] = {"cuStreamGetCtx_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCtx_v2_ptsz] = {"cuStreamGetCtx_v2_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitEvent_ptsz] = {"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamAddCallback_ptsz] = {"cuStreamAddCallback_ptsz", "cuStreamAddCallback", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCapture_v2_ptsz] = {"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph_ptsz, 1},
+    [CGL_cuThreadExchangeStreamCaptureMode] = {"cuThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamEndCapture_ptsz] = {"cuStreamEndCapture_ptsz", "cuStreamEndCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamIsCapturing_ptsz] = {"cuStreamIsCapturing_ptsz", "cuStreamIsCapturing", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo_v3_ptsz] = {"cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamUpdateCaptureDependencies_v2_ptsz] = {"cuStreamUpdateCaptureDependencies_v2_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamAttachMemAsync_ptsz] = {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamQuery_ptsz] = {"cuStreamQuery_ptsz", "cuStreamQuery", 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0},
+    [CGL_cuStreamSynchronize_ptsz] = {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamDestroy_v2] = {"cuStreamDestroy_v2", "cuStreamDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamCopyAttributes_ptsz] = {"cuStreamCopyAttributes_ptsz", "cuStreamCopyAttributes", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetAttribute_ptsz] = {"cuStreamGetAttribute_ptsz", "cuStreamGetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamSetAttribute_ptsz] = {"cuStreamSetAttribute_ptsz", "cuStreamSetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventCreate] = {"cuEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventRecord_ptsz] = {"cuEventRecord_ptsz", "cuEventRecord", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventRecordWithFlags_ptsz] = {"cuEventRecordWithFlags_ptsz", "cuEventRecordWithFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventQuery] = {"cuEventQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventQuery, 1, NULL, 0},
+    [CGL_cuEventSynchronize] = {"cuEventSynchronize", NULL, 0, 1, 0, "waits until the event has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventDestroy_v2] = {"cuEventDestroy_v2", "cuEventDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventElapsedTime_v2] = {"cuEventElapsedTime_v2", "cuEventElapsedTime", 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0},
+    [CGL_cuImportExternalMemory] = {"cuImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuExternalMemoryGetMappedBuffer] = {"cuExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuExternalMemoryGetMappedMipmappedArray] = {"cuExternalMemoryGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDestroyExternalMemory] = {"cuDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuImportExternalSemaphore] = {"cuImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSignalExternalSemaphoresAsync_ptsz] = {"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuWaitExternalSemaphoresAsync_ptsz] = {"cuWaitExternalSemaphoresAsync_ptsz", "cuWaitExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDestroyExternalSemaphore] = {"cuDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue32_v2_ptsz] = {"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue64_v2_ptsz] = {"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue32_v2_ptsz] = {"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue64_v2_ptsz] = {"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBatchMemOp_v2_ptsz] = {"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncGetAttribute] = {"cuFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncSetAttribute] = {"cuFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncSetCacheConfig] = {"cuFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncGetModule] = {"cuFuncGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncGetName] = {"cuFuncGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncGetParamInfo] = {"cuFuncGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncIsLoaded] = {"cuFuncIsLoaded", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncLoad] = {"cuFuncLoad", NULL, 0, 1, 0, "loads a lazily loaded function", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchKernel_ptsz] = {"cuLaunchKernel_ptsz", "cuLaunchKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchKernelEx_ptsz] = {"cuLaunchKernelEx_ptsz", "cuLaunchKernelEx", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchCooperativeKernel_ptsz] = {"cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchCooperativeKernelMultiDevice] = {"cuLaunchCooperativeKernelMultiDevice", NULL, 0, 1, 0, "launches on several devices, waiting for their streams as the flags say", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchHostFunc_ptsz] = {"cuLaunchHostFunc_ptsz", "cuLaunchHostFunc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncSetBlockShape] = {"cuFuncSetBlockShape", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncSetSharedSize] = {"cuFuncSetSharedSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuParamSetSize] = {"cuParamSetSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuParamSeti] = {"cuParamSeti", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuParamSetf] = {"cuParamSetf", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuParamSetv] = {"cuParamSetv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunch] = {"cuLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchGrid] = {"cuLaunchGrid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchGridAsync] = {"cuLaunchGridAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuParamSetTexRef] = {"cuParamSetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuFuncSetSharedMemConfig] = {"cuFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphCreate] = {"cuGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode_v2, 1},
+    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams_v2, 1},
+    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams_v2, 1},
+    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemcpyNode, 1},
+    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeGetParams, 1},
+    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeSetParams, 1},
+    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemsetNode, 1},
+    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeGetParams, 1},
+    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeSetParams, 1},
+    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddHostNode, 1},
+    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeGetParams, 1},
+    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeSetParams, 1},
+    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddChildGraphNode, 2},
+    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphChildGraphNodeGetGraph, 1},
+    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEmptyNode, 1},
+    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventRecordNode, 1},
+    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeGetEvent, 1},
+    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeSetEvent, 1},
+    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventWaitNode, 1},
+    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeGetEvent, 1},
+    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeSetEvent, 1},
+    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresSignalNode, 1},
+    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams, 1},
+    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams, 1},
+    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresWaitNode, 1},
+    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams, 1},
+    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams, 1},
+    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddBatchMemOpNode, 1},
+    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeGetParams, 1},
+    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeSetParams, 1},
+    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecBatchMemOpNodeSetParams, 2},
+    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemAllocNode, 1},
+    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemAllocNodeGetParams, 1},
+    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemFreeNode, 1},
+    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemFreeNodeGetParams, 1},
+    [CGL_cuDeviceGraphMemTrim] = {"cuDeviceGraphMemTrim", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetGraphMemAttribute] = {"cuDeviceGetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceSetGraphMemAttribute] = {"cuDeviceSetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphClone, 1},
+    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeFindInClone, 2},
+    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetType, 1},
+    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetNodes, 1},
+    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetRootNodes, 1},
+    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges_v2, 1},
+    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies_v2, 1},
+    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes_v2, 1},
+    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies_v2, 1},
+    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies_v2, 1},
+    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroyNode, 1},
+    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithFlags, 1},
+    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams_ptsz, 1},
+    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecGetFlags, 1},
+    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams_v2, 2},
+    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemcpyNodeSetParams, 2},
+    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemsetNodeSetParams, 2},
+    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecHostNodeSetParams, 2},
+    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecChildGraphNodeSetParams, 3},
+    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventRecordNodeSetEvent, 2},
+    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventWaitNodeSetEvent, 2},
+    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams, 2},
+    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams, 2},
+    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetEnabled, 2},
+    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetEnabled, 2},
+    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload_ptsz, 1},
+    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch_ptsz, 1},
+    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecDestroy, 1},
+    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroy, 1},
+    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate_v2, 2},
+    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeCopyAttributes, 2},
+    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetAttribute, 1},
+    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetAttribute, 1},
+    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDebugDotPrint, 1},
+    [CGL_cuUserObjectCreate] = {"cuUserObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuUserObjectRetain] = {"cuUserObjectRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuUserObjectRelease] = {"cuUserObjectRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRetainUserObject, 1},
+    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphReleaseUserObject, 1},
+    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode_v2, 1},
+    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetParams, 1},
+    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecNodeSetParams, 2},
+    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphConditionalHandleCreate, 1},
+    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor] = {"cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyMaxPotentialBlockSize] = {"cuOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyMaxPotentialBlockSizeWithFlags] = {"cuOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyAvailableDynamicSMemPerBlock] = {"cuOccupancyAvailableDynamicSMemPerBlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyMaxPotentialClusterSize] = {"cuOccupancyMaxPotentialClusterSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuOccupancyMaxActiveClusters] = {"cuOccupancyMaxActiveClusters", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetArray] = {"cuTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetMipmappedArray] = {"cuTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddress_v2] = {"cuTexRefSetAddress_v2", "cuTexRefSetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddress2D_v3] = {"cuTexRefSetAddress2D_v3", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetFormat] = {"cuTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddressMode] = {"cuTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetFilterMode] = {"cuTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetMipmapFilterMode] = {"cuTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetMipmapLevelBias] = {"cuTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetMipmapLevelClamp] = {"cuTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetMaxAnisotropy] = {"cuTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetBorderColor] = {"cuTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetFlags] = {"cuTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetAddress_v2] = {"cuTexRefGetAddress_v2", "cuTexRefGetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetArray] = {"cuTexRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetMipmappedArray] = {"cuTexRefGetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetAddressMode] = {"cuTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetFilterMode] = {"cuTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetFormat] = {"cuTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetMipmapFilterMode] = {"cuTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetMipmapLevelBias] = {"cuTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetMipmapLevelClamp] = {"cuTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetMaxAnisotropy] = {"cuTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetBorderColor] = {"cuTexRefGetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetFlags] = {"cuTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefCreate] = {"cuTexRefCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefDestroy] = {"cuTexRefDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSurfRefSetArray] = {"cuSurfRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSurfRefGetArray] = {"cuSurfRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexObjectCreate] = {"cuTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexObjectDestroy] = {"cuTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexObjectGetResourceDesc] = {"cuTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexObjectGetTextureDesc] = {"cuTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexObjectGetResourceViewDesc] = {"cuTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSurfObjectCreate] = {"cuSurfObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSurfObjectDestroy] = {"cuSurfObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuSurfObjectGetResourceDesc] = {"cuSurfObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTensorMapEncodeTiled] = {"cuTensorMapEncodeTiled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTensorMapEncodeIm2col] = {"cuTensorMapEncodeIm2col", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTensorMapEncodeIm2colWide] = {"cuTensorMapEncodeIm2colWide", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTensorMapReplaceAddress] = {"cuTensorMapReplaceAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceCanAccessPeer] = {"cuDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxEnablePeerAccess] = {"cuCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxDisablePeerAccess] = {"cuCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetP2PAttribute] = {"cuDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetP2PAtomicCapabilities] = {"cuDeviceGetP2PAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsUnregisterResource] = {"cuGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsSubResourceGetMappedArray] = {"cuGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsResourceGetMappedMipmappedArray] = {"cuGraphicsResourceGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsResourceGetMappedPointer_v2] = {"cuGraphicsResourceGetMappedPointer_v2", "cuGraphicsResourceGetMappedPointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsResourceSetMapFlags_v2] = {"cuGraphicsResourceSetMapFlags_v2", "cuGraphicsResourceSetMapFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsMapResources_ptsz] = {"cuGraphicsMapResources_ptsz", "cuGraphicsMapResources", 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsUnmapResources_ptsz] = {"cuGraphicsUnmapResources_ptsz", "cuGraphicsUnmapResources", 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0},
+    [CGL_cuCoredumpGetAttribute] = {"cuCoredumpGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCoredumpGetAttributeGlobal] = {"cuCoredumpGetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCoredumpSetAttribute] = {"cuCoredumpSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCoredumpSetAttributeGlobal] = {"cuCoredumpSetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxCreate] = {"cuGreenCtxCreate", NULL, 0, 1, 0, "creates a green context (retains the primary context)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxDestroy] = {"cuGreenCtxDestroy", NULL, 0, 1, 0, "destroys a green context, waiting for its work", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxFromGreenCtx] = {"cuCtxFromGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetDevResource] = {"cuDeviceGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxGetDevResource] = {"cuCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxGetDevResource] = {"cuGreenCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevSmResourceSplitByCount] = {"cuDevSmResourceSplitByCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevResourceGenerateDesc] = {"cuDevResourceGenerateDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxRecordEvent] = {"cuGreenCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxWaitEvent] = {"cuGreenCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetGreenCtx] = {"cuStreamGetGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxStreamCreate] = {"cuGreenCtxStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGreenCtxGetId] = {"cuGreenCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLogsRegisterCallback] = {"cuLogsRegisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLogsUnregisterCallback] = {"cuLogsUnregisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLogsCurrent] = {"cuLogsCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLogsDumpToFile] = {"cuLogsDumpToFile", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLogsDumpToMemory] = {"cuLogsDumpToMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostRegister] = {"cuMemHostRegister", NULL, 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsResourceSetMapFlags] = {"cuGraphicsResourceSetMapFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkCreate] = {"cuLinkCreate", NULL, 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkAddData] = {"cuLinkAddData", NULL, 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLinkAddFile] = {"cuLinkAddFile", NULL, 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddress2D_v2] = {"cuTexRefSetAddress2D_v2", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceTotalMem] = {"cuDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxCreate] = {"cuCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxCreate_v2] = {"cuCtxCreate_v2", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxCreate_v3] = {"cuCtxCreate_v3", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuModuleGetGlobal] = {"cuModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetInfo] = {"cuMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAlloc] = {"cuMemAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocPitch] = {"cuMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemFree] = {"cuMemFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemGetAddressRange] = {"cuMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocHost] = {"cuMemAllocHost", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemHostGetDevicePointer] = {"cuMemHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoD] = {"cuMemcpyHtoD", NULL, 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoH] = {"cuMemcpyDtoH", NULL, 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoD] = {"cuMemcpyDtoD", NULL, 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoA] = {"cuMemcpyDtoA", NULL, 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoD] = {"cuMemcpyAtoD", NULL, 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoA] = {"cuMemcpyHtoA", NULL, 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoH] = {"cuMemcpyAtoH", NULL, 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoA] = {"cuMemcpyAtoA", NULL, 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoAAsync] = {"cuMemcpyHtoAAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoHAsync] = {"cuMemcpyAtoHAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2D] = {"cuMemcpy2D", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DUnaligned] = {"cuMemcpy2DUnaligned", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3D] = {"cuMemcpy3D", NULL, 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoDAsync] = {"cuMemcpyHtoDAsync", NULL, 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoHAsync] = {"cuMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoDAsync] = {"cuMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DAsync] = {"cuMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DAsync] = {"cuMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD8] = {"cuMemsetD8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD16] = {"cuMemsetD16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD32] = {"cuMemsetD32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D8] = {"cuMemsetD2D8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D16] = {"cuMemsetD2D16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D32] = {"cuMemsetD2D32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayCreate] = {"cuArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArrayGetDescriptor] = {"cuArrayGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArray3DCreate] = {"cuArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuArray3DGetDescriptor] = {"cuArray3DGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddress] = {"cuTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefSetAddress2D] = {"cuTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuTexRefGetAddress] = {"cuTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsResourceGetMappedPointer] = {"cuGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxDestroy] = {"cuCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxPopCurrent] = {"cuCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCtxPushCurrent] = {"cuCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamDestroy] = {"cuStreamDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventDestroy] = {"cuEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventElapsedTime] = {"cuEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0},
+    [CGL_cuDevicePrimaryCtxRelease] = {"cuDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxReset] = {"cuDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
+    [CGL_cuDevicePrimaryCtxSetFlags] = {"cuDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuDeviceGetUuid] = {"cuDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoD_v2] = {"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoH_v2] = {"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoD_v2] = {"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoA_v2] = {"cuMemcpyDtoA_v2", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoD_v2] = {"cuMemcpyAtoD_v2", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoA_v2] = {"cuMemcpyHtoA_v2", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoH_v2] = {"cuMemcpyAtoH_v2", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoA_v2] = {"cuMemcpyAtoA_v2", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoAAsync_v2] = {"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAtoHAsync_v2] = {"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2D_v2] = {"cuMemcpy2D_v2", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DUnaligned_v2] = {"cuMemcpy2DUnaligned_v2", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3D_v2] = {"cuMemcpy3D_v2", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyHtoDAsync_v2] = {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoHAsync_v2] = {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyDtoDAsync_v2] = {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy2DAsync_v2] = {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DAsync_v2] = {"cuMemcpy3DAsync_v2", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD8_v2] = {"cuMemsetD8_v2", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD16_v2] = {"cuMemsetD16_v2", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD32_v2] = {"cuMemsetD32_v2", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D8_v2] = {"cuMemsetD2D8_v2", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D16_v2] = {"cuMemsetD2D16_v2", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D32_v2] = {"cuMemsetD2D32_v2", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy] = {"cuMemcpy", NULL, 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyAsync] = {"cuMemcpyAsync", NULL, 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyPeer] = {"cuMemcpyPeer", NULL, 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyPeerAsync] = {"cuMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DPeer] = {"cuMemcpy3DPeer", NULL, 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DPeerAsync] = {"cuMemcpy3DPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyBatchAsync] = {"cuMemcpyBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DBatchAsync] = {"cuMemcpy3DBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyBatchAsync_ptsz] = {"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DBatchAsync_ptsz] = {"cuMemcpy3DBatchAsync_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpyBatchAsync_v2] = {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemcpy3DBatchAsync_v2] = {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD8Async] = {"cuMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD16Async] = {"cuMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD32Async] = {"cuMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D8Async] = {"cuMemsetD2D8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D16Async] = {"cuMemsetD2D16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemsetD2D32Async] = {"cuMemsetD2D32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetPriority] = {"cuStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetId] = {"cuStreamGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetFlags] = {"cuStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetDevice] = {"cuStreamGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCtx] = {"cuStreamGetCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCtx_v2] = {"cuStreamGetCtx_v2", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitEvent] = {"cuStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamAddCallback] = {"cuStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamAttachMemAsync] = {"cuStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamQuery] = {"cuStreamQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0},
+    [CGL_cuStreamSynchronize] = {"cuStreamSynchronize", NULL, 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventRecord] = {"cuEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuEventRecordWithFlags] = {"cuEventRecordWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchKernel] = {"cuLaunchKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchKernelEx] = {"cuLaunchKernelEx", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchHostFunc] = {"cuLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsMapResources] = {"cuGraphicsMapResources", NULL, 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphicsUnmapResources] = {"cuGraphicsUnmapResources", NULL, 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue32] = {"cuStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue32] = {"cuStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue64] = {"cuStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue64] = {"cuStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBatchMemOp] = {"cuStreamBatchMemOp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue32_ptsz] = {"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue32_ptsz] = {"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue64_ptsz] = {"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue64_ptsz] = {"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBatchMemOp_ptsz] = {"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue32_v2] = {"cuStreamWriteValue32_v2", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue32_v2] = {"cuStreamWaitValue32_v2", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWriteValue64_v2] = {"cuStreamWriteValue64_v2", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamWaitValue64_v2] = {"cuStreamWaitValue64_v2", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBatchMemOp_v2] = {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchAsync] = {"cuMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchAsync_ptsz] = {"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchAsync_v2] = {"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAdvise] = {"cuMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemPrefetchBatchAsync] = {"cuMemPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemDiscardBatchAsync] = {"cuMemDiscardBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemDiscardAndPrefetchBatchAsync] = {"cuMemDiscardAndPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuLaunchCooperativeKernel] = {"cuLaunchCooperativeKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
+    [CGL_cuSignalExternalSemaphoresAsync] = {"cuSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuWaitExternalSemaphoresAsync] = {"cuWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCapture] = {"cuStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCapture_ptsz] = {"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCapture_v2] = {"cuStreamBeginCapture_v2", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph, 1},
+    [CGL_cuStreamEndCapture] = {"cuStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamIsCapturing] = {"cuStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo] = {"cuStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo_ptsz] = {"cuStreamGetCaptureInfo_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo_v2] = {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo_v2_ptsz] = {"cuStreamGetCaptureInfo_v2_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetCaptureInfo_v3] = {"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode, 1},
+    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams, 1},
+    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams, 1},
+    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams, 2},
+    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams, 1},
+    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate, 2},
+    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload, 1},
+    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch, 1},
+    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges, 1},
+    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies, 1},
+    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes, 1},
+    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies, 1},
+    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies, 1},
+    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode, 1},
+    [CGL_cuStreamCopyAttributes] = {"cuStreamCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamGetAttribute] = {"cuStreamGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamSetAttribute] = {"cuStreamSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuIpcOpenMemHandle] = {"cuIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate, 1},
+    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate_v2, 1},
+    [CGL_cuMemMapArrayAsync] = {"cuMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemFreeAsync] = {"cuMemFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocAsync] = {"cuMemAllocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemAllocFromPoolAsync] = {"cuMemAllocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamUpdateCaptureDependencies] = {"cuStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamUpdateCaptureDependencies_ptsz] = {"cuStreamUpdateCaptureDependencies_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuStreamUpdateCaptureDependencies_v2] = {"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuMemBatchDecompressAsync] = {"cuMemBatchDecompressAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0},
+    [CGL_cuCheckpointProcessGetRestoreThreadId] = {"cuCheckpointProcessGetRestoreThreadId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCheckpointProcessGetState] = {"cuCheckpointProcessGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuCheckpointProcessLock] = {"cuCheckpointProcessLock", NULL, 0, 1, 0, "waits for the process's submitted work (up to the timeout given)", NULL, cgl_states_cuCheckpointProcessLock, 1, NULL, 0},
+    [CGL_cuCheckpointProcessCheckpoint] = {"cuCheckpointProcessCheckpoint", NULL, 0, 1, 0, "copies the device memory of the process to the host", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCheckpointProcessRestore] = {"cuCheckpointProcessRestore", NULL, 0, 1, 0, "copies the device memory of the process back to the devices", NULL, NULL, 0, NULL, 0},
+    [CGL_cuCheckpointProcessUnlock] = {"cuCheckpointProcessUnlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
 };
 
 /* Names a CUresult; codes that repeat a value are left to their first name. */
@@ -1401,6 +1502,120 @@ static const char *cgl_result_name(long r)
     case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
     default: return NULL;
     }
+}
+
+/* The code of a result name, aliases included (a CALLGUARD_POLICY file's states). */
+static int cgl_result_code(const char *name, long *code)
+{
+    static const struct { const char *name; long code; } names[] = {
+        {"CUDA_SUCCESS", (long)(CUDA_SUCCESS)},
+        {"CUDA_ERROR_INVALID_VALUE", (long)(CUDA_ERROR_INVALID_VALUE)},
+        {"CUDA_ERROR_OUT_OF_MEMORY", (long)(CUDA_ERROR_OUT_OF_MEMORY)},
+        {"CUDA_ERROR_NOT_INITIALIZED", (long)(CUDA_ERROR_NOT_INITIALIZED)},
+        {"CUDA_ERROR_DEINITIALIZED", (long)(CUDA_ERROR_DEINITIALIZED)},
+        {"CUDA_ERROR_PROFILER_DISABLED", (long)(CUDA_ERROR_PROFILER_DISABLED)},
+        {"CUDA_ERROR_PROFILER_NOT_INITIALIZED", (long)(CUDA_ERROR_PROFILER_NOT_INITIALIZED)},
+        {"CUDA_ERROR_PROFILER_ALREADY_STARTED", (long)(CUDA_ERROR_PROFILER_ALREADY_STARTED)},
+        {"CUDA_ERROR_PROFILER_ALREADY_STOPPED", (long)(CUDA_ERROR_PROFILER_ALREADY_STOPPED)},
+        {"CUDA_ERROR_STUB_LIBRARY", (long)(CUDA_ERROR_STUB_LIBRARY)},
+        {"CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", (long)(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)},
+        {"CUDA_ERROR_DEVICE_UNAVAILABLE", (long)(CUDA_ERROR_DEVICE_UNAVAILABLE)},
+        {"CUDA_ERROR_NO_DEVICE", (long)(CUDA_ERROR_NO_DEVICE)},
+        {"CUDA_ERROR_INVALID_DEVICE", (long)(CUDA_ERROR_INVALID_DEVICE)},
+        {"CUDA_ERROR_DEVICE_NOT_LICENSED", (long)(CUDA_ERROR_DEVICE_NOT_LICENSED)},
+        {"CUDA_ERROR_INVALID_IMAGE", (long)(CUDA_ERROR_INVALID_IMAGE)},
+        {"CUDA_ERROR_INVALID_CONTEXT", (long)(CUDA_ERROR_INVALID_CONTEXT)},
+        {"CUDA_ERROR_CONTEXT_ALREADY_CURRENT", (long)(CUDA_ERROR_CONTEXT_ALREADY_CURRENT)},
+        {"CUDA_ERROR_MAP_FAILED", (long)(CUDA_ERROR_MAP_FAILED)},
+        {"CUDA_ERROR_UNMAP_FAILED", (long)(CUDA_ERROR_UNMAP_FAILED)},
+        {"CUDA_ERROR_ARRAY_IS_MAPPED", (long)(CUDA_ERROR_ARRAY_IS_MAPPED)},
+        {"CUDA_ERROR_ALREADY_MAPPED", (long)(CUDA_ERROR_ALREADY_MAPPED)},
+        {"CUDA_ERROR_NO_BINARY_FOR_GPU", (long)(CUDA_ERROR_NO_BINARY_FOR_GPU)},
+        {"CUDA_ERROR_ALREADY_ACQUIRED", (long)(CUDA_ERROR_ALREADY_ACQUIRED)},
+        {"CUDA_ERROR_NOT_MAPPED", (long)(CUDA_ERROR_NOT_MAPPED)},
+        {"CUDA_ERROR_NOT_MAPPED_AS_ARRAY", (long)(CUDA_ERROR_NOT_MAPPED_AS_ARRAY)},
+        {"CUDA_ERROR_NOT_MAPPED_AS_POINTER", (long)(CUDA_ERROR_NOT_MAPPED_AS_POINTER)},
+        {"CUDA_ERROR_ECC_UNCORRECTABLE", (long)(CUDA_ERROR_ECC_UNCORRECTABLE)},
+        {"CUDA_ERROR_UNSUPPORTED_LIMIT", (long)(CUDA_ERROR_UNSUPPORTED_LIMIT)},
+        {"CUDA_ERROR_CONTEXT_ALREADY_IN_USE", (long)(CUDA_ERROR_CONTEXT_ALREADY_IN_USE)},
+        {"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", (long)(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)},
+        {"CUDA_ERROR_INVALID_PTX", (long)(CUDA_ERROR_INVALID_PTX)},
+        {"CUDA_ERROR_INVALID_GRAPHICS_CONTEXT", (long)(CUDA_ERROR_INVALID_GRAPHICS_CONTEXT)},
+        {"CUDA_ERROR_NVLINK_UNCORRECTABLE", (long)(CUDA_ERROR_NVLINK_UNCORRECTABLE)},
+        {"CUDA_ERROR_JIT_COMPILER_NOT_FOUND", (long)(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)},
+        {"CUDA_ERROR_UNSUPPORTED_PTX_VERSION", (long)(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)},
+        {"CUDA_ERROR_JIT_COMPILATION_DISABLED", (long)(CUDA_ERROR_JIT_COMPILATION_DISABLED)},
+        {"CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", (long)(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY)},
+        {"CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", (long)(CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC)},
+        {"CUDA_ERROR_CONTAINED", (long)(CUDA_ERROR_CONTAINED)},
+        {"CUDA_ERROR_INVALID_SOURCE", (long)(CUDA_ERROR_INVALID_SOURCE)},
+        {"CUDA_ERROR_FILE_NOT_FOUND", (long)(CUDA_ERROR_FILE_NOT_FOUND)},
+        {"CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND", (long)(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND)},
+        {"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", (long)(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)},
+        {"CUDA_ERROR_OPERATING_SYSTEM", (long)(CUDA_ERROR_OPERATING_SYSTEM)},
+        {"CUDA_ERROR_INVALID_HANDLE", (long)(CUDA_ERROR_INVALID_HANDLE)},
+        {"CUDA_ERROR_ILLEGAL_STATE", (long)(CUDA_ERROR_ILLEGAL_STATE)},
+        {"CUDA_ERROR_LOSSY_QUERY", (long)(CUDA_ERROR_LOSSY_QUERY)},
+        {"CUDA_ERROR_NOT_FOUND", (long)(CUDA_ERROR_NOT_FOUND)},
+        {"CUDA_ERROR_NOT_READY", (long)(CUDA_ERROR_NOT_READY)},
+        {"CUDA_ERROR_ILLEGAL_ADDRESS", (long)(CUDA_ERROR_ILLEGAL_ADDRESS)},
+        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", (long)(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)},
+        {"CUDA_ERROR_LAUNCH_TIMEOUT", (long)(CUDA_ERROR_LAUNCH_TIMEOUT)},
+        {"CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", (long)(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING)},
+        {"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", (long)(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)},
+        {"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", (long)(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)},
+        {"CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE", (long)(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE)},
+        {"CUDA_ERROR_CONTEXT_IS_DESTROYED", (long)(CUDA_ERROR_CONTEXT_IS_DESTROYED)},
+        {"CUDA_ERROR_ASSERT", (long)(CUDA_ERROR_ASSERT)},
+        {"CUDA_ERROR_TOO_MANY_PEERS", (long)(CUDA_ERROR_TOO_MANY_PEERS)},
+        {"CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", (long)(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)},
+        {"CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", (long)(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)},
+        {"CUDA_ERROR_HARDWARE_STACK_ERROR", (long)(CUDA_ERROR_HARDWARE_STACK_ERROR)},
+        {"CUDA_ERROR_ILLEGAL_INSTRUCTION", (long)(CUDA_ERROR_ILLEGAL_INSTRUCTION)},
+        {"CUDA_ERROR_MISALIGNED_ADDRESS", (long)(CUDA_ERROR_MISALIGNED_ADDRESS)},
+        {"CUDA_ERROR_INVALID_ADDRESS_SPACE", (long)(CUDA_ERROR_INVALID_ADDRESS_SPACE)},
+        {"CUDA_ERROR_INVALID_PC", (long)(CUDA_ERROR_INVALID_PC)},
+        {"CUDA_ERROR_LAUNCH_FAILED", (long)(CUDA_ERROR_LAUNCH_FAILED)},
+        {"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", (long)(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)},
+        {"CUDA_ERROR_TENSOR_MEMORY_LEAK", (long)(CUDA_ERROR_TENSOR_MEMORY_LEAK)},
+        {"CUDA_ERROR_NOT_PERMITTED", (long)(CUDA_ERROR_NOT_PERMITTED)},
+        {"CUDA_ERROR_NOT_SUPPORTED", (long)(CUDA_ERROR_NOT_SUPPORTED)},
+        {"CUDA_ERROR_SYSTEM_NOT_READY", (long)(CUDA_ERROR_SYSTEM_NOT_READY)},
+        {"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", (long)(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)},
+        {"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", (long)(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)},
+        {"CUDA_ERROR_MPS_CONNECTION_FAILED", (long)(CUDA_ERROR_MPS_CONNECTION_FAILED)},
+        {"CUDA_ERROR_MPS_RPC_FAILURE", (long)(CUDA_ERROR_MPS_RPC_FAILURE)},
+        {"CUDA_ERROR_MPS_SERVER_NOT_READY", (long)(CUDA_ERROR_MPS_SERVER_NOT_READY)},
+        {"CUDA_ERROR_MPS_MAX_CLIENTS_REACHED", (long)(CUDA_ERROR_MPS_MAX_CLIENTS_REACHED)},
+        {"CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED", (long)(CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED)},
+        {"CUDA_ERROR_MPS_CLIENT_TERMINATED", (long)(CUDA_ERROR_MPS_CLIENT_TERMINATED)},
+        {"CUDA_ERROR_CDP_NOT_SUPPORTED", (long)(CUDA_ERROR_CDP_NOT_SUPPORTED)},
+        {"CUDA_ERROR_CDP_VERSION_MISMATCH", (long)(CUDA_ERROR_CDP_VERSION_MISMATCH)},
+        {"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", (long)(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)},
+        {"CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", (long)(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)},
+        {"CUDA_ERROR_STREAM_CAPTURE_MERGE", (long)(CUDA_ERROR_STREAM_CAPTURE_MERGE)},
+        {"CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", (long)(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED)},
+        {"CUDA_ERROR_STREAM_CAPTURE_UNJOINED", (long)(CUDA_ERROR_STREAM_CAPTURE_UNJOINED)},
+        {"CUDA_ERROR_STREAM_CAPTURE_ISOLATION", (long)(CUDA_ERROR_STREAM_CAPTURE_ISOLATION)},
+        {"CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", (long)(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)},
+        {"CUDA_ERROR_CAPTURED_EVENT", (long)(CUDA_ERROR_CAPTURED_EVENT)},
+        {"CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", (long)(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)},
+        {"CUDA_ERROR_TIMEOUT", (long)(CUDA_ERROR_TIMEOUT)},
+        {"CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", (long)(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)},
+        {"CUDA_ERROR_EXTERNAL_DEVICE", (long)(CUDA_ERROR_EXTERNAL_DEVICE)},
+        {"CUDA_ERROR_INVALID_CLUSTER_SIZE", (long)(CUDA_ERROR_INVALID_CLUSTER_SIZE)},
+        {"CUDA_ERROR_FUNCTION_NOT_LOADED", (long)(CUDA_ERROR_FUNCTION_NOT_LOADED)},
+        {"CUDA_ERROR_INVALID_RESOURCE_TYPE", (long)(CUDA_ERROR_INVALID_RESOURCE_TYPE)},
+        {"CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", (long)(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION)},
+        {"CUDA_ERROR_KEY_ROTATION", (long)(CUDA_ERROR_KEY_ROTATION)},
+        {"CUDA_ERROR_UNKNOWN", (long)(CUDA_ERROR_UNKNOWN)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (__builtin_strcmp(names[i].name, name) == 0) {
+            *code = names[i].code;
+            return 1;
+        }
+    return 0;
 }
 
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
@@ -2079,6 +2294,7 @@ static cg_layer cgl_layer = {
     .header = "cuda.h",
     .missing_result = (long)(CUDA_ERROR_NO_DEVICE),
     .result_name = cgl_result_name,
+    .result_code = cgl_result_code,
     .nsites = CGL_NSITES,
     .sites = cgl_sites,
     .defaults = cgl_defaults,
@@ -2107,7 +2323,8 @@ static int cgl_th_cuGetErrorString(void *cgl_frame)
 {
     struct cgl_fr_cuGetErrorString *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(cgl_f->error, cgl_f->pStr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
@@ -2128,7 +2345,8 @@ static int cgl_th_cuGetErrorName(void *cgl_frame)
 {
     struct cgl_fr_cuGetErrorName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(cgl_f->error, cgl_f->pStr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
@@ -2148,7 +2366,8 @@ static int cgl_th_cuInit(void *cgl_frame)
 {
     struct cgl_fr_cuInit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 {
@@ -2168,7 +2387,8 @@ static int cgl_th_cuDriverGetVersion(void *cgl_frame)
 {
     struct cgl_fr_cuDriverGetVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(cgl_f->driverVersion);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
@@ -2189,7 +2409,8 @@ static int cgl_th_cuDeviceGet(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(cgl_f->device, cgl_f->ordinal);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
@@ -2209,7 +2430,8 @@ static int cgl_th_cuDeviceGetCount(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
@@ -2231,7 +2453,8 @@ static int cgl_th_cuDeviceGetName(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->len, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
@@ -2252,7 +2475,8 @@ static int cgl_th_cuDeviceGetUuid_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetUuid_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(cgl_f->uuid, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
@@ -2274,7 +2498,8 @@ static int cgl_th_cuDeviceGetLuid(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetLuid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(cgl_f->luid, cgl_f->deviceNodeMask, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
@@ -2295,7 +2520,8 @@ static int cgl_th_cuDeviceTotalMem_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceTotalMem_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(cgl_f->bytes, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
@@ -2318,7 +2544,8 @@ static int cgl_th_cuDeviceGetTexture1DLinearMaxWidth(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(cgl_f->maxWidthInElements, cgl_f->format, cgl_f->numChannels, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
@@ -2340,7 +2567,8 @@ static int cgl_th_cuDeviceGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
@@ -2363,7 +2591,8 @@ static int cgl_th_cuDeviceGetHostAtomicCapabilities(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetHostAtomicCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
@@ -2385,7 +2614,8 @@ static int cgl_th_cuDeviceGetNvSciSyncAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetNvSciSyncAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(cgl_f->nvSciSyncAttrList, cgl_f->dev, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
@@ -2406,7 +2636,8 @@ static int cgl_th_cuDeviceSetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceSetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(cgl_f->dev, cgl_f->pool);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
@@ -2427,7 +2658,8 @@ static int cgl_th_cuDeviceGetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(cgl_f->pool, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
@@ -2448,7 +2680,8 @@ static int cgl_th_cuDeviceGetDefaultMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetDefaultMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
@@ -2470,7 +2703,8 @@ static int cgl_th_cuDeviceGetExecAffinitySupport(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetExecAffinitySupport *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(cgl_f->pi, cgl_f->type, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
@@ -2491,7 +2725,8 @@ static int cgl_th_cuFlushGPUDirectRDMAWrites(void *cgl_frame)
 {
     struct cgl_fr_cuFlushGPUDirectRDMAWrites *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(cgl_f->target, cgl_f->scope);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
@@ -2512,7 +2747,8 @@ static int cgl_th_cuDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(cgl_f->prop, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
@@ -2534,7 +2770,8 @@ static int cgl_th_cuDeviceComputeCapability(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceComputeCapability *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(cgl_f->major, cgl_f->minor, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
@@ -2555,7 +2792,8 @@ static int cgl_th_cuDevicePrimaryCtxRetain(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRetain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
@@ -2575,7 +2813,8 @@ static int cgl_th_cuDevicePrimaryCtxRelease_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRelease_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
@@ -2596,7 +2835,8 @@ static int cgl_th_cuDevicePrimaryCtxSetFlags_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
@@ -2618,7 +2858,8 @@ static int cgl_th_cuDevicePrimaryCtxGetState(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags, cgl_f->active);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
@@ -2638,7 +2879,8 @@ static int cgl_th_cuDevicePrimaryCtxReset_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxReset_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
@@ -2661,7 +2903,8 @@ static int cgl_th_cuCtxCreate_v4(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v4 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->ctxCreateParams, cgl_f->flags, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
@@ -2681,7 +2924,8 @@ static int cgl_th_cuCtxDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
@@ -2701,7 +2945,8 @@ static int cgl_th_cuCtxPushCurrent_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPushCurrent_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
@@ -2721,7 +2966,8 @@ static int cgl_th_cuCtxPopCurrent_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPopCurrent_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(cgl_f->pctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
@@ -2741,7 +2987,8 @@ static int cgl_th_cuCtxSetCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
@@ -2761,7 +3008,8 @@ static int cgl_th_cuCtxGetCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(cgl_f->pctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
@@ -2781,7 +3029,8 @@ static int cgl_th_cuCtxGetDevice(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
@@ -2802,7 +3051,8 @@ static int cgl_th_cuCtxGetDevice_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevice_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
@@ -2822,7 +3072,8 @@ static int cgl_th_cuCtxGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
@@ -2842,7 +3093,8 @@ static int cgl_th_cuCtxSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 {
@@ -2863,7 +3115,8 @@ static int cgl_th_cuCtxGetId(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(cgl_f->ctx, cgl_f->ctxId);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
@@ -2882,7 +3135,8 @@ static int cgl_th_cuCtxSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
@@ -2902,7 +3156,8 @@ static int cgl_th_cuCtxSynchronize_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSynchronize_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
@@ -2923,7 +3178,8 @@ static int cgl_th_cuCtxSetLimit(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetLimit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(cgl_f->limit, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
@@ -2944,7 +3200,8 @@ static int cgl_th_cuCtxGetLimit(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetLimit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(cgl_f->pvalue, cgl_f->limit);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
@@ -2964,7 +3221,8 @@ static int cgl_th_cuCtxGetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(cgl_f->pconfig);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
@@ -2984,7 +3242,8 @@ static int cgl_th_cuCtxSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
@@ -3005,7 +3264,8 @@ static int cgl_th_cuCtxGetApiVersion(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetApiVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(cgl_f->ctx, cgl_f->version);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
@@ -3026,7 +3286,8 @@ static int cgl_th_cuCtxGetStreamPriorityRange(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetStreamPriorityRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(cgl_f->leastPriority, cgl_f->greatestPriority);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
@@ -3045,7 +3306,8 @@ static int cgl_th_cuCtxResetPersistingL2Cache(void *cgl_frame)
 {
     struct cgl_fr_cuCtxResetPersistingL2Cache *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
 {
@@ -3066,7 +3328,8 @@ static int cgl_th_cuCtxGetExecAffinity(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetExecAffinity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(cgl_f->pExecAffinity, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
@@ -3087,7 +3350,8 @@ static int cgl_th_cuCtxRecordEvent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxRecordEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -3108,7 +3372,8 @@ static int cgl_th_cuCtxWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -3129,7 +3394,8 @@ static int cgl_th_cuCtxAttach(void *cgl_frame)
 {
     struct cgl_fr_cuCtxAttach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
@@ -3149,7 +3415,8 @@ static int cgl_th_cuCtxDetach(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDetach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
 {
@@ -3169,7 +3436,8 @@ static int cgl_th_cuCtxGetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(cgl_f->pConfig);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
@@ -3189,7 +3457,8 @@ static int cgl_th_cuCtxSetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
@@ -3210,7 +3479,8 @@ static int cgl_th_cuModuleLoad(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoad *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(cgl_f->module, cgl_f->fname);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 {
@@ -3231,7 +3501,8 @@ static int cgl_th_cuModuleLoadData(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(cgl_f->module, cgl_f->image);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
@@ -3255,7 +3526,8 @@ static int cgl_th_cuModuleLoadDataEx(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadDataEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(cgl_f->module, cgl_f->image, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -3276,7 +3548,8 @@ static int cgl_th_cuModuleLoadFatBinary(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadFatBinary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(cgl_f->module, cgl_f->fatCubin);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
@@ -3296,7 +3569,8 @@ static int cgl_th_cuModuleUnload(void *cgl_frame)
 {
     struct cgl_fr_cuModuleUnload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(cgl_f->hmod);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
@@ -3316,7 +3590,8 @@ static int cgl_th_cuModuleGetLoadingMode(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetLoadingMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
@@ -3338,7 +3613,8 @@ static int cgl_th_cuModuleGetFunction(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->hmod, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
@@ -3359,7 +3635,8 @@ static int cgl_th_cuModuleGetFunctionCount(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetFunctionCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(cgl_f->count, cgl_f->mod);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
@@ -3381,7 +3658,8 @@ static int cgl_th_cuModuleEnumerateFunctions(void *cgl_frame)
 {
     struct cgl_fr_cuModuleEnumerateFunctions *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(cgl_f->functions, cgl_f->numFunctions, cgl_f->mod);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
@@ -3404,7 +3682,8 @@ static int cgl_th_cuModuleGetGlobal_v2(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetGlobal_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
@@ -3427,7 +3706,8 @@ static int cgl_th_cuLinkCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -3454,7 +3734,8 @@ static int cgl_th_cuLinkAddData_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddData_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -3479,7 +3760,8 @@ static int cgl_th_cuLinkAddFile_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddFile_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -3501,7 +3783,8 @@ static int cgl_th_cuLinkComplete(void *cgl_frame)
 {
     struct cgl_fr_cuLinkComplete *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(cgl_f->state, cgl_f->cubinOut, cgl_f->sizeOut);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
@@ -3521,7 +3804,8 @@ static int cgl_th_cuLinkDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuLinkDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(cgl_f->state);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
 {
@@ -3543,7 +3827,8 @@ static int cgl_th_cuModuleGetTexRef(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetTexRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(cgl_f->pTexRef, cgl_f->hmod, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
@@ -3565,7 +3850,8 @@ static int cgl_th_cuModuleGetSurfRef(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetSurfRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(cgl_f->pSurfRef, cgl_f->hmod, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
@@ -3592,7 +3878,8 @@ static int cgl_th_cuLibraryLoadData(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryLoadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(cgl_f->library, cgl_f->code, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -3619,7 +3906,8 @@ static int cgl_th_cuLibraryLoadFromFile(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryLoadFromFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(cgl_f->library, cgl_f->fileName, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -3639,7 +3927,8 @@ static int cgl_th_cuLibraryUnload(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryUnload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(cgl_f->library);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 {
@@ -3661,7 +3950,8 @@ static int cgl_th_cuLibraryGetKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(cgl_f->pKernel, cgl_f->library, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
@@ -3682,7 +3972,8 @@ static int cgl_th_cuLibraryGetKernelCount(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetKernelCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(cgl_f->count, cgl_f->lib);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
@@ -3704,7 +3995,8 @@ static int cgl_th_cuLibraryEnumerateKernels(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryEnumerateKernels *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(cgl_f->kernels, cgl_f->numKernels, cgl_f->lib);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
@@ -3725,7 +4017,8 @@ static int cgl_th_cuLibraryGetModule(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetModule *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(cgl_f->pMod, cgl_f->library);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
@@ -3746,7 +4039,8 @@ static int cgl_th_cuKernelGetFunction(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(cgl_f->pFunc, cgl_f->kernel);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
@@ -3767,7 +4061,8 @@ static int cgl_th_cuKernelGetLibrary(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetLibrary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(cgl_f->pLib, cgl_f->kernel);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
@@ -3790,7 +4085,8 @@ static int cgl_th_cuLibraryGetGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -3813,7 +4109,8 @@ static int cgl_th_cuLibraryGetManaged(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetManaged *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -3835,7 +4132,8 @@ static int cgl_th_cuLibraryGetUnifiedFunction(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetUnifiedFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(cgl_f->fptr, cgl_f->library, cgl_f->symbol);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
@@ -3858,7 +4156,8 @@ static int cgl_th_cuKernelGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->kernel, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
@@ -3881,7 +4180,8 @@ static int cgl_th_cuKernelSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuKernelSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->val, cgl_f->kernel, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
@@ -3903,7 +4203,8 @@ static int cgl_th_cuKernelSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuKernelSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->config, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
@@ -3924,7 +4225,8 @@ static int cgl_th_cuKernelGetName(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->hfunc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
 {
@@ -3947,7 +4249,8 @@ static int cgl_th_cuKernelGetParamInfo(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetParamInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -3968,7 +4271,8 @@ static int cgl_th_cuMemGetInfo_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetInfo_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(cgl_f->free, cgl_f->total);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
@@ -3989,7 +4293,8 @@ static int cgl_th_cuMemAlloc_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAlloc_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
@@ -4013,7 +4318,8 @@ static int cgl_th_cuMemAllocPitch_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocPitch_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
@@ -4033,7 +4339,8 @@ static int cgl_th_cuMemFree_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemFree_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
@@ -4055,7 +4362,8 @@ static int cgl_th_cuMemGetAddressRange_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAddressRange_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(cgl_f->pbase, cgl_f->psize, cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
@@ -4076,7 +4384,8 @@ static int cgl_th_cuMemAllocHost_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocHost_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
@@ -4096,7 +4405,8 @@ static int cgl_th_cuMemFreeHost(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(cgl_f->p);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
@@ -4118,7 +4428,8 @@ static int cgl_th_cuMemHostAlloc(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostAlloc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
@@ -4140,7 +4451,8 @@ static int cgl_th_cuMemHostGetDevicePointer_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetDevicePointer_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->p, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
@@ -4161,7 +4473,8 @@ static int cgl_th_cuMemHostGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(cgl_f->pFlags, cgl_f->p);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
@@ -4183,7 +4496,8 @@ static int cgl_th_cuMemAllocManaged(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocManaged *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
@@ -4206,7 +4520,8 @@ static int cgl_th_cuDeviceRegisterAsyncNotification(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceRegisterAsyncNotification *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(cgl_f->device, cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
@@ -4227,7 +4542,8 @@ static int cgl_th_cuDeviceUnregisterAsyncNotification(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceUnregisterAsyncNotification *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
@@ -4248,7 +4564,8 @@ static int cgl_th_cuDeviceGetByPCIBusId(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetByPCIBusId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(cgl_f->dev, cgl_f->pciBusId);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
@@ -4270,7 +4587,8 @@ static int cgl_th_cuDeviceGetPCIBusId(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetPCIBusId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(cgl_f->pciBusId, cgl_f->len, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
@@ -4291,7 +4609,8 @@ static int cgl_th_cuIpcGetEventHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcGetEventHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
@@ -4312,7 +4631,8 @@ static int cgl_th_cuIpcOpenEventHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenEventHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(cgl_f->phEvent, cgl_f->handle);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
@@ -4333,7 +4653,8 @@ static int cgl_th_cuIpcGetMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcGetMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
@@ -4355,7 +4676,8 @@ static int cgl_th_cuIpcOpenMemHandle_v2(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenMemHandle_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->handle, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -4375,7 +4697,8 @@ static int cgl_th_cuIpcCloseMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcCloseMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
@@ -4397,7 +4720,8 @@ static int cgl_th_cuMemHostRegister_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostRegister_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(cgl_f->p, cgl_f->bytesize, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -4417,7 +4741,8 @@ static int cgl_th_cuMemHostUnregister(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostUnregister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(cgl_f->p);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
@@ -4439,7 +4764,8 @@ static int cgl_th_cuMemcpy_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -4463,7 +4789,8 @@ static int cgl_th_cuMemcpyPeer_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeer_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -4485,7 +4812,8 @@ static int cgl_th_cuMemcpyHtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -4507,7 +4835,8 @@ static int cgl_th_cuMemcpyDtoH_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -4529,7 +4858,8 @@ static int cgl_th_cuMemcpyDtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -4552,7 +4882,8 @@ static int cgl_th_cuMemcpyDtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -4575,7 +4906,8 @@ static int cgl_th_cuMemcpyAtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -4598,7 +4930,8 @@ static int cgl_th_cuMemcpyHtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -4621,7 +4954,8 @@ static int cgl_th_cuMemcpyAtoH_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -4645,7 +4979,8 @@ static int cgl_th_cuMemcpyAtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -4665,7 +5000,8 @@ static int cgl_th_cuMemcpy2D_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -4685,7 +5021,8 @@ static int cgl_th_cuMemcpy2DUnaligned_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -4705,7 +5042,8 @@ static int cgl_th_cuMemcpy3D_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
 {
@@ -4725,7 +5063,8 @@ static int cgl_th_cuMemcpy3DPeer_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeer_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -4748,7 +5087,8 @@ static int cgl_th_cuMemcpyAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -4773,7 +5113,8 @@ static int cgl_th_cuMemcpyPeerAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeerAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -4796,7 +5137,8 @@ static int cgl_th_cuMemcpyHtoDAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -4819,7 +5161,8 @@ static int cgl_th_cuMemcpyDtoHAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -4842,7 +5185,8 @@ static int cgl_th_cuMemcpyDtoDAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -4866,7 +5210,8 @@ static int cgl_th_cuMemcpyHtoAAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -4890,7 +5235,8 @@ static int cgl_th_cuMemcpyAtoHAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -4911,7 +5257,8 @@ static int cgl_th_cuMemcpy2DAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -4932,7 +5279,8 @@ static int cgl_th_cuMemcpy3DAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -4953,7 +5301,8 @@ static int cgl_th_cuMemcpy3DPeerAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeerAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -4980,7 +5329,8 @@ static int cgl_th_cuMemcpyBatchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -5003,7 +5353,8 @@ static int cgl_th_cuMemcpy3DBatchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -5025,7 +5376,8 @@ static int cgl_th_cuMemsetD8_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -5047,7 +5399,8 @@ static int cgl_th_cuMemsetD16_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -5069,7 +5422,8 @@ static int cgl_th_cuMemsetD32_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -5093,7 +5447,8 @@ static int cgl_th_cuMemsetD2D8_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -5117,7 +5472,8 @@ static int cgl_th_cuMemsetD2D16_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -5141,7 +5497,8 @@ static int cgl_th_cuMemsetD2D32_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -5164,7 +5521,8 @@ static int cgl_th_cuMemsetD8Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -5187,7 +5545,8 @@ static int cgl_th_cuMemsetD16Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -5210,7 +5569,8 @@ static int cgl_th_cuMemsetD32Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -5235,7 +5595,8 @@ static int cgl_th_cuMemsetD2D8Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -5260,7 +5621,8 @@ static int cgl_th_cuMemsetD2D16Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -5285,7 +5647,8 @@ static int cgl_th_cuMemsetD2D32Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -5306,7 +5669,8 @@ static int cgl_th_cuArrayCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArrayCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
@@ -5327,7 +5691,8 @@ static int cgl_th_cuArrayGetDescriptor_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetDescriptor_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -5348,7 +5713,8 @@ static int cgl_th_cuArrayGetSparseProperties(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetSparseProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(cgl_f->sparseProperties, cgl_f->array);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
@@ -5369,7 +5735,8 @@ static int cgl_th_cuMipmappedArrayGetSparseProperties(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetSparseProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(cgl_f->sparseProperties, cgl_f->mipmap);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
@@ -5391,7 +5758,8 @@ static int cgl_th_cuArrayGetMemoryRequirements(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetMemoryRequirements *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(cgl_f->memoryRequirements, cgl_f->array, cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
@@ -5413,7 +5781,8 @@ static int cgl_th_cuMipmappedArrayGetMemoryRequirements(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(cgl_f->memoryRequirements, cgl_f->mipmap, cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
@@ -5435,7 +5804,8 @@ static int cgl_th_cuArrayGetPlane(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetPlane *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(cgl_f->pPlaneArray, cgl_f->hArray, cgl_f->planeIdx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
@@ -5455,7 +5825,8 @@ static int cgl_th_cuArrayDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuArrayDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(cgl_f->hArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
 {
@@ -5476,7 +5847,8 @@ static int cgl_th_cuArray3DCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
@@ -5497,7 +5869,8 @@ static int cgl_th_cuArray3DGetDescriptor_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DGetDescriptor_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -5519,7 +5892,8 @@ static int cgl_th_cuMipmappedArrayCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pMipmappedArrayDesc, cgl_f->numMipmapLevels);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
@@ -5541,7 +5915,8 @@ static int cgl_th_cuMipmappedArrayGetLevel(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetLevel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(cgl_f->pLevelArray, cgl_f->hMipmappedArray, cgl_f->level);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
@@ -5561,7 +5936,8 @@ static int cgl_th_cuMipmappedArrayDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(cgl_f->hMipmappedArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
@@ -5585,7 +5961,8 @@ static int cgl_th_cuMemGetHandleForAddressRange(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetHandleForAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(cgl_f->handle, cgl_f->dptr, cgl_f->size, cgl_f->handleType, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
@@ -5609,7 +5986,8 @@ static int cgl_th_cuMemBatchDecompressAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemBatchDecompressAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -5633,7 +6011,8 @@ static int cgl_th_cuMemAddressReserve(void *cgl_frame)
 {
     struct cgl_fr_cuMemAddressReserve *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->alignment, cgl_f->addr, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
@@ -5654,7 +6033,8 @@ static int cgl_th_cuMemAddressFree(void *cgl_frame)
 {
     struct cgl_fr_cuMemAddressFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
@@ -5677,7 +6057,8 @@ static int cgl_th_cuMemCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMemCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(cgl_f->handle, cgl_f->size, cgl_f->prop, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
@@ -5697,7 +6078,8 @@ static int cgl_th_cuMemRelease(void *cgl_frame)
 {
     struct cgl_fr_cuMemRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(cgl_f->handle);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
@@ -5721,7 +6103,8 @@ static int cgl_th_cuMemMap(void *cgl_frame)
 {
     struct cgl_fr_cuMemMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->offset, cgl_f->handle, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
@@ -5743,7 +6126,8 @@ static int cgl_th_cuMemMapArrayAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemMapArrayAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -5764,7 +6148,8 @@ static int cgl_th_cuMemUnmap(void *cgl_frame)
 {
     struct cgl_fr_cuMemUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -5787,7 +6172,8 @@ static int cgl_th_cuMemSetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemSetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->desc, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
@@ -5809,7 +6195,8 @@ static int cgl_th_cuMemGetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(cgl_f->flags, cgl_f->location, cgl_f->ptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
@@ -5832,7 +6219,8 @@ static int cgl_th_cuMemExportToShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemExportToShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(cgl_f->shareableHandle, cgl_f->handle, cgl_f->handleType, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -5854,7 +6242,8 @@ static int cgl_th_cuMemImportFromShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemImportFromShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(cgl_f->handle, cgl_f->osHandle, cgl_f->shHandleType);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
@@ -5876,7 +6265,8 @@ static int cgl_th_cuMemGetAllocationGranularity(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAllocationGranularity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(cgl_f->granularity, cgl_f->prop, cgl_f->option);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
@@ -5897,7 +6287,8 @@ static int cgl_th_cuMemGetAllocationPropertiesFromHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAllocationPropertiesFromHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(cgl_f->prop, cgl_f->handle);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
@@ -5918,7 +6309,8 @@ static int cgl_th_cuMemRetainAllocationHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemRetainAllocationHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(cgl_f->handle, cgl_f->addr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
@@ -5939,7 +6331,8 @@ static int cgl_th_cuMemFreeAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
@@ -5961,7 +6354,8 @@ static int cgl_th_cuMemAllocAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -5982,7 +6376,8 @@ static int cgl_th_cuMemPoolTrimTo(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolTrimTo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(cgl_f->pool, cgl_f->minBytesToKeep);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
@@ -6004,7 +6399,8 @@ static int cgl_th_cuMemPoolSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(cgl_f->pool, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -6026,7 +6422,8 @@ static int cgl_th_cuMemPoolGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(cgl_f->pool, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -6048,7 +6445,8 @@ static int cgl_th_cuMemPoolSetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolSetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(cgl_f->pool, cgl_f->map, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
@@ -6070,7 +6468,8 @@ static int cgl_th_cuMemPoolGetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolGetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(cgl_f->flags, cgl_f->memPool, cgl_f->location);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
@@ -6091,7 +6490,8 @@ static int cgl_th_cuMemPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(cgl_f->pool, cgl_f->poolProps);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
@@ -6111,7 +6511,8 @@ static int cgl_th_cuMemPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(cgl_f->pool);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
@@ -6133,7 +6534,8 @@ static int cgl_th_cuMemGetDefaultMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetDefaultMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->location, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -6155,7 +6557,8 @@ static int cgl_th_cuMemGetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(cgl_f->pool, cgl_f->location, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -6177,7 +6580,8 @@ static int cgl_th_cuMemSetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemSetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(cgl_f->location, cgl_f->type, cgl_f->pool);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
@@ -6200,7 +6604,8 @@ static int cgl_th_cuMemAllocFromPoolAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -6223,7 +6628,8 @@ static int cgl_th_cuMemPoolExportToShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolExportToShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(cgl_f->handle_out, cgl_f->pool, cgl_f->handleType, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -6246,7 +6652,8 @@ static int cgl_th_cuMemPoolImportFromShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolImportFromShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->handle, cgl_f->handleType, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -6267,7 +6674,8 @@ static int cgl_th_cuMemPoolExportPointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolExportPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(cgl_f->shareData_out, cgl_f->ptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
@@ -6289,7 +6697,8 @@ static int cgl_th_cuMemPoolImportPointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolImportPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(cgl_f->ptr_out, cgl_f->pool, cgl_f->shareData);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
@@ -6310,7 +6719,8 @@ static int cgl_th_cuMulticastCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->prop);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
@@ -6331,7 +6741,8 @@ static int cgl_th_cuMulticastAddDevice(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastAddDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
@@ -6356,7 +6767,8 @@ static int cgl_th_cuMulticastBindMem(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastBindMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memHandle, cgl_f->memOffset, cgl_f->size, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
@@ -6380,7 +6792,8 @@ static int cgl_th_cuMulticastBindAddr(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastBindAddr *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memptr, cgl_f->size, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
@@ -6403,7 +6816,8 @@ static int cgl_th_cuMulticastUnbind(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastUnbind *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->dev, cgl_f->mcOffset, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
@@ -6425,7 +6839,8 @@ static int cgl_th_cuMulticastGetGranularity(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastGetGranularity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(cgl_f->granularity, cgl_f->prop, cgl_f->option);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
@@ -6447,7 +6862,8 @@ static int cgl_th_cuPointerGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuPointerGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(cgl_f->data, cgl_f->attribute, cgl_f->ptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -6471,7 +6887,8 @@ static int cgl_th_cuMemPrefetchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -6494,7 +6911,8 @@ static int cgl_th_cuMemAdvise_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAdvise_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->location);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
@@ -6521,7 +6939,8 @@ static int cgl_th_cuMemPrefetchBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -6545,7 +6964,8 @@ static int cgl_th_cuMemDiscardBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -6572,7 +6992,8 @@ static int cgl_th_cuMemDiscardAndPrefetchBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -6596,7 +7017,8 @@ static int cgl_th_cuMemRangeGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemRangeGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(cgl_f->data, cgl_f->dataSize, cgl_f->attribute, cgl_f->devPtr, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
@@ -6621,7 +7043,8 @@ static int cgl_th_cuMemRangeGetAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuMemRangeGetAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(cgl_f->data, cgl_f->dataSizes, cgl_f->attributes, cgl_f->numAttributes, cgl_f->devPtr, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
@@ -6643,7 +7066,8 @@ static int cgl_th_cuPointerSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuPointerSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(cgl_f->value, cgl_f->attribute, cgl_f->ptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -6666,7 +7090,8 @@ static int cgl_th_cuPointerGetAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuPointerGetAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(cgl_f->numAttributes, cgl_f->attributes, cgl_f->data, cgl_f->ptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
@@ -6687,7 +7112,8 @@ static int cgl_th_cuStreamCreate(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
@@ -6709,7 +7135,8 @@ static int cgl_th_cuStreamCreateWithPriority(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCreateWithPriority *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->flags, cgl_f->priority);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
@@ -6730,7 +7157,8 @@ static int cgl_th_cuStreamGetPriority_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetPriority_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->priority);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
@@ -6751,7 +7179,8 @@ static int cgl_th_cuStreamGetDevice_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetDevice_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
@@ -6772,7 +7201,8 @@ static int cgl_th_cuStreamGetFlags_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetFlags_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
@@ -6793,7 +7223,8 @@ static int cgl_th_cuStreamGetId_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetId_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->streamId);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
@@ -6814,7 +7245,8 @@ static int cgl_th_cuStreamGetCtx_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
@@ -6836,7 +7268,8 @@ static int cgl_th_cuStreamGetCtx_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -6858,7 +7291,8 @@ static int cgl_th_cuStreamWaitEvent_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitEvent_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -6881,7 +7315,8 @@ static int cgl_th_cuStreamAddCallback_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAddCallback_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -6902,7 +7337,8 @@ static int cgl_th_cuStreamBeginCapture_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -6923,11 +7359,15 @@ struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph_ptsz[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuStreamBeginCaptureToGraph_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -6947,7 +7387,8 @@ static int cgl_th_cuThreadExchangeStreamCaptureMode(void *cgl_frame)
 {
     struct cgl_fr_cuThreadExchangeStreamCaptureMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -6968,7 +7409,8 @@ static int cgl_th_cuStreamEndCapture_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamEndCapture_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
@@ -6989,7 +7431,8 @@ static int cgl_th_cuStreamIsCapturing_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamIsCapturing_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -7015,7 +7458,8 @@ static int cgl_th_cuStreamGetCaptureInfo_v3_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -7039,7 +7483,8 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -7062,7 +7507,8 @@ static int cgl_th_cuStreamAttachMemAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAttachMemAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -7082,7 +7528,8 @@ static int cgl_th_cuStreamQuery_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamQuery_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
 {
@@ -7102,7 +7549,8 @@ static int cgl_th_cuStreamSynchronize_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSynchronize_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
@@ -7122,7 +7570,8 @@ static int cgl_th_cuStreamDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
 {
@@ -7143,7 +7592,8 @@ static int cgl_th_cuStreamCopyAttributes_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCopyAttributes_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
 {
@@ -7165,7 +7615,8 @@ static int cgl_th_cuStreamGetAttribute_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetAttribute_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
@@ -7187,7 +7638,8 @@ static int cgl_th_cuStreamSetAttribute_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSetAttribute_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
@@ -7208,7 +7660,8 @@ static int cgl_th_cuEventCreate(void *cgl_frame)
 {
     struct cgl_fr_cuEventCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(cgl_f->phEvent, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
@@ -7229,7 +7682,8 @@ static int cgl_th_cuEventRecord_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecord_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
@@ -7251,7 +7705,8 @@ static int cgl_th_cuEventRecordWithFlags_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecordWithFlags_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -7271,7 +7726,8 @@ static int cgl_th_cuEventQuery(void *cgl_frame)
 {
     struct cgl_fr_cuEventQuery *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
@@ -7291,7 +7747,8 @@ static int cgl_th_cuEventSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuEventSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
@@ -7311,7 +7768,8 @@ static int cgl_th_cuEventDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuEventDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
 {
@@ -7333,7 +7791,8 @@ static int cgl_th_cuEventElapsedTime_v2(void *cgl_frame)
 {
     struct cgl_fr_cuEventElapsedTime_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -7354,7 +7813,8 @@ static int cgl_th_cuImportExternalMemory(void *cgl_frame)
 {
     struct cgl_fr_cuImportExternalMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(cgl_f->extMem_out, cgl_f->memHandleDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
@@ -7376,7 +7836,8 @@ static int cgl_th_cuExternalMemoryGetMappedBuffer(void *cgl_frame)
 {
     struct cgl_fr_cuExternalMemoryGetMappedBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->extMem, cgl_f->bufferDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
@@ -7398,7 +7859,8 @@ static int cgl_th_cuExternalMemoryGetMappedMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(cgl_f->mipmap, cgl_f->extMem, cgl_f->mipmapDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
@@ -7418,7 +7880,8 @@ static int cgl_th_cuDestroyExternalMemory(void *cgl_frame)
 {
     struct cgl_fr_cuDestroyExternalMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(cgl_f->extMem);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)
 {
@@ -7439,7 +7902,8 @@ static int cgl_th_cuImportExternalSemaphore(void *cgl_frame)
 {
     struct cgl_fr_cuImportExternalSemaphore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(cgl_f->extSem_out, cgl_f->semHandleDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
@@ -7462,7 +7926,8 @@ static int cgl_th_cuSignalExternalSemaphoresAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -7485,7 +7950,8 @@ static int cgl_th_cuWaitExternalSemaphoresAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -7505,7 +7971,8 @@ static int cgl_th_cuDestroyExternalSemaphore(void *cgl_frame)
 {
     struct cgl_fr_cuDestroyExternalSemaphore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(cgl_f->extSem);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
@@ -7528,7 +7995,8 @@ static int cgl_th_cuStreamWaitValue32_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -7551,7 +8019,8 @@ static int cgl_th_cuStreamWaitValue64_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -7574,7 +8043,8 @@ static int cgl_th_cuStreamWriteValue32_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -7597,7 +8067,8 @@ static int cgl_th_cuStreamWriteValue64_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -7620,7 +8091,8 @@ static int cgl_th_cuStreamBatchMemOp_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -7642,7 +8114,8 @@ static int cgl_th_cuFuncGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->hfunc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
@@ -7664,7 +8137,8 @@ static int cgl_th_cuFuncSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->attrib, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
@@ -7685,7 +8159,8 @@ static int cgl_th_cuFuncSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
@@ -7706,7 +8181,8 @@ static int cgl_th_cuFuncGetModule(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetModule *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(cgl_f->hmod, cgl_f->hfunc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
@@ -7727,7 +8203,8 @@ static int cgl_th_cuFuncGetName(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->hfunc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
 {
@@ -7750,7 +8227,8 @@ static int cgl_th_cuFuncGetParamInfo(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetParamInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(cgl_f->func, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -7771,7 +8249,8 @@ static int cgl_th_cuFuncIsLoaded(void *cgl_frame)
 {
     struct cgl_fr_cuFuncIsLoaded *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(cgl_f->state, cgl_f->function);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
@@ -7791,7 +8270,8 @@ static int cgl_th_cuFuncLoad(void *cgl_frame)
 {
     struct cgl_fr_cuFuncLoad *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(cgl_f->function);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
 {
@@ -7821,7 +8301,8 @@ static int cgl_th_cuLaunchKernel_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernel_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -7844,7 +8325,8 @@ static int cgl_th_cuLaunchKernelEx_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernelEx_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -7873,7 +8355,8 @@ static int cgl_th_cuLaunchCooperativeKernel_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernel_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -7895,7 +8378,8 @@ static int cgl_th_cuLaunchCooperativeKernelMultiDevice(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(cgl_f->launchParamsList, cgl_f->numDevices, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
@@ -7917,7 +8401,8 @@ static int cgl_th_cuLaunchHostFunc_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchHostFunc_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->fn, cgl_f->userData);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -7940,7 +8425,8 @@ static int cgl_th_cuFuncSetBlockShape(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetBlockShape *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->x, cgl_f->y, cgl_f->z);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
@@ -7961,7 +8447,8 @@ static int cgl_th_cuFuncSetSharedSize(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetSharedSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->bytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
@@ -7982,7 +8469,8 @@ static int cgl_th_cuParamSetSize(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->numbytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
@@ -8004,7 +8492,8 @@ static int cgl_th_cuParamSeti(void *cgl_frame)
 {
     struct cgl_fr_cuParamSeti *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
@@ -8026,7 +8515,8 @@ static int cgl_th_cuParamSetf(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetf *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
 {
@@ -8049,7 +8539,8 @@ static int cgl_th_cuParamSetv(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetv *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->ptr, cgl_f->numbytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
@@ -8069,7 +8560,8 @@ static int cgl_th_cuLaunch(void *cgl_frame)
 {
     struct cgl_fr_cuLaunch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(cgl_f->f);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
 {
@@ -8091,7 +8583,8 @@ static int cgl_th_cuLaunchGrid(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchGrid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(cgl_f->f, cgl_f->grid_width, cgl_f->grid_height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
@@ -8114,7 +8607,8 @@ static int cgl_th_cuLaunchGridAsync(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchGridAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(cgl_f->f, cgl_f->grid_width, cgl_f->grid_height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
@@ -8136,7 +8630,8 @@ static int cgl_th_cuParamSetTexRef(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetTexRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->texunit, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
@@ -8157,7 +8652,8 @@ static int cgl_th_cuFuncSetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
@@ -8178,7 +8674,8 @@ static int cgl_th_cuGraphCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(cgl_f->phGraph, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
@@ -8198,11 +8695,15 @@ struct cgl_fr_cuGraphAddKernelNode_v2 {
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddKernelNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -8219,11 +8720,15 @@ struct cgl_fr_cuGraphKernelNodeGetParams_v2 {
     CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -8240,11 +8745,15 @@ struct cgl_fr_cuGraphKernelNodeSetParams_v2 {
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeSetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -8265,11 +8774,15 @@ struct cgl_fr_cuGraphAddMemcpyNode {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemcpyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemcpyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->copyParams, cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -8286,11 +8799,15 @@ struct cgl_fr_cuGraphMemcpyNodeGetParams {
     CUDA_MEMCPY3D *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemcpyNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemcpyNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemcpyNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
@@ -8307,11 +8824,15 @@ struct cgl_fr_cuGraphMemcpyNodeSetParams {
     const CUDA_MEMCPY3D *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemcpyNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemcpyNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemcpyNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
@@ -8332,11 +8853,15 @@ struct cgl_fr_cuGraphAddMemsetNode {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemsetNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemsetNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemsetNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemsetNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->memsetParams, cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -8353,11 +8878,15 @@ struct cgl_fr_cuGraphMemsetNodeGetParams {
     CUDA_MEMSET_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemsetNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemsetNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemsetNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -8374,11 +8903,15 @@ struct cgl_fr_cuGraphMemsetNodeSetParams {
     const CUDA_MEMSET_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemsetNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemsetNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemsetNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -8398,11 +8931,15 @@ struct cgl_fr_cuGraphAddHostNode {
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddHostNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddHostNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddHostNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddHostNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -8419,11 +8956,15 @@ struct cgl_fr_cuGraphHostNodeGetParams {
     CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphHostNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphHostNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphHostNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -8440,11 +8981,15 @@ struct cgl_fr_cuGraphHostNodeSetParams {
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphHostNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphHostNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphHostNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -8464,11 +9009,16 @@ struct cgl_fr_cuGraphAddChildGraphNode {
     CUgraph childGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->hGraph), CG_RULE_WRITE},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->childGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddChildGraphNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddChildGraphNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->childGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
@@ -8485,11 +9035,15 @@ struct cgl_fr_cuGraphChildGraphNodeGetGraph {
     CUgraph *phGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, hNode), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphChildGraphNodeGetGraph(void *cgl_frame)
 {
     struct cgl_fr_cuGraphChildGraphNodeGetGraph *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->phGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
@@ -8508,11 +9062,15 @@ struct cgl_fr_cuGraphAddEmptyNode {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddEmptyNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEmptyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddEmptyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEmptyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
@@ -8532,11 +9090,15 @@ struct cgl_fr_cuGraphAddEventRecordNode {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddEventRecordNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventRecordNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -8553,11 +9115,15 @@ struct cgl_fr_cuGraphEventRecordNodeGetEvent {
     CUevent *event_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventRecordNodeGetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventRecordNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventRecordNodeGetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -8574,11 +9140,15 @@ struct cgl_fr_cuGraphEventRecordNodeSetEvent {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventRecordNodeSetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventRecordNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventRecordNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -8598,11 +9168,15 @@ struct cgl_fr_cuGraphAddEventWaitNode {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddEventWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventWaitNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -8619,11 +9193,15 @@ struct cgl_fr_cuGraphEventWaitNodeGetEvent {
     CUevent *event_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventWaitNodeGetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventWaitNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventWaitNodeGetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -8640,11 +9218,15 @@ struct cgl_fr_cuGraphEventWaitNodeSetEvent {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphEventWaitNodeSetEvent[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphEventWaitNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventWaitNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -8664,11 +9246,15 @@ struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode {
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddExternalSemaphoresSignalNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -8685,11 +9271,15 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams {
     CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresSignalNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
@@ -8706,11 +9296,15 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams {
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresSignalNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -8730,11 +9324,15 @@ struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode {
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddExternalSemaphoresWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -8751,11 +9349,15 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams {
     CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresWaitNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
@@ -8772,11 +9374,15 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams {
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExternalSemaphoresWaitNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -8796,11 +9402,15 @@ struct cgl_fr_cuGraphAddBatchMemOpNode {
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddBatchMemOpNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddBatchMemOpNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -8817,11 +9427,15 @@ struct cgl_fr_cuGraphBatchMemOpNodeGetParams {
     CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphBatchMemOpNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphBatchMemOpNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
@@ -8838,11 +9452,15 @@ struct cgl_fr_cuGraphBatchMemOpNodeSetParams {
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphBatchMemOpNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphBatchMemOpNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphBatchMemOpNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -8860,11 +9478,16 @@ struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams {
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecBatchMemOpNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecBatchMemOpNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -8884,11 +9507,15 @@ struct cgl_fr_cuGraphAddMemAllocNode {
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemAllocNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemAllocNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
@@ -8905,11 +9532,15 @@ struct cgl_fr_cuGraphMemAllocNodeGetParams {
     CUDA_MEM_ALLOC_NODE_PARAMS *params_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemAllocNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemAllocNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemAllocNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
@@ -8929,11 +9560,15 @@ struct cgl_fr_cuGraphAddMemFreeNode {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddMemFreeNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemFreeNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
@@ -8950,11 +9585,15 @@ struct cgl_fr_cuGraphMemFreeNodeGetParams {
     CUdeviceptr *dptr_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphMemFreeNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphMemFreeNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemFreeNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dptr_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
@@ -8974,7 +9613,8 @@ static int cgl_th_cuDeviceGraphMemTrim(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGraphMemTrim *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
 {
@@ -8996,7 +9636,8 @@ static int cgl_th_cuDeviceGetGraphMemAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetGraphMemAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(cgl_f->device, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -9018,7 +9659,8 @@ static int cgl_th_cuDeviceSetGraphMemAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceSetGraphMemAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(cgl_f->device, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -9035,11 +9677,15 @@ struct cgl_fr_cuGraphClone {
     CUgraph originalGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphClone[1] = {
+    {"originalGraph", offsetof(struct cgl_fr_cuGraphClone, originalGraph), sizeof(((struct cgl_fr_cuGraphClone *)0)->originalGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphClone *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(cgl_f->phGraphClone, cgl_f->originalGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
@@ -9057,11 +9703,16 @@ struct cgl_fr_cuGraphNodeFindInClone {
     CUgraph hClonedGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeFindInClone[2] = {
+    {"hOriginalNode", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hOriginalNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hOriginalNode), CG_RULE_WRITE},
+    {"hClonedGraph", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hClonedGraph), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hClonedGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeFindInClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeFindInClone *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(cgl_f->phNode, cgl_f->hOriginalNode, cgl_f->hClonedGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
@@ -9078,11 +9729,15 @@ struct cgl_fr_cuGraphNodeGetType {
     CUgraphNodeType *type;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetType[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetType, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetType(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetType *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
@@ -9100,11 +9755,15 @@ struct cgl_fr_cuGraphGetNodes {
     size_t *numNodes;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetNodes[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->nodes, cgl_f->numNodes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
@@ -9122,11 +9781,15 @@ struct cgl_fr_cuGraphGetRootNodes {
     size_t *numRootNodes;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetRootNodes[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetRootNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetRootNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetRootNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->rootNodes, cgl_f->numRootNodes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
@@ -9146,11 +9809,15 @@ struct cgl_fr_cuGraphGetEdges_v2 {
     size_t *numEdges;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetEdges_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges_v2, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetEdges_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numEdges);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
@@ -9169,11 +9836,15 @@ struct cgl_fr_cuGraphNodeGetDependencies_v2 {
     size_t *numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependencies, cgl_f->edgeData, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
@@ -9192,11 +9863,15 @@ struct cgl_fr_cuGraphNodeGetDependentNodes_v2 {
     size_t *numDependentNodes;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes_v2[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependentNodes_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependentNodes, cgl_f->edgeData, cgl_f->numDependentNodes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
@@ -9216,11 +9891,15 @@ struct cgl_fr_cuGraphAddDependencies_v2 {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddDependencies_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -9240,11 +9919,15 @@ struct cgl_fr_cuGraphRemoveDependencies_v2 {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphRemoveDependencies_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphRemoveDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRemoveDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -9260,11 +9943,15 @@ struct cgl_fr_cuGraphDestroyNode {
     CUgraphNode hNode;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphDestroyNode[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphDestroyNode, hNode), sizeof(((struct cgl_fr_cuGraphDestroyNode *)0)->hNode), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_cuGraphDestroyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDestroyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(cgl_f->hNode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 {
@@ -9282,11 +9969,15 @@ struct cgl_fr_cuGraphInstantiateWithFlags {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiateWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
@@ -9304,11 +9995,15 @@ struct cgl_fr_cuGraphInstantiateWithParams_ptsz {
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiateWithParams_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithParams_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -9325,11 +10020,15 @@ struct cgl_fr_cuGraphExecGetFlags {
     cuuint64_t *flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecGetFlags[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecGetFlags, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->hGraphExec), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
@@ -9347,11 +10046,16 @@ struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 {
     const CUDA_KERNEL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams_v2[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecKernelNodeSetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -9370,11 +10074,16 @@ struct cgl_fr_cuGraphExecMemcpyNodeSetParams {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecMemcpyNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecMemcpyNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemcpyNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->copyParams, cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -9393,11 +10102,16 @@ struct cgl_fr_cuGraphExecMemsetNodeSetParams {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecMemsetNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecMemsetNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemsetNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->memsetParams, cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -9415,11 +10129,16 @@ struct cgl_fr_cuGraphExecHostNodeSetParams {
     const CUDA_HOST_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecHostNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecHostNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecHostNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -9437,11 +10156,17 @@ struct cgl_fr_cuGraphExecChildGraphNodeSetParams {
     CUgraph childGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecChildGraphNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->childGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecChildGraphNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecChildGraphNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->childGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
@@ -9459,11 +10184,16 @@ struct cgl_fr_cuGraphExecEventRecordNodeSetEvent {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecEventRecordNodeSetEvent[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecEventRecordNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -9481,11 +10211,16 @@ struct cgl_fr_cuGraphExecEventWaitNodeSetEvent {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecEventWaitNodeSetEvent[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecEventWaitNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -9503,11 +10238,16 @@ struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams {
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecExternalSemaphoresSignalNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -9525,11 +10265,16 @@ struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams {
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecExternalSemaphoresWaitNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -9547,11 +10292,16 @@ struct cgl_fr_cuGraphNodeSetEnabled {
     unsigned int isEnabled;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeSetEnabled[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeSetEnabled(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeSetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
@@ -9569,11 +10319,16 @@ struct cgl_fr_cuGraphNodeGetEnabled {
     unsigned int *isEnabled;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetEnabled[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetEnabled(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
@@ -9590,11 +10345,15 @@ struct cgl_fr_cuGraphUpload_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphUpload_ptsz[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphUpload_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphUpload_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphUpload_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -9611,11 +10370,15 @@ struct cgl_fr_cuGraphLaunch_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphLaunch_ptsz[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphLaunch_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphLaunch_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -9631,11 +10394,15 @@ struct cgl_fr_cuGraphExecDestroy {
     CUgraphExec hGraphExec;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecDestroy[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecDestroy, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecDestroy *)0)->hGraphExec), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_cuGraphExecDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(cgl_f->hGraphExec);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
@@ -9651,11 +10418,15 @@ struct cgl_fr_cuGraphDestroy {
     CUgraph hGraph;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphDestroy[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDestroy, hGraph), sizeof(((struct cgl_fr_cuGraphDestroy *)0)->hGraph), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_cuGraphDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(cgl_f->hGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 {
@@ -9673,11 +10444,16 @@ struct cgl_fr_cuGraphExecUpdate_v2 {
     CUgraphExecUpdateResultInfo *resultInfo;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecUpdate_v2[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecUpdate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->resultInfo);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
@@ -9694,11 +10470,16 @@ struct cgl_fr_cuGraphKernelNodeCopyAttributes {
     CUgraphNode src;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeCopyAttributes[2] = {
+    {"dst", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, dst), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->dst), CG_RULE_WRITE},
+    {"src", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, src), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->src), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeCopyAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeCopyAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
@@ -9716,11 +10497,15 @@ struct cgl_fr_cuGraphKernelNodeGetAttribute {
     CUkernelNodeAttrValue *value_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetAttribute[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->attr, cgl_f->value_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
@@ -9738,11 +10523,15 @@ struct cgl_fr_cuGraphKernelNodeSetAttribute {
     const CUkernelNodeAttrValue *value;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeSetAttribute[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
@@ -9760,11 +10549,15 @@ struct cgl_fr_cuGraphDebugDotPrint {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphDebugDotPrint[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDebugDotPrint, hGraph), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphDebugDotPrint(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDebugDotPrint *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->path, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
@@ -9788,7 +10581,8 @@ static int cgl_th_cuUserObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(cgl_f->object_out, cgl_f->ptr, cgl_f->destroy, cgl_f->initialRefcount, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
@@ -9809,7 +10603,8 @@ static int cgl_th_cuUserObjectRetain(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectRetain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(cgl_f->object, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
@@ -9830,7 +10625,8 @@ static int cgl_th_cuUserObjectRelease(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(cgl_f->object, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
@@ -9849,11 +10645,15 @@ struct cgl_fr_cuGraphRetainUserObject {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphRetainUserObject[1] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphRetainUserObject, graph), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->graph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphRetainUserObject(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRetainUserObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(cgl_f->graph, cgl_f->object, cgl_f->count, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
@@ -9871,11 +10671,15 @@ struct cgl_fr_cuGraphReleaseUserObject {
     unsigned int count;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphReleaseUserObject[1] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphReleaseUserObject, graph), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->graph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphReleaseUserObject(void *cgl_frame)
 {
     struct cgl_fr_cuGraphReleaseUserObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(cgl_f->graph, cgl_f->object, cgl_f->count);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
@@ -9896,11 +10700,15 @@ struct cgl_fr_cuGraphAddNode_v2 {
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddNode_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddNode_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -9917,11 +10725,15 @@ struct cgl_fr_cuGraphNodeSetParams {
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -9939,11 +10751,16 @@ struct cgl_fr_cuGraphExecNodeSetParams {
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -9963,11 +10780,15 @@ struct cgl_fr_cuGraphConditionalHandleCreate {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphConditionalHandleCreate[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, hGraph), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphConditionalHandleCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphConditionalHandleCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(cgl_f->pHandle_out, cgl_f->hGraph, cgl_f->ctx, cgl_f->defaultLaunchValue, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -9990,7 +10811,8 @@ static int cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
@@ -10014,7 +10836,8 @@ static int cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *cgl
 {
     struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
@@ -10039,7 +10862,8 @@ static int cgl_th_cuOccupancyMaxPotentialBlockSize(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialBlockSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
@@ -10065,7 +10889,8 @@ static int cgl_th_cuOccupancyMaxPotentialBlockSizeWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
@@ -10088,7 +10913,8 @@ static int cgl_th_cuOccupancyAvailableDynamicSMemPerBlock(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(cgl_f->dynamicSmemSize, cgl_f->func, cgl_f->numBlocks, cgl_f->blockSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
@@ -10110,7 +10936,8 @@ static int cgl_th_cuOccupancyMaxPotentialClusterSize(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialClusterSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(cgl_f->clusterSize, cgl_f->func, cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
@@ -10132,7 +10959,8 @@ static int cgl_th_cuOccupancyMaxActiveClusters(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxActiveClusters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(cgl_f->numClusters, cgl_f->func, cgl_f->config);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
@@ -10154,7 +10982,8 @@ static int cgl_th_cuTexRefSetArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->hArray, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
@@ -10176,7 +11005,8 @@ static int cgl_th_cuTexRefSetMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->hMipmappedArray, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
@@ -10199,7 +11029,8 @@ static int cgl_th_cuTexRefSetAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
@@ -10222,7 +11053,8 @@ static int cgl_th_cuTexRefSetAddress2D_v3(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -10244,7 +11076,8 @@ static int cgl_th_cuTexRefSetFormat(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFormat *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fmt, cgl_f->NumPackedComponents);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
@@ -10266,7 +11099,8 @@ static int cgl_th_cuTexRefSetAddressMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddressMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->dim, cgl_f->am);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
@@ -10287,7 +11121,8 @@ static int cgl_th_cuTexRefSetFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fm);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -10308,7 +11143,8 @@ static int cgl_th_cuTexRefSetMipmapFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fm);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -10329,7 +11165,8 @@ static int cgl_th_cuTexRefSetMipmapLevelBias(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapLevelBias *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->bias);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
@@ -10351,7 +11188,8 @@ static int cgl_th_cuTexRefSetMipmapLevelClamp(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapLevelClamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->minMipmapLevelClamp, cgl_f->maxMipmapLevelClamp);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
@@ -10372,7 +11210,8 @@ static int cgl_th_cuTexRefSetMaxAnisotropy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMaxAnisotropy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->maxAniso);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
@@ -10393,7 +11232,8 @@ static int cgl_th_cuTexRefSetBorderColor(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetBorderColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->pBorderColor);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
@@ -10414,7 +11254,8 @@ static int cgl_th_cuTexRefSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
@@ -10435,7 +11276,8 @@ static int cgl_th_cuTexRefGetAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
@@ -10456,7 +11298,8 @@ static int cgl_th_cuTexRefGetArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(cgl_f->phArray, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
@@ -10477,7 +11320,8 @@ static int cgl_th_cuTexRefGetMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(cgl_f->phMipmappedArray, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
@@ -10499,7 +11343,8 @@ static int cgl_th_cuTexRefGetAddressMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddressMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(cgl_f->pam, cgl_f->hTexRef, cgl_f->dim);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
@@ -10520,7 +11365,8 @@ static int cgl_th_cuTexRefGetFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(cgl_f->pfm, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -10542,7 +11388,8 @@ static int cgl_th_cuTexRefGetFormat(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFormat *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(cgl_f->pFormat, cgl_f->pNumChannels, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
@@ -10563,7 +11410,8 @@ static int cgl_th_cuTexRefGetMipmapFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(cgl_f->pfm, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -10584,7 +11432,8 @@ static int cgl_th_cuTexRefGetMipmapLevelBias(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapLevelBias *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(cgl_f->pbias, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
@@ -10606,7 +11455,8 @@ static int cgl_th_cuTexRefGetMipmapLevelClamp(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapLevelClamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(cgl_f->pminMipmapLevelClamp, cgl_f->pmaxMipmapLevelClamp, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
@@ -10627,7 +11477,8 @@ static int cgl_th_cuTexRefGetMaxAnisotropy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMaxAnisotropy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(cgl_f->pmaxAniso, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
@@ -10648,7 +11499,8 @@ static int cgl_th_cuTexRefGetBorderColor(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetBorderColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(cgl_f->pBorderColor, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
@@ -10669,7 +11521,8 @@ static int cgl_th_cuTexRefGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(cgl_f->pFlags, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
@@ -10689,7 +11542,8 @@ static int cgl_th_cuTexRefCreate(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(cgl_f->pTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef)
 {
@@ -10709,7 +11563,8 @@ static int cgl_th_cuTexRefDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef)
 {
@@ -10731,7 +11586,8 @@ static int cgl_th_cuSurfRefSetArray(void *cgl_frame)
 {
     struct cgl_fr_cuSurfRefSetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(cgl_f->hSurfRef, cgl_f->hArray, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
@@ -10752,7 +11608,8 @@ static int cgl_th_cuSurfRefGetArray(void *cgl_frame)
 {
     struct cgl_fr_cuSurfRefGetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(cgl_f->phArray, cgl_f->hSurfRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
@@ -10775,7 +11632,8 @@ static int cgl_th_cuTexObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(cgl_f->pTexObject, cgl_f->pResDesc, cgl_f->pTexDesc, cgl_f->pResViewDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
@@ -10795,7 +11653,8 @@ static int cgl_th_cuTexObjectDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(cgl_f->texObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject)
 {
@@ -10816,7 +11675,8 @@ static int cgl_th_cuTexObjectGetResourceDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetResourceDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(cgl_f->pResDesc, cgl_f->texObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
@@ -10837,7 +11697,8 @@ static int cgl_th_cuTexObjectGetTextureDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetTextureDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(cgl_f->pTexDesc, cgl_f->texObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
@@ -10858,7 +11719,8 @@ static int cgl_th_cuTexObjectGetResourceViewDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetResourceViewDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(cgl_f->pResViewDesc, cgl_f->texObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
@@ -10879,7 +11741,8 @@ static int cgl_th_cuSurfObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(cgl_f->pSurfObject, cgl_f->pResDesc);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
@@ -10899,7 +11762,8 @@ static int cgl_th_cuSurfObjectDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(cgl_f->surfObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject)
 {
@@ -10920,7 +11784,8 @@ static int cgl_th_cuSurfObjectGetResourceDesc(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectGetResourceDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(cgl_f->pResDesc, cgl_f->surfObject);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
@@ -10951,7 +11816,8 @@ static int cgl_th_cuTensorMapEncodeTiled(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeTiled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->boxDim, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -10985,7 +11851,8 @@ static int cgl_th_cuTensorMapEncodeIm2col(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeIm2col *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCorner, cgl_f->pixelBoxUpperCorner, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -11020,7 +11887,8 @@ static int cgl_th_cuTensorMapEncodeIm2colWide(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeIm2colWide *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCornerWidth, cgl_f->pixelBoxUpperCornerWidth, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->mode, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -11041,7 +11909,8 @@ static int cgl_th_cuTensorMapReplaceAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapReplaceAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->globalAddress);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
@@ -11063,7 +11932,8 @@ static int cgl_th_cuDeviceCanAccessPeer(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceCanAccessPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(cgl_f->canAccessPeer, cgl_f->dev, cgl_f->peerDev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
@@ -11084,7 +11954,8 @@ static int cgl_th_cuCtxEnablePeerAccess(void *cgl_frame)
 {
     struct cgl_fr_cuCtxEnablePeerAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(cgl_f->peerContext, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
@@ -11104,7 +11975,8 @@ static int cgl_th_cuCtxDisablePeerAccess(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDisablePeerAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(cgl_f->peerContext);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
 {
@@ -11127,7 +11999,8 @@ static int cgl_th_cuDeviceGetP2PAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetP2PAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(cgl_f->value, cgl_f->attrib, cgl_f->srcDevice, cgl_f->dstDevice);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -11151,7 +12024,8 @@ static int cgl_th_cuDeviceGetP2PAtomicCapabilities(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->srcDevice, cgl_f->dstDevice);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -11171,7 +12045,8 @@ static int cgl_th_cuGraphicsUnregisterResource(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnregisterResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(cgl_f->resource);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
@@ -11194,7 +12069,8 @@ static int cgl_th_cuGraphicsSubResourceGetMappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsSubResourceGetMappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(cgl_f->pArray, cgl_f->resource, cgl_f->arrayIndex, cgl_f->mipLevel);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
@@ -11215,7 +12091,8 @@ static int cgl_th_cuGraphicsResourceGetMappedMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(cgl_f->pMipmappedArray, cgl_f->resource);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
@@ -11237,7 +12114,8 @@ static int cgl_th_cuGraphicsResourceGetMappedPointer_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
@@ -11258,7 +12136,8 @@ static int cgl_th_cuGraphicsResourceSetMapFlags_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(cgl_f->resource, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
@@ -11280,7 +12159,8 @@ static int cgl_th_cuGraphicsMapResources_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsMapResources_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -11302,7 +12182,8 @@ static int cgl_th_cuGraphicsUnmapResources_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnmapResources_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -11326,7 +12207,8 @@ static int cgl_th_cuGetProcAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGetProcAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags, cgl_f->symbolStatus);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
@@ -11348,7 +12230,8 @@ static int cgl_th_cuCoredumpGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -11370,7 +12253,8 @@ static int cgl_th_cuCoredumpGetAttributeGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpGetAttributeGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -11392,7 +12276,8 @@ static int cgl_th_cuCoredumpSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -11414,7 +12299,8 @@ static int cgl_th_cuCoredumpSetAttributeGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpSetAttributeGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -11437,7 +12323,8 @@ static int cgl_th_cuGreenCtxCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(cgl_f->phCtx, cgl_f->desc, cgl_f->dev, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
@@ -11457,7 +12344,8 @@ static int cgl_th_cuGreenCtxDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(cgl_f->hCtx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
@@ -11478,7 +12366,8 @@ static int cgl_th_cuCtxFromGreenCtx(void *cgl_frame)
 {
     struct cgl_fr_cuCtxFromGreenCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(cgl_f->pContext, cgl_f->hCtx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
@@ -11500,7 +12389,8 @@ static int cgl_th_cuDeviceGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(cgl_f->device, cgl_f->resource, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
@@ -11522,7 +12412,8 @@ static int cgl_th_cuCtxGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->resource, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -11544,7 +12435,8 @@ static int cgl_th_cuGreenCtxGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->resource, cgl_f->type);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -11569,7 +12461,8 @@ static int cgl_th_cuDevSmResourceSplitByCount(void *cgl_frame)
 {
     struct cgl_fr_cuDevSmResourceSplitByCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(cgl_f->result, cgl_f->nbGroups, cgl_f->input, cgl_f->remaining, cgl_f->useFlags, cgl_f->minCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
@@ -11591,7 +12484,8 @@ static int cgl_th_cuDevResourceGenerateDesc(void *cgl_frame)
 {
     struct cgl_fr_cuDevResourceGenerateDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(cgl_f->phDesc, cgl_f->resources, cgl_f->nbResources);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
@@ -11612,7 +12506,8 @@ static int cgl_th_cuGreenCtxRecordEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxRecordEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -11633,7 +12528,8 @@ static int cgl_th_cuGreenCtxWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -11654,7 +12550,8 @@ static int cgl_th_cuStreamGetGreenCtx(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetGreenCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phCtx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
@@ -11677,7 +12574,8 @@ static int cgl_th_cuGreenCtxStreamCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxStreamCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->greenCtx, cgl_f->flags, cgl_f->priority);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
@@ -11698,7 +12596,8 @@ static int cgl_th_cuGreenCtxGetId(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(cgl_f->greenCtx, cgl_f->greenCtxId);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
@@ -11720,7 +12619,8 @@ static int cgl_th_cuLogsRegisterCallback(void *cgl_frame)
 {
     struct cgl_fr_cuLogsRegisterCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
@@ -11740,7 +12640,8 @@ static int cgl_th_cuLogsUnregisterCallback(void *cgl_frame)
 {
     struct cgl_fr_cuLogsUnregisterCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(cgl_f->callback);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
@@ -11761,7 +12662,8 @@ static int cgl_th_cuLogsCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuLogsCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(cgl_f->iterator_out, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
@@ -11783,7 +12685,8 @@ static int cgl_th_cuLogsDumpToFile(void *cgl_frame)
 {
     struct cgl_fr_cuLogsDumpToFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(cgl_f->iterator, cgl_f->pathToFile, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
@@ -11806,7 +12709,8 @@ static int cgl_th_cuLogsDumpToMemory(void *cgl_frame)
 {
     struct cgl_fr_cuLogsDumpToMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(cgl_f->iterator, cgl_f->buffer, cgl_f->size, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
@@ -11828,7 +12732,8 @@ static int cgl_th_cuMemHostRegister(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostRegister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(cgl_f->p, cgl_f->bytesize, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -11849,7 +12754,8 @@ static int cgl_th_cuGraphicsResourceSetMapFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceSetMapFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(cgl_f->resource, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
 {
@@ -11872,7 +12778,8 @@ static int cgl_th_cuLinkCreate(void *cgl_frame)
 {
     struct cgl_fr_cuLinkCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -11899,7 +12806,8 @@ static int cgl_th_cuLinkAddData(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -11924,7 +12832,8 @@ static int cgl_th_cuLinkAddFile(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -11947,7 +12856,8 @@ static int cgl_th_cuTexRefSetAddress2D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -11968,7 +12878,8 @@ static int cgl_th_cuDeviceTotalMem(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceTotalMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(cgl_f->bytes, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
@@ -11990,7 +12901,8 @@ static int cgl_th_cuCtxCreate(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -12012,7 +12924,8 @@ static int cgl_th_cuCtxCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -12036,7 +12949,8 @@ static int cgl_th_cuCtxCreate_v3(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->paramsArray, cgl_f->numParams, cgl_f->flags, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)
 {
@@ -12059,7 +12973,8 @@ static int cgl_th_cuModuleGetGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes, CUmodule hmod, const char *name)
 {
@@ -12080,7 +12995,8 @@ static int cgl_th_cuMemGetInfo(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(cgl_f->free, cgl_f->total);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
@@ -12101,7 +13017,8 @@ static int cgl_th_cuMemAlloc(void *cgl_frame)
 {
     struct cgl_fr_cuMemAlloc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
@@ -12125,7 +13042,8 @@ static int cgl_th_cuMemAllocPitch(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocPitch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
@@ -12145,7 +13063,8 @@ static int cgl_th_cuMemFree(void *cgl_frame)
 {
     struct cgl_fr_cuMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
 {
@@ -12167,7 +13086,8 @@ static int cgl_th_cuMemGetAddressRange(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(cgl_f->pbase, cgl_f->psize, cgl_f->dptr);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
 {
@@ -12188,7 +13108,8 @@ static int cgl_th_cuMemAllocHost(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAllocHost(void **pp, unsigned int bytesize)
 {
@@ -12210,7 +13131,8 @@ static int cgl_th_cuMemHostGetDevicePointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetDevicePointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->p, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
@@ -12232,7 +13154,8 @@ static int cgl_th_cuMemcpyHtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
 {
@@ -12254,7 +13177,8 @@ static int cgl_th_cuMemcpyDtoH(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -12276,7 +13200,8 @@ static int cgl_th_cuMemcpyDtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -12299,7 +13224,8 @@ static int cgl_th_cuMemcpyDtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -12322,7 +13248,8 @@ static int cgl_th_cuMemcpyAtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -12345,7 +13272,8 @@ static int cgl_th_cuMemcpyHtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount)
 {
@@ -12368,7 +13296,8 @@ static int cgl_th_cuMemcpyAtoH(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -12392,7 +13321,8 @@ static int cgl_th_cuMemcpyAtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -12416,7 +13346,8 @@ static int cgl_th_cuMemcpyHtoAAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -12440,7 +13371,8 @@ static int cgl_th_cuMemcpyAtoHAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
 {
@@ -12460,7 +13392,8 @@ static int cgl_th_cuMemcpy2D(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -12480,7 +13413,8 @@ static int cgl_th_cuMemcpy2DUnaligned(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -12500,7 +13434,8 @@ static int cgl_th_cuMemcpy3D(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
 {
@@ -12523,7 +13458,8 @@ static int cgl_th_cuMemcpyHtoDAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -12546,7 +13482,8 @@ static int cgl_th_cuMemcpyDtoHAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -12569,7 +13506,8 @@ static int cgl_th_cuMemcpyDtoDAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -12590,7 +13528,8 @@ static int cgl_th_cuMemcpy2DAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstream hStream)
 {
@@ -12611,7 +13550,8 @@ static int cgl_th_cuMemcpy3DAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstream hStream)
 {
@@ -12633,7 +13573,8 @@ static int cgl_th_cuMemsetD8(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
 {
@@ -12655,7 +13596,8 @@ static int cgl_th_cuMemsetD16(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
 {
@@ -12677,7 +13619,8 @@ static int cgl_th_cuMemsetD32(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 {
@@ -12701,7 +13644,8 @@ static int cgl_th_cuMemsetD2D8(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
@@ -12725,7 +13669,8 @@ static int cgl_th_cuMemsetD2D16(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
@@ -12749,7 +13694,8 @@ static int cgl_th_cuMemsetD2D32(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
@@ -12770,7 +13716,8 @@ static int cgl_th_cuArrayCreate(void *cgl_frame)
 {
     struct cgl_fr_cuArrayCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -12791,7 +13738,8 @@ static int cgl_th_cuArrayGetDescriptor(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetDescriptor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -12812,7 +13760,8 @@ static int cgl_th_cuArray3DCreate(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -12833,7 +13782,8 @@ static int cgl_th_cuArray3DGetDescriptor(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DGetDescriptor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -12856,7 +13806,8 @@ static int cgl_th_cuTexRefSetAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
 {
@@ -12879,7 +13830,8 @@ static int cgl_th_cuTexRefSetAddress2D(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 *desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
 {
@@ -12900,7 +13852,8 @@ static int cgl_th_cuTexRefGetAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->hTexRef);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hTexRef)
 {
@@ -12922,7 +13875,8 @@ static int cgl_th_cuGraphicsResourceGetMappedPointer(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pDevPtr, unsigned int *pSize, CUgraphicsResource resource)
 {
@@ -12942,7 +13896,8 @@ static int cgl_th_cuCtxDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 {
@@ -12962,7 +13917,8 @@ static int cgl_th_cuCtxPopCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPopCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(cgl_f->pctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
@@ -12982,7 +13938,8 @@ static int cgl_th_cuCtxPushCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPushCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(cgl_f->ctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
 {
@@ -13002,7 +13959,8 @@ static int cgl_th_cuStreamDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuStreamDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
@@ -13022,7 +13980,8 @@ static int cgl_th_cuEventDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuEventDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 {
@@ -13044,7 +14003,8 @@ static int cgl_th_cuEventElapsedTime(void *cgl_frame)
 {
     struct cgl_fr_cuEventElapsedTime *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -13064,7 +14024,8 @@ static int cgl_th_cuDevicePrimaryCtxRelease(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 {
@@ -13084,7 +14045,8 @@ static int cgl_th_cuDevicePrimaryCtxReset(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 {
@@ -13105,7 +14067,8 @@ static int cgl_th_cuDevicePrimaryCtxSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
@@ -13126,7 +14089,8 @@ static int cgl_th_cuDeviceGetUuid(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetUuid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(cgl_f->uuid, cgl_f->dev);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
@@ -13148,7 +14112,8 @@ static int cgl_th_cuMemcpyHtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -13170,7 +14135,8 @@ static int cgl_th_cuMemcpyDtoH_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -13192,7 +14158,8 @@ static int cgl_th_cuMemcpyDtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -13215,7 +14182,8 @@ static int cgl_th_cuMemcpyDtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -13238,7 +14206,8 @@ static int cgl_th_cuMemcpyAtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -13261,7 +14230,8 @@ static int cgl_th_cuMemcpyHtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -13284,7 +14254,8 @@ static int cgl_th_cuMemcpyAtoH_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -13308,7 +14279,8 @@ static int cgl_th_cuMemcpyAtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -13332,7 +14304,8 @@ static int cgl_th_cuMemcpyHtoAAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -13356,7 +14329,8 @@ static int cgl_th_cuMemcpyAtoHAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -13376,7 +14350,8 @@ static int cgl_th_cuMemcpy2D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -13396,7 +14371,8 @@ static int cgl_th_cuMemcpy2DUnaligned_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -13416,7 +14392,8 @@ static int cgl_th_cuMemcpy3D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
@@ -13439,7 +14416,8 @@ static int cgl_th_cuMemcpyHtoDAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -13462,7 +14440,8 @@ static int cgl_th_cuMemcpyDtoHAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -13485,7 +14464,8 @@ static int cgl_th_cuMemcpyDtoDAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -13506,7 +14486,8 @@ static int cgl_th_cuMemcpy2DAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -13527,7 +14508,8 @@ static int cgl_th_cuMemcpy3DAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -13549,7 +14531,8 @@ static int cgl_th_cuMemsetD8_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -13571,7 +14554,8 @@ static int cgl_th_cuMemsetD16_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -13593,7 +14577,8 @@ static int cgl_th_cuMemsetD32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -13617,7 +14602,8 @@ static int cgl_th_cuMemsetD2D8_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -13641,7 +14627,8 @@ static int cgl_th_cuMemsetD2D16_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -13665,7 +14652,8 @@ static int cgl_th_cuMemsetD2D32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -13687,7 +14675,8 @@ static int cgl_th_cuMemcpy(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -13710,7 +14699,8 @@ static int cgl_th_cuMemcpyAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -13734,7 +14724,8 @@ static int cgl_th_cuMemcpyPeer(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -13759,7 +14750,8 @@ static int cgl_th_cuMemcpyPeerAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeerAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -13779,7 +14771,8 @@ static int cgl_th_cuMemcpy3DPeer(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(cgl_f->pCopy);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -13800,7 +14793,8 @@ static int cgl_th_cuMemcpy3DPeerAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeerAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -13828,7 +14822,8 @@ static int cgl_th_cuMemcpyBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -13852,7 +14847,8 @@ static int cgl_th_cuMemcpy3DBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -13880,7 +14876,8 @@ static int cgl_th_cuMemcpyBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -13904,7 +14901,8 @@ static int cgl_th_cuMemcpy3DBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -13931,7 +14929,8 @@ static int cgl_th_cuMemcpyBatchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -13954,7 +14953,8 @@ static int cgl_th_cuMemcpy3DBatchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -13977,7 +14977,8 @@ static int cgl_th_cuMemsetD8Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -14000,7 +15001,8 @@ static int cgl_th_cuMemsetD16Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -14023,7 +15025,8 @@ static int cgl_th_cuMemsetD32Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -14048,7 +15051,8 @@ static int cgl_th_cuMemsetD2D8Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -14073,7 +15077,8 @@ static int cgl_th_cuMemsetD2D16Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -14098,7 +15103,8 @@ static int cgl_th_cuMemsetD2D32Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -14119,7 +15125,8 @@ static int cgl_th_cuStreamGetPriority(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetPriority *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->priority);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
@@ -14140,7 +15147,8 @@ static int cgl_th_cuStreamGetId(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->streamId);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
@@ -14161,7 +15169,8 @@ static int cgl_th_cuStreamGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
@@ -14182,7 +15191,8 @@ static int cgl_th_cuStreamGetDevice(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
@@ -14203,7 +15213,8 @@ static int cgl_th_cuStreamGetCtx(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pctx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
@@ -14225,7 +15236,8 @@ static int cgl_th_cuStreamGetCtx_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -14247,7 +15259,8 @@ static int cgl_th_cuStreamWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -14270,7 +15283,8 @@ static int cgl_th_cuStreamAddCallback(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAddCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -14293,7 +15307,8 @@ static int cgl_th_cuStreamAttachMemAsync(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAttachMemAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -14313,7 +15328,8 @@ static int cgl_th_cuStreamQuery(void *cgl_frame)
 {
     struct cgl_fr_cuStreamQuery *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
@@ -14333,7 +15349,8 @@ static int cgl_th_cuStreamSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
@@ -14354,7 +15371,8 @@ static int cgl_th_cuEventRecord(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecord *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
@@ -14376,7 +15394,8 @@ static int cgl_th_cuEventRecordWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecordWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -14406,7 +15425,8 @@ static int cgl_th_cuLaunchKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -14429,7 +15449,8 @@ static int cgl_th_cuLaunchKernelEx(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernelEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -14451,7 +15472,8 @@ static int cgl_th_cuLaunchHostFunc(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchHostFunc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->fn, cgl_f->userData);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -14473,7 +15495,8 @@ static int cgl_th_cuGraphicsMapResources(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsMapResources *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -14495,7 +15518,8 @@ static int cgl_th_cuGraphicsUnmapResources(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnmapResources *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -14518,7 +15542,8 @@ static int cgl_th_cuStreamWriteValue32(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14541,7 +15566,8 @@ static int cgl_th_cuStreamWaitValue32(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14564,7 +15590,8 @@ static int cgl_th_cuStreamWriteValue64(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14587,7 +15614,8 @@ static int cgl_th_cuStreamWaitValue64(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14610,7 +15638,8 @@ static int cgl_th_cuStreamBatchMemOp(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -14633,7 +15662,8 @@ static int cgl_th_cuStreamWriteValue32_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14656,7 +15686,8 @@ static int cgl_th_cuStreamWaitValue32_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14679,7 +15710,8 @@ static int cgl_th_cuStreamWriteValue64_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14702,7 +15734,8 @@ static int cgl_th_cuStreamWaitValue64_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14725,7 +15758,8 @@ static int cgl_th_cuStreamBatchMemOp_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -14748,7 +15782,8 @@ static int cgl_th_cuStreamWriteValue32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14771,7 +15806,8 @@ static int cgl_th_cuStreamWaitValue32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -14794,7 +15830,8 @@ static int cgl_th_cuStreamWriteValue64_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14817,7 +15854,8 @@ static int cgl_th_cuStreamWaitValue64_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -14840,7 +15878,8 @@ static int cgl_th_cuStreamBatchMemOp_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -14863,7 +15902,8 @@ static int cgl_th_cuMemPrefetchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -14886,7 +15926,8 @@ static int cgl_th_cuMemPrefetchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -14910,7 +15951,8 @@ static int cgl_th_cuMemPrefetchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -14933,7 +15975,8 @@ static int cgl_th_cuMemAdvise(void *cgl_frame)
 {
     struct cgl_fr_cuMemAdvise *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->device);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
 {
@@ -14960,7 +16003,8 @@ static int cgl_th_cuMemPrefetchBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -14984,7 +16028,8 @@ static int cgl_th_cuMemDiscardBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -15011,7 +16056,8 @@ static int cgl_th_cuMemDiscardAndPrefetchBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -15040,7 +16086,8 @@ static int cgl_th_cuLaunchCooperativeKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -15063,7 +16110,8 @@ static int cgl_th_cuSignalExternalSemaphoresAsync(void *cgl_frame)
 {
     struct cgl_fr_cuSignalExternalSemaphoresAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -15086,7 +16134,8 @@ static int cgl_th_cuWaitExternalSemaphoresAsync(void *cgl_frame)
 {
     struct cgl_fr_cuWaitExternalSemaphoresAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -15106,7 +16155,8 @@ static int cgl_th_cuStreamBeginCapture(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
 {
@@ -15126,7 +16176,8 @@ static int cgl_th_cuStreamBeginCapture_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 {
@@ -15147,7 +16198,8 @@ static int cgl_th_cuStreamBeginCapture_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -15168,11 +16220,15 @@ struct cgl_fr_cuStreamBeginCaptureToGraph {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuStreamBeginCaptureToGraph(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -15193,7 +16249,8 @@ static int cgl_th_cuStreamEndCapture(void *cgl_frame)
 {
     struct cgl_fr_cuStreamEndCapture *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phGraph);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
@@ -15214,7 +16271,8 @@ static int cgl_th_cuStreamIsCapturing(void *cgl_frame)
 {
     struct cgl_fr_cuStreamIsCapturing *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -15236,7 +16294,8 @@ static int cgl_th_cuStreamGetCaptureInfo(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -15258,7 +16317,8 @@ static int cgl_th_cuStreamGetCaptureInfo_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -15283,7 +16343,8 @@ static int cgl_th_cuStreamGetCaptureInfo_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -15308,7 +16369,8 @@ static int cgl_th_cuStreamGetCaptureInfo_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -15334,7 +16396,8 @@ static int cgl_th_cuStreamGetCaptureInfo_v3(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -15354,11 +16417,15 @@ struct cgl_fr_cuGraphAddKernelNode {
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddKernelNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddKernelNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -15375,11 +16442,15 @@ struct cgl_fr_cuGraphKernelNodeGetParams {
     CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeGetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -15396,11 +16467,15 @@ struct cgl_fr_cuGraphKernelNodeSetParams {
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphKernelNodeSetParams[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphKernelNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -15418,11 +16493,16 @@ struct cgl_fr_cuGraphExecKernelNodeSetParams {
     const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecKernelNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecKernelNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -15440,11 +16520,15 @@ struct cgl_fr_cuGraphInstantiateWithParams {
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiateWithParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -15463,11 +16547,16 @@ struct cgl_fr_cuGraphExecUpdate {
     CUgraphExecUpdateResult *updateResult_out;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphExecUpdate[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraphExec), CG_RULE_WRITE},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphExecUpdate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->hErrorNode_out, cgl_f->updateResult_out);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out)
 {
@@ -15484,11 +16573,15 @@ struct cgl_fr_cuGraphUpload {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphUpload[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphUpload, hGraph), sizeof(((struct cgl_fr_cuGraphUpload *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphUpload(void *cgl_frame)
 {
     struct cgl_fr_cuGraphUpload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
 {
@@ -15505,11 +16598,15 @@ struct cgl_fr_cuGraphLaunch {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphLaunch[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphLaunch, hGraph), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphLaunch(void *cgl_frame)
 {
     struct cgl_fr_cuGraphLaunch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
 {
@@ -15528,11 +16625,15 @@ struct cgl_fr_cuGraphGetEdges {
     size_t *numEdges;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphGetEdges[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphGetEdges(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numEdges);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
 {
@@ -15550,11 +16651,15 @@ struct cgl_fr_cuGraphNodeGetDependencies {
     size_t *numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependencies[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependencies, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)
 {
@@ -15572,11 +16677,15 @@ struct cgl_fr_cuGraphNodeGetDependentNodes {
     size_t *numDependentNodes;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->hNode), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphNodeGetDependentNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependentNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependentNodes, cgl_f->numDependentNodes);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)
 {
@@ -15595,11 +16704,15 @@ struct cgl_fr_cuGraphAddDependencies {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddDependencies[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -15618,11 +16731,15 @@ struct cgl_fr_cuGraphRemoveDependencies {
     size_t numDependencies;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphRemoveDependencies[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphRemoveDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRemoveDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -15642,11 +16759,15 @@ struct cgl_fr_cuGraphAddNode {
     CUgraphNodeParams *nodeParams;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphAddNode[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphAddNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -15667,7 +16788,8 @@ static int cgl_th_cuStreamCopyAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCopyAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(cgl_f->dstStream, cgl_f->srcStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
 {
@@ -15689,7 +16811,8 @@ static int cgl_th_cuStreamGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value)
 {
@@ -15711,7 +16834,8 @@ static int cgl_th_cuStreamSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->param);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *param)
 {
@@ -15733,7 +16857,8 @@ static int cgl_th_cuIpcOpenMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->handle, cgl_f->Flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -15753,11 +16878,15 @@ struct cgl_fr_cuGraphInstantiate {
     size_t bufferSize;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiate[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -15777,11 +16906,15 @@ struct cgl_fr_cuGraphInstantiate_v2 {
     size_t bufferSize;
     CUresult cgl_ret;
 };
+static const cg_rule cgl_rules_cuGraphInstantiate_v2[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->hGraph), CG_RULE_WRITE},
+};
 static int cgl_th_cuGraphInstantiate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -15803,7 +16936,8 @@ static int cgl_th_cuMemMapArrayAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemMapArrayAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -15824,7 +16958,8 @@ static int cgl_th_cuMemFreeAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
@@ -15846,7 +16981,8 @@ static int cgl_th_cuMemAllocAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -15869,7 +17005,8 @@ static int cgl_th_cuMemAllocFromPoolAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocFromPoolAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -15892,7 +17029,8 @@ static int cgl_th_cuStreamUpdateCaptureDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -15915,7 +17053,8 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -15939,7 +17078,8 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -15963,7 +17103,8 @@ static int cgl_th_cuMemBatchDecompressAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemBatchDecompressAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -15986,7 +17127,8 @@ static int cgl_th_cuGetProcAddress(void *cgl_frame)
 {
     struct cgl_fr_cuGetProcAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
@@ -16007,7 +17149,8 @@ static int cgl_th_cuCheckpointProcessGetRestoreThreadId(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessGetRestoreThreadId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(cgl_f->pid, cgl_f->tid);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
@@ -16028,7 +17171,8 @@ static int cgl_th_cuCheckpointProcessGetState(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(cgl_f->pid, cgl_f->state);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
@@ -16049,7 +17193,8 @@ static int cgl_th_cuCheckpointProcessLock(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessLock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
@@ -16070,7 +17215,8 @@ static int cgl_th_cuCheckpointProcessCheckpoint(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessCheckpoint *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
@@ -16091,7 +17237,8 @@ static int cgl_th_cuCheckpointProcessRestore(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessRestore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
@@ -16112,7 +17259,8 @@ static int cgl_th_cuCheckpointProcessUnlock(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessUnlock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    return cgl_f->cgl_ret != CUDA_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {

@@ -32,28 +32,29 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
 static const cg_rule cgl_rules_toySetDims[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy
- *  (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
+ *  base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
-    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL, NULL, 0},
-    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, cgl_rules_toySetDims, 1},
-    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
-    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0},
-    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL, NULL, 0, NULL, 0},
+    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_toySetDims, 1},
+    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
+    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
 };
 
 /* Names a toy_result_t; codes that repeat a value are left to their first name. */
@@ -68,6 +69,25 @@ static const char *cgl_result_name(long r)
     case TOY_ERROR_TIMEOUT: return "TOY_ERROR_TIMEOUT";
     default: return NULL;
     }
+}
+
+/* The code of a result name, aliases included (a CALLGUARD_POLICY file's states). */
+static int cgl_result_code(const char *name, long *code)
+{
+    static const struct { const char *name; long code; } names[] = {
+        {"TOY_SUCCESS", (long)(TOY_SUCCESS)},
+        {"TOY_ERROR_INVALID_HANDLE", (long)(TOY_ERROR_INVALID_HANDLE)},
+        {"TOY_ERROR_INVALID_VALUE", (long)(TOY_ERROR_INVALID_VALUE)},
+        {"TOY_ERROR_BUILD_FAILED", (long)(TOY_ERROR_BUILD_FAILED)},
+        {"TOY_ERROR_OUT_OF_RESOURCES", (long)(TOY_ERROR_OUT_OF_RESOURCES)},
+        {"TOY_ERROR_TIMEOUT", (long)(TOY_ERROR_TIMEOUT)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (__builtin_strcmp(names[i].name, name) == 0) {
+            *code = names[i].code;
+            return 1;
+        }
+    return 0;
 }
 
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
@@ -115,6 +135,7 @@ static cg_layer cgl_layer = {
     .header = "toy.h",
     .missing_result = (long)(TOY_ERROR_OUT_OF_RESOURCES),
     .result_name = cgl_result_name,
+    .result_code = cgl_result_code,
     .nsites = CGL_NSITES,
     .sites = cgl_sites,
     .defaults = cgl_defaults,
@@ -136,7 +157,8 @@ static int cgl_th_toyGetDevice(void *cgl_frame)
 {
     struct cgl_fr_toyGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(cgl_f->index, cgl_f->device);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
@@ -159,7 +181,8 @@ static int cgl_th_toyCompile(void *cgl_frame)
 {
     struct cgl_fr_toyCompile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
@@ -179,7 +202,8 @@ static int cgl_th_toyProgramRelease(void *cgl_frame)
 {
     struct cgl_fr_toyProgramRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
@@ -200,7 +224,8 @@ static int cgl_th_toyWait(void *cgl_frame)
 {
     struct cgl_fr_toyWait *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(cgl_f->device, cgl_f->ms);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
@@ -222,7 +247,8 @@ static int cgl_th_toyAdd(void *cgl_frame)
 {
     struct cgl_fr_toyAdd *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(cgl_f->a, cgl_f->b, cgl_f->sum);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
@@ -282,7 +308,8 @@ static int cgl_th_toyRunCallback(void *cgl_frame)
 {
     struct cgl_fr_toyRunCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback, cgl_f->user);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
@@ -302,7 +329,8 @@ static int cgl_th_toyGetStats(void *cgl_frame)
 {
     struct cgl_fr_toyGetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(cgl_f->stats);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
@@ -321,7 +349,8 @@ static int cgl_th_toyResetStats(void *cgl_frame)
 {
     struct cgl_fr_toyResetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
@@ -345,7 +374,8 @@ static int cgl_th_toySetDims(void *cgl_frame)
 {
     struct cgl_fr_toySetDims *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(cgl_f->device, cgl_f->dims);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
@@ -369,7 +399,8 @@ static int cgl_th_toyCompile_v2(void *cgl_frame)
 {
     struct cgl_fr_toyCompile_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -393,7 +424,8 @@ static int cgl_th_toyCompile_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_toyCompile_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -413,7 +445,8 @@ static int cgl_th_toyQuery_v2(void *cgl_frame)
 {
     struct cgl_fr_toyQuery_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(cgl_f->value);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
@@ -435,7 +468,8 @@ static int cgl_th_toyGetProcAddress(void *cgl_frame)
 {
     struct cgl_fr_toyGetProcAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(cgl_f->name, cgl_f->version, cgl_f->pfn);
-    return cgl_f->cgl_ret != TOY_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {

@@ -308,305 +308,370 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+/* Result codes that report a state, not a failure ([api] states). */
+static const int cgl_states[] = {ZE_RESULT_NOT_READY};
+static const int cgl_states_zetMetricStreamerReadData[] = {ZE_RESULT_NOT_READY, ZE_RESULT_WARNING_DROPPED_DATA};
+static const int cgl_states_zesDeviceSetEccState[] = {ZE_RESULT_NOT_READY, ZE_RESULT_WARNING_ACTION_REQUIRED};
+
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
+static const cg_rule cgl_rules_zeDeviceGetStatus[1];
+static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1];
+static const cg_rule cgl_rules_zeContextDestroy[1];
+static const cg_rule cgl_rules_zeContextGetStatus[1];
+static const cg_rule cgl_rules_zeCommandQueueDestroy[1];
+static const cg_rule cgl_rules_zeCommandListDestroy[1];
 static const cg_rule cgl_rules_zeCommandListClose[1];
+static const cg_rule cgl_rules_zeCommandListReset[1];
+static const cg_rule cgl_rules_zeCommandListAppendWriteGlobalTimestamp[1];
+static const cg_rule cgl_rules_zeCommandListAppendBarrier[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryRangesBarrier[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopy[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryFill[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyRegion[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyFromContext[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopy[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyRegion[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemory[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemory[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemoryPrefetch[1];
+static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1];
+static const cg_rule cgl_rules_zeEventPoolDestroy[1];
+static const cg_rule cgl_rules_zeEventCreate[1];
+static const cg_rule cgl_rules_zeEventDestroy[1];
+static const cg_rule cgl_rules_zeEventPoolCloseIpcHandle[1];
+static const cg_rule cgl_rules_zeCommandListAppendSignalEvent[1];
+static const cg_rule cgl_rules_zeCommandListAppendWaitOnEvents[1];
+static const cg_rule cgl_rules_zeCommandListAppendEventReset[1];
+static const cg_rule cgl_rules_zeCommandListAppendQueryKernelTimestamps[1];
+static const cg_rule cgl_rules_zeFenceDestroy[1];
+static const cg_rule cgl_rules_zeImageDestroy[1];
+static const cg_rule cgl_rules_zeModuleDestroy[1];
+static const cg_rule cgl_rules_zeModuleBuildLogDestroy[1];
 static const cg_rule cgl_rules_zeKernelDestroy[1];
+static const cg_rule cgl_rules_zeKernelSetGroupSize[1];
 static const cg_rule cgl_rules_zeKernelSetArgumentValue[1];
+static const cg_rule cgl_rules_zeKernelSetIndirectAccess[1];
+static const cg_rule cgl_rules_zeKernelGetIndirectAccess[1];
+static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1];
+static const cg_rule cgl_rules_zeKernelSetCacheConfig[1];
 static const cg_rule cgl_rules_zeCommandListAppendLaunchKernel[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchCooperativeKernel[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchKernelIndirect[2];
+static const cg_rule cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect[1];
+static const cg_rule cgl_rules_zeSamplerDestroy[1];
+static const cg_rule cgl_rules_zePhysicalMemDestroy[1];
+static const cg_rule cgl_rules_zeKernelSetGlobalOffsetExp[1];
+static const cg_rule cgl_rules_zeKernelSchedulingHintExp[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemoryExt[1];
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemoryExt[1];
+static const cg_rule cgl_rules_zetContextActivateMetricGroups[1];
+static const cg_rule cgl_rules_zetMetricStreamerOpen[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricStreamerMarker[1];
+static const cg_rule cgl_rules_zetMetricStreamerClose[1];
+static const cg_rule cgl_rules_zetMetricQueryPoolDestroy[1];
+static const cg_rule cgl_rules_zetMetricQueryDestroy[1];
+static const cg_rule cgl_rules_zetMetricQueryReset[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryBegin[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryEnd[1];
+static const cg_rule cgl_rules_zetCommandListAppendMetricMemoryBarrier[1];
+static const cg_rule cgl_rules_zetTracerExpDestroy[1];
+static const cg_rule cgl_rules_zetTracerExpSetPrologues[1];
+static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1];
+static const cg_rule cgl_rules_zetTracerExpSetEnabled[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, thread rules, their count}; a variant (base != NULL) carries its base's policy
- *  (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
+ *  base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, NULL, 0},
-    [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL, NULL, 0},
-    [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL, NULL, 0},
-    [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL, cgl_rules_zeCommandListClose, 1},
-    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL, NULL, 0},
-    [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL, NULL, 0},
-    [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL, NULL, 0},
-    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL, NULL, 0},
-    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_rules_zeKernelDestroy, 1},
-    [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL, cgl_rules_zeKernelSetArgumentValue, 1},
-    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL, cgl_rules_zeCommandListAppendLaunchKernel, 2},
-    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL, NULL, 0},
-    [CGL_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL, NULL, 0},
-    [CGL_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL, NULL, 0},
-    [CGL_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL, NULL, 0},
-    [CGL_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, NULL, 0},
-    [CGL_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, NULL, 0},
-    [CGL_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL, NULL, 0},
-    [CGL_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
-    [CGL_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL, NULL, 0},
+    [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetStatus, 1},
+    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetGlobalTimestamps, 1},
+    [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextDestroy, 1},
+    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextGetStatus, 1},
+    [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandQueueDestroy, 1},
+    [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListDestroy, 1},
+    [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListClose, 1},
+    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListReset, 1},
+    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWriteGlobalTimestamp, 1},
+    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendBarrier, 1},
+    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryRangesBarrier, 1},
+    [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopy, 1},
+    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryFill, 1},
+    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyRegion, 1},
+    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyFromContext, 1},
+    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopy, 1},
+    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyRegion, 1},
+    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemory, 1},
+    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemory, 1},
+    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryPrefetch, 1},
+    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemAdvise, 1},
+    [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolDestroy, 1},
+    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventCreate, 1},
+    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventDestroy, 1},
+    [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolCloseIpcHandle, 1},
+    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendSignalEvent, 1},
+    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWaitOnEvents, 1},
+    [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendEventReset, 1},
+    [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendQueryKernelTimestamps, 1},
+    [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeFenceDestroy, 1},
+    [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeImageDestroy, 1},
+    [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleDestroy, 1},
+    [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleBuildLogDestroy, 1},
+    [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelDestroy, 1},
+    [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGroupSize, 1},
+    [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetArgumentValue, 1},
+    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetIndirectAccess, 1},
+    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetIndirectAccess, 1},
+    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetSourceAttributes, 1},
+    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetCacheConfig, 1},
+    [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernel, 2},
+    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchCooperativeKernel, 2},
+    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernelIndirect, 2},
+    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect, 1},
+    [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeSamplerDestroy, 1},
+    [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zePhysicalMemDestroy, 1},
+    [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGlobalOffsetExp, 1},
+    [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSchedulingHintExp, 1},
+    [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemoryExt, 1},
+    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemoryExt, 1},
+    [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetContextActivateMetricGroups, 1},
+    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerOpen, 1},
+    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricStreamerMarker, 1},
+    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerClose, 1},
+    [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL, cgl_states_zetMetricStreamerReadData, 2, NULL, 0},
+    [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryPoolDestroy, 1},
+    [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryDestroy, 1},
+    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryReset, 1},
+    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryBegin, 1},
+    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryEnd, 1},
+    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricMemoryBarrier, 1},
+    [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpDestroy, 1},
+    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetPrologues, 1},
+    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEpilogues, 1},
+    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEnabled, 1},
+    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states_zesDeviceSetEccState, 2, NULL, 0},
+    [CGL_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
 };
 
 /* Names a ze_result_t; codes that repeat a value are left to their first name. */
@@ -660,6 +725,64 @@ static const char *cgl_result_name(long r)
     case ZE_RESULT_FORCE_UINT32: return "ZE_RESULT_FORCE_UINT32";
     default: return NULL;
     }
+}
+
+/* The code of a result name, aliases included (a CALLGUARD_POLICY file's states). */
+static int cgl_result_code(const char *name, long *code)
+{
+    static const struct { const char *name; long code; } names[] = {
+        {"ZE_RESULT_SUCCESS", (long)(ZE_RESULT_SUCCESS)},
+        {"ZE_RESULT_NOT_READY", (long)(ZE_RESULT_NOT_READY)},
+        {"ZE_RESULT_ERROR_DEVICE_LOST", (long)(ZE_RESULT_ERROR_DEVICE_LOST)},
+        {"ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY", (long)(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)},
+        {"ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", (long)(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)},
+        {"ZE_RESULT_ERROR_MODULE_BUILD_FAILURE", (long)(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)},
+        {"ZE_RESULT_ERROR_MODULE_LINK_FAILURE", (long)(ZE_RESULT_ERROR_MODULE_LINK_FAILURE)},
+        {"ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET", (long)(ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET)},
+        {"ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE", (long)(ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE)},
+        {"ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX", (long)(ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX)},
+        {"ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE", (long)(ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE)},
+        {"ZE_RESULT_EXP_ERROR_REMOTE_DEVICE", (long)(ZE_RESULT_EXP_ERROR_REMOTE_DEVICE)},
+        {"ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS", (long)(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS)},
+        {"ZE_RESULT_ERROR_NOT_AVAILABLE", (long)(ZE_RESULT_ERROR_NOT_AVAILABLE)},
+        {"ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE", (long)(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE)},
+        {"ZE_RESULT_WARNING_DROPPED_DATA", (long)(ZE_RESULT_WARNING_DROPPED_DATA)},
+        {"ZE_RESULT_ERROR_UNINITIALIZED", (long)(ZE_RESULT_ERROR_UNINITIALIZED)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_VERSION", (long)(ZE_RESULT_ERROR_UNSUPPORTED_VERSION)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_FEATURE", (long)(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)},
+        {"ZE_RESULT_ERROR_INVALID_ARGUMENT", (long)(ZE_RESULT_ERROR_INVALID_ARGUMENT)},
+        {"ZE_RESULT_ERROR_INVALID_NULL_HANDLE", (long)(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)},
+        {"ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE", (long)(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)},
+        {"ZE_RESULT_ERROR_INVALID_NULL_POINTER", (long)(ZE_RESULT_ERROR_INVALID_NULL_POINTER)},
+        {"ZE_RESULT_ERROR_INVALID_SIZE", (long)(ZE_RESULT_ERROR_INVALID_SIZE)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_SIZE", (long)(ZE_RESULT_ERROR_UNSUPPORTED_SIZE)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT", (long)(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)},
+        {"ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT", (long)(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT)},
+        {"ZE_RESULT_ERROR_INVALID_ENUMERATION", (long)(ZE_RESULT_ERROR_INVALID_ENUMERATION)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION", (long)(ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION)},
+        {"ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT", (long)(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT)},
+        {"ZE_RESULT_ERROR_INVALID_NATIVE_BINARY", (long)(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY)},
+        {"ZE_RESULT_ERROR_INVALID_GLOBAL_NAME", (long)(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)},
+        {"ZE_RESULT_ERROR_INVALID_KERNEL_NAME", (long)(ZE_RESULT_ERROR_INVALID_KERNEL_NAME)},
+        {"ZE_RESULT_ERROR_INVALID_FUNCTION_NAME", (long)(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME)},
+        {"ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION", (long)(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION)},
+        {"ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION", (long)(ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION)},
+        {"ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX", (long)(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX)},
+        {"ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE", (long)(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)},
+        {"ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE", (long)(ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE)},
+        {"ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED", (long)(ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED)},
+        {"ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE", (long)(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)},
+        {"ZE_RESULT_ERROR_OVERLAPPING_REGIONS", (long)(ZE_RESULT_ERROR_OVERLAPPING_REGIONS)},
+        {"ZE_RESULT_WARNING_ACTION_REQUIRED", (long)(ZE_RESULT_WARNING_ACTION_REQUIRED)},
+        {"ZE_RESULT_ERROR_UNKNOWN", (long)(ZE_RESULT_ERROR_UNKNOWN)},
+        {"ZE_RESULT_FORCE_UINT32", (long)(ZE_RESULT_FORCE_UINT32)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (__builtin_strcmp(names[i].name, name) == 0) {
+            *code = names[i].code;
+            return 1;
+        }
+    return 0;
 }
 
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
@@ -994,6 +1117,7 @@ static cg_layer cgl_layer = {
     .header = "level_zero/ze_api.h",
     .missing_result = (long)(ZE_RESULT_ERROR_UNINITIALIZED),
     .result_name = cgl_result_name,
+    .result_code = cgl_result_code,
     .nsites = CGL_NSITES,
     .sites = cgl_sites,
     .defaults = cgl_defaults,
@@ -1021,7 +1145,8 @@ static int cgl_th_zeInit(void *cgl_frame)
 {
     struct cgl_fr_zeInit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(cgl_f->flags);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
 {
@@ -1042,7 +1167,8 @@ static int cgl_th_zeDriverGet(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(cgl_f->pCount, cgl_f->phDrivers);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
@@ -1063,7 +1189,8 @@ static int cgl_th_zeDriverGetApiVersion(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetApiVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->version);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
@@ -1084,7 +1211,8 @@ static int cgl_th_zeDriverGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pDriverProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
@@ -1105,7 +1233,8 @@ static int cgl_th_zeDriverGetIpcProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetIpcProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pIpcProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
@@ -1127,7 +1256,8 @@ static int cgl_th_zeDriverGetExtensionProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetExtensionProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->pExtensionProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
@@ -1149,7 +1279,8 @@ static int cgl_th_zeDriverGetExtensionFunctionAddress(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetExtensionFunctionAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->name, cgl_f->ppFunctionAddress);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
@@ -1171,7 +1302,8 @@ static int cgl_th_zeDeviceGet(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phDevices);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
@@ -1193,7 +1325,8 @@ static int cgl_th_zeDeviceGetSubDevices(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetSubDevices *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phSubdevices);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
@@ -1214,7 +1347,8 @@ static int cgl_th_zeDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDeviceProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
@@ -1235,7 +1369,8 @@ static int cgl_th_zeDeviceGetComputeProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetComputeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pComputeProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
@@ -1256,7 +1391,8 @@ static int cgl_th_zeDeviceGetModuleProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetModuleProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pModuleProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
@@ -1278,7 +1414,8 @@ static int cgl_th_zeDeviceGetCommandQueueGroupProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCommandQueueGroupProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
@@ -1300,7 +1437,8 @@ static int cgl_th_zeDeviceGetMemoryProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetMemoryProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pMemProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
@@ -1321,7 +1459,8 @@ static int cgl_th_zeDeviceGetMemoryAccessProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetMemoryAccessProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pMemAccessProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
@@ -1343,7 +1482,8 @@ static int cgl_th_zeDeviceGetCacheProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetCacheProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCacheProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
@@ -1364,7 +1504,8 @@ static int cgl_th_zeDeviceGetImageProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetImageProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pImageProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
@@ -1385,7 +1526,8 @@ static int cgl_th_zeDeviceGetExternalMemoryProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetExternalMemoryProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pExternalMemoryProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
@@ -1407,7 +1549,8 @@ static int cgl_th_zeDeviceGetP2PProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetP2PProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->pP2PProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
@@ -1429,7 +1572,8 @@ static int cgl_th_zeDeviceCanAccessPeer(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceCanAccessPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->value);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
@@ -1445,11 +1589,15 @@ struct cgl_fr_zeDeviceGetStatus {
     ze_device_handle_t hDevice;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeDeviceGetStatus[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetStatus, hDevice), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->hDevice), CG_RULE_READ},
+};
 static int cgl_th_zeDeviceGetStatus(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(cgl_f->hDevice);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
@@ -1467,11 +1615,15 @@ struct cgl_fr_zeDeviceGetGlobalTimestamps {
     uint64_t *deviceTimestamp;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), CG_RULE_READ},
+};
 static int cgl_th_zeDeviceGetGlobalTimestamps(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetGlobalTimestamps *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hostTimestamp, cgl_f->deviceTimestamp);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
@@ -1493,7 +1645,8 @@ static int cgl_th_zeContextCreate(void *cgl_frame)
 {
     struct cgl_fr_zeContextCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->phContext);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
@@ -1517,7 +1670,8 @@ static int cgl_th_zeContextCreateEx(void *cgl_frame)
 {
     struct cgl_fr_zeContextCreateEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phContext);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
@@ -1533,11 +1687,15 @@ struct cgl_fr_zeContextDestroy {
     ze_context_handle_t hContext;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeContextDestroy[1] = {
+    {"hContext", offsetof(struct cgl_fr_zeContextDestroy, hContext), sizeof(((struct cgl_fr_zeContextDestroy *)0)->hContext), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeContextDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeContextDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(cgl_f->hContext);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
@@ -1553,11 +1711,15 @@ struct cgl_fr_zeContextGetStatus {
     ze_context_handle_t hContext;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeContextGetStatus[1] = {
+    {"hContext", offsetof(struct cgl_fr_zeContextGetStatus, hContext), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->hContext), CG_RULE_READ},
+};
 static int cgl_th_zeContextGetStatus(void *cgl_frame)
 {
     struct cgl_fr_zeContextGetStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(cgl_f->hContext);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext)
 {
@@ -1580,7 +1742,8 @@ static int cgl_th_zeCommandQueueCreate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandQueue);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
@@ -1596,11 +1759,15 @@ struct cgl_fr_zeCommandQueueDestroy {
     ze_command_queue_handle_t hCommandQueue;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandQueueDestroy[1] = {
+    {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueDestroy, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->hCommandQueue), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeCommandQueueDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(cgl_f->hCommandQueue);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
@@ -1623,7 +1790,8 @@ static int cgl_th_zeCommandQueueExecuteCommandLists(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueExecuteCommandLists *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->numCommandLists, cgl_f->phCommandLists, cgl_f->hFence);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
@@ -1644,7 +1812,8 @@ static int cgl_th_zeCommandQueueSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->timeout);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
@@ -1667,7 +1836,8 @@ static int cgl_th_zeCommandListCreate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
@@ -1690,7 +1860,8 @@ static int cgl_th_zeCommandListCreateImmediate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListCreateImmediate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->altdesc, cgl_f->phCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
@@ -1706,11 +1877,15 @@ struct cgl_fr_zeCommandListDestroy {
     ze_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListDestroy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListDestroy, hCommandList), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->hCommandList), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeCommandListDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(cgl_f->hCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
@@ -1733,7 +1908,8 @@ static int cgl_th_zeCommandListClose(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListClose *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(cgl_f->hCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
@@ -1749,11 +1925,15 @@ struct cgl_fr_zeCommandListReset {
     ze_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListReset[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListReset *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(cgl_f->hCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
@@ -1773,11 +1953,15 @@ struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendWriteGlobalTimestamp[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendWriteGlobalTimestamp(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1796,11 +1980,15 @@ struct cgl_fr_zeCommandListAppendBarrier {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1822,11 +2010,15 @@ struct cgl_fr_zeCommandListAppendMemoryRangesBarrier {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryRangesBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryRangesBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numRanges, cgl_f->pRangeSizes, cgl_f->pRanges, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1847,7 +2039,8 @@ static int cgl_th_zeContextSystemBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeContextSystemBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
@@ -1869,11 +2062,15 @@ struct cgl_fr_zeCommandListAppendMemoryCopy {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1896,11 +2093,15 @@ struct cgl_fr_zeCommandListAppendMemoryFill {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryFill[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryFill(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryFill *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1927,11 +2128,15 @@ struct cgl_fr_zeCommandListAppendMemoryCopyRegion {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyRegion[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyRegion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->dstRegion, cgl_f->dstPitch, cgl_f->dstSlicePitch, cgl_f->srcptr, cgl_f->srcRegion, cgl_f->srcPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1954,11 +2159,15 @@ struct cgl_fr_zeCommandListAppendMemoryCopyFromContext {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyFromContext[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryCopyFromContext(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hContextSrc, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -1979,11 +2188,15 @@ struct cgl_fr_zeCommandListAppendImageCopy {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopy[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2006,11 +2219,15 @@ struct cgl_fr_zeCommandListAppendImageCopyRegion {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyRegion[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyRegion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->pDstRegion, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2032,11 +2249,15 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemory {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemory[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyToMemory(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyToMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2058,11 +2279,15 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemory {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemory[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyFromMemory(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyFromMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2080,11 +2305,15 @@ struct cgl_fr_zeCommandListAppendMemoryPrefetch {
     size_t size;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemoryPrefetch[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemoryPrefetch(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryPrefetch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
@@ -2104,11 +2333,15 @@ struct cgl_fr_zeCommandListAppendMemAdvise {
     ze_memory_advice_t advice;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendMemAdvise(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemAdvise *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDevice, cgl_f->ptr, cgl_f->size, cgl_f->advice);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
@@ -2132,7 +2365,8 @@ static int cgl_th_zeEventPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phEventPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
@@ -2148,11 +2382,15 @@ struct cgl_fr_zeEventPoolDestroy {
     ze_event_pool_handle_t hEventPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventPoolDestroy[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolDestroy, hEventPool), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeEventPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(cgl_f->hEventPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
@@ -2170,11 +2408,15 @@ struct cgl_fr_zeEventCreate {
     ze_event_handle_t *phEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventCreate[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), CG_RULE_WRITE},
+};
 static int cgl_th_zeEventCreate(void *cgl_frame)
 {
     struct cgl_fr_zeEventCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->desc, cgl_f->phEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
@@ -2190,11 +2432,15 @@ struct cgl_fr_zeEventDestroy {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventDestroy[1] = {
+    {"hEvent", offsetof(struct cgl_fr_zeEventDestroy, hEvent), sizeof(((struct cgl_fr_zeEventDestroy *)0)->hEvent), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeEventDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeEventDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
@@ -2215,7 +2461,8 @@ static int cgl_th_zeEventPoolGetIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolGetIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->phIpc);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
@@ -2237,7 +2484,8 @@ static int cgl_th_zeEventPoolOpenIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolOpenIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hIpc, cgl_f->phEventPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
@@ -2253,11 +2501,15 @@ struct cgl_fr_zeEventPoolCloseIpcHandle {
     ze_event_pool_handle_t hEventPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeEventPoolCloseIpcHandle[1] = {
+    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeEventPoolCloseIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolCloseIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
@@ -2274,11 +2526,15 @@ struct cgl_fr_zeCommandListAppendSignalEvent {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendSignalEvent[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendSignalEvent(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendSignalEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -2296,11 +2552,15 @@ struct cgl_fr_zeCommandListAppendWaitOnEvents {
     ze_event_handle_t *phEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendWaitOnEvents[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendWaitOnEvents(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendWaitOnEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
@@ -2320,7 +2580,8 @@ static int cgl_th_zeEventHostSignal(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostSignal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
@@ -2341,7 +2602,8 @@ static int cgl_th_zeEventHostSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->timeout);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
@@ -2361,7 +2623,8 @@ static int cgl_th_zeEventQueryStatus(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
@@ -2378,11 +2641,15 @@ struct cgl_fr_zeCommandListAppendEventReset {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendEventReset[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendEventReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendEventReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendEventReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -2402,7 +2669,8 @@ static int cgl_th_zeEventHostReset(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(cgl_f->hEvent);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
@@ -2423,7 +2691,8 @@ static int cgl_th_zeEventQueryKernelTimestamp(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryKernelTimestamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->dstptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
@@ -2446,11 +2715,15 @@ struct cgl_fr_zeCommandListAppendQueryKernelTimestamps {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendQueryKernelTimestamps[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendQueryKernelTimestamps(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents, cgl_f->dstptr, cgl_f->pOffsets, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2472,7 +2745,8 @@ static int cgl_th_zeFenceCreate(void *cgl_frame)
 {
     struct cgl_fr_zeFenceCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->desc, cgl_f->phFence);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
@@ -2488,11 +2762,15 @@ struct cgl_fr_zeFenceDestroy {
     ze_fence_handle_t hFence;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeFenceDestroy[1] = {
+    {"hFence", offsetof(struct cgl_fr_zeFenceDestroy, hFence), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->hFence), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeFenceDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeFenceDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(cgl_f->hFence);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
@@ -2513,7 +2791,8 @@ static int cgl_th_zeFenceHostSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeFenceHostSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(cgl_f->hFence, cgl_f->timeout);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
@@ -2533,7 +2812,8 @@ static int cgl_th_zeFenceQueryStatus(void *cgl_frame)
 {
     struct cgl_fr_zeFenceQueryStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(cgl_f->hFence);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
@@ -2553,7 +2833,8 @@ static int cgl_th_zeFenceReset(void *cgl_frame)
 {
     struct cgl_fr_zeFenceReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(cgl_f->hFence);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
@@ -2575,7 +2856,8 @@ static int cgl_th_zeImageGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->desc, cgl_f->pImageProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
@@ -2598,7 +2880,8 @@ static int cgl_th_zeImageCreate(void *cgl_frame)
 {
     struct cgl_fr_zeImageCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phImage);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
@@ -2614,11 +2897,15 @@ struct cgl_fr_zeImageDestroy {
     ze_image_handle_t hImage;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeImageDestroy[1] = {
+    {"hImage", offsetof(struct cgl_fr_zeImageDestroy, hImage), sizeof(((struct cgl_fr_zeImageDestroy *)0)->hImage), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeImageDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeImageDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(cgl_f->hImage);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
@@ -2644,7 +2931,8 @@ static int cgl_th_zeMemAllocShared(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocShared *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -2669,7 +2957,8 @@ static int cgl_th_zeMemAllocDevice(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -2693,7 +2982,8 @@ static int cgl_th_zeMemAllocHost(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
@@ -2714,7 +3004,8 @@ static int cgl_th_zeMemFree(void *cgl_frame)
 {
     struct cgl_fr_zeMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
@@ -2737,7 +3028,8 @@ static int cgl_th_zeMemGetAllocProperties(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetAllocProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pMemAllocProperties, cgl_f->phDevice);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
@@ -2760,7 +3052,8 @@ static int cgl_th_zeMemGetAddressRange(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pBase, cgl_f->pSize);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
@@ -2782,7 +3075,8 @@ static int cgl_th_zeMemGetIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pIpcHandle);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
@@ -2806,7 +3100,8 @@ static int cgl_th_zeMemOpenIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemOpenIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->handle, cgl_f->flags, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
@@ -2827,7 +3122,8 @@ static int cgl_th_zeMemCloseIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemCloseIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
@@ -2851,7 +3147,8 @@ static int cgl_th_zeModuleCreate(void *cgl_frame)
 {
     struct cgl_fr_zeModuleCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phModule, cgl_f->phBuildLog);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
@@ -2867,11 +3164,15 @@ struct cgl_fr_zeModuleDestroy {
     ze_module_handle_t hModule;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeModuleDestroy[1] = {
+    {"hModule", offsetof(struct cgl_fr_zeModuleDestroy, hModule), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->hModule), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeModuleDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeModuleDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(cgl_f->hModule);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
@@ -2893,7 +3194,8 @@ static int cgl_th_zeModuleDynamicLink(void *cgl_frame)
 {
     struct cgl_fr_zeModuleDynamicLink *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(cgl_f->numModules, cgl_f->phModules, cgl_f->phLinkLog);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
@@ -2909,11 +3211,15 @@ struct cgl_fr_zeModuleBuildLogDestroy {
     ze_module_build_log_handle_t hModuleBuildLog;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeModuleBuildLogDestroy[1] = {
+    {"hModuleBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogDestroy, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->hModuleBuildLog), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeModuleBuildLogDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeModuleBuildLogDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(cgl_f->hModuleBuildLog);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
@@ -2935,7 +3241,8 @@ static int cgl_th_zeModuleBuildLogGetString(void *cgl_frame)
 {
     struct cgl_fr_zeModuleBuildLogGetString *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(cgl_f->hModuleBuildLog, cgl_f->pSize, cgl_f->pBuildLog);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
@@ -2957,7 +3264,8 @@ static int cgl_th_zeModuleGetNativeBinary(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetNativeBinary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pSize, cgl_f->pModuleNativeBinary);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
@@ -2980,7 +3288,8 @@ static int cgl_th_zeModuleGetGlobalPointer(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetGlobalPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pGlobalName, cgl_f->pSize, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
@@ -3002,7 +3311,8 @@ static int cgl_th_zeModuleGetKernelNames(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetKernelNames *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pCount, cgl_f->pNames);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
@@ -3023,7 +3333,8 @@ static int cgl_th_zeModuleGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pModuleProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
@@ -3045,7 +3356,8 @@ static int cgl_th_zeKernelCreate(void *cgl_frame)
 {
     struct cgl_fr_zeKernelCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->desc, cgl_f->phKernel);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
@@ -3068,7 +3380,8 @@ static int cgl_th_zeKernelDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeKernelDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(cgl_f->hKernel);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
@@ -3090,7 +3403,8 @@ static int cgl_th_zeModuleGetFunctionPointer(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetFunctionPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pFunctionName, cgl_f->pfnFunction);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
@@ -3109,11 +3423,15 @@ struct cgl_fr_zeKernelSetGroupSize {
     uint32_t groupSizeZ;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetGroupSize[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetGroupSize(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetGroupSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
@@ -3139,7 +3457,8 @@ static int cgl_th_zeKernelSuggestGroupSize(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSuggestGroupSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->globalSizeX, cgl_f->globalSizeY, cgl_f->globalSizeZ, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
@@ -3160,7 +3479,8 @@ static int cgl_th_zeKernelSuggestMaxCooperativeGroupCount(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->totalGroupCount);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
@@ -3186,7 +3506,8 @@ static int cgl_th_zeKernelSetArgumentValue(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetArgumentValue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->argIndex, cgl_f->argSize, cgl_f->pArgValue);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
@@ -3203,11 +3524,15 @@ struct cgl_fr_zeKernelSetIndirectAccess {
     ze_kernel_indirect_access_flags_t flags;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetIndirectAccess[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetIndirectAccess(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetIndirectAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
@@ -3224,11 +3549,15 @@ struct cgl_fr_zeKernelGetIndirectAccess {
     ze_kernel_indirect_access_flags_t *pFlags;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelGetIndirectAccess[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelGetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->hKernel), CG_RULE_READ},
+};
 static int cgl_th_zeKernelGetIndirectAccess(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetIndirectAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pFlags);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
@@ -3246,11 +3575,15 @@ struct cgl_fr_zeKernelGetSourceAttributes {
     char **pString;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), CG_RULE_READ},
+};
 static int cgl_th_zeKernelGetSourceAttributes(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetSourceAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pString);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
@@ -3267,11 +3600,15 @@ struct cgl_fr_zeKernelSetCacheConfig {
     ze_cache_config_flags_t flags;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetCacheConfig[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetCacheConfig, hKernel), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
@@ -3292,7 +3629,8 @@ static int cgl_th_zeKernelGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pKernelProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
@@ -3314,7 +3652,8 @@ static int cgl_th_zeKernelGetName(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pName);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
@@ -3343,7 +3682,8 @@ static int cgl_th_zeCommandListAppendLaunchKernel(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3364,11 +3704,16 @@ struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendLaunchCooperativeKernel[2] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hCommandList), CG_RULE_WRITE},
+    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
+};
 static int cgl_th_zeCommandListAppendLaunchCooperativeKernel(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3389,11 +3734,16 @@ struct cgl_fr_zeCommandListAppendLaunchKernelIndirect {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendLaunchKernelIndirect[2] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hCommandList), CG_RULE_WRITE},
+    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
+};
 static int cgl_th_zeCommandListAppendLaunchKernelIndirect(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3416,11 +3766,15 @@ struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numKernels, cgl_f->phKernels, cgl_f->pCountBuffer, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3443,7 +3797,8 @@ static int cgl_th_zeContextMakeMemoryResident(void *cgl_frame)
 {
     struct cgl_fr_zeContextMakeMemoryResident *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -3466,7 +3821,8 @@ static int cgl_th_zeContextEvictMemory(void *cgl_frame)
 {
     struct cgl_fr_zeContextEvictMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -3488,7 +3844,8 @@ static int cgl_th_zeContextMakeImageResident(void *cgl_frame)
 {
     struct cgl_fr_zeContextMakeImageResident *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -3510,7 +3867,8 @@ static int cgl_th_zeContextEvictImage(void *cgl_frame)
 {
     struct cgl_fr_zeContextEvictImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -3533,7 +3891,8 @@ static int cgl_th_zeSamplerCreate(void *cgl_frame)
 {
     struct cgl_fr_zeSamplerCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phSampler);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
@@ -3549,11 +3908,15 @@ struct cgl_fr_zeSamplerDestroy {
     ze_sampler_handle_t hSampler;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeSamplerDestroy[1] = {
+    {"hSampler", offsetof(struct cgl_fr_zeSamplerDestroy, hSampler), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->hSampler), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zeSamplerDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeSamplerDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(cgl_f->hSampler);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
@@ -3576,7 +3939,8 @@ static int cgl_th_zeVirtualMemReserve(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemReserve *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pStart, cgl_f->size, cgl_f->pptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
@@ -3598,7 +3962,8 @@ static int cgl_th_zeVirtualMemFree(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -3621,7 +3986,8 @@ static int cgl_th_zeVirtualMemQueryPageSize(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemQueryPageSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->size, cgl_f->pagesize);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
@@ -3644,7 +4010,8 @@ static int cgl_th_zePhysicalMemCreate(void *cgl_frame)
 {
     struct cgl_fr_zePhysicalMemCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phPhysicalMemory);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
@@ -3661,11 +4028,15 @@ struct cgl_fr_zePhysicalMemDestroy {
     ze_physical_mem_handle_t hPhysicalMemory;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zePhysicalMemDestroy[1] = {
+    {"hPhysicalMemory", offsetof(struct cgl_fr_zePhysicalMemDestroy, hPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hPhysicalMemory), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zePhysicalMemDestroy(void *cgl_frame)
 {
     struct cgl_fr_zePhysicalMemDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hPhysicalMemory);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
@@ -3690,7 +4061,8 @@ static int cgl_th_zeVirtualMemMap(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->hPhysicalMemory, cgl_f->offset, cgl_f->access);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
@@ -3712,7 +4084,8 @@ static int cgl_th_zeVirtualMemUnmap(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -3735,7 +4108,8 @@ static int cgl_th_zeVirtualMemSetAccessAttribute(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemSetAccessAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
@@ -3759,7 +4133,8 @@ static int cgl_th_zeVirtualMemGetAccessAttribute(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemGetAccessAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access, cgl_f->outSize);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
@@ -3778,11 +4153,15 @@ struct cgl_fr_zeKernelSetGlobalOffsetExp {
     uint32_t offsetZ;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSetGlobalOffsetExp[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, hKernel), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
+};
 static int cgl_th_zeKernelSetGlobalOffsetExp(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetGlobalOffsetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->offsetX, cgl_f->offsetY, cgl_f->offsetZ);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
@@ -3804,7 +4183,8 @@ static int cgl_th_zeDeviceReserveCacheExt(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceReserveCacheExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->cacheLevel, cgl_f->cacheReservationSize);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
@@ -3827,7 +4207,8 @@ static int cgl_th_zeDeviceSetCacheAdviceExt(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceSetCacheAdviceExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->ptr, cgl_f->regionSize, cgl_f->cacheRegion);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
@@ -3850,7 +4231,8 @@ static int cgl_th_zeEventQueryTimestampsExp(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryTimestampsExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hDevice, cgl_f->pCount, cgl_f->pTimestamps);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
@@ -3871,7 +4253,8 @@ static int cgl_th_zeImageGetMemoryPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetMemoryPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(cgl_f->hImage, cgl_f->pMemoryProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
@@ -3895,7 +4278,8 @@ static int cgl_th_zeImageViewCreateExp(void *cgl_frame)
 {
     struct cgl_fr_zeImageViewCreateExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->hImage, cgl_f->phImageView);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
@@ -3912,11 +4296,15 @@ struct cgl_fr_zeKernelSchedulingHintExp {
     ze_scheduling_hint_exp_desc_t *pHint;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeKernelSchedulingHintExp[1] = {
+    {"hKernel", offsetof(struct cgl_fr_zeKernelSchedulingHintExp, hKernel), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->hKernel), CG_RULE_WRITE},
+};
 static int cgl_th_zeKernelSchedulingHintExp(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSchedulingHintExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pHint);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
@@ -3937,7 +4325,8 @@ static int cgl_th_zeDevicePciGetPropertiesExt(void *cgl_frame)
 {
     struct cgl_fr_zeDevicePciGetPropertiesExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pPciProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
@@ -3961,11 +4350,15 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemoryExt[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyToMemoryExt(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->destRowPitch, cgl_f->destSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3989,11 +4382,15 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemoryExt[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zeCommandListAppendImageCopyFromMemoryExt(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->srcRowPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4015,7 +4412,8 @@ static int cgl_th_zeImageGetAllocPropertiesExt(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetAllocPropertiesExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hImage, cgl_f->pImageAllocProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
@@ -4038,7 +4436,8 @@ static int cgl_th_zeModuleInspectLinkageExt(void *cgl_frame)
 {
     struct cgl_fr_zeModuleInspectLinkageExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(cgl_f->pInspectDesc, cgl_f->numModules, cgl_f->phModules, cgl_f->phLog);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
@@ -4060,7 +4459,8 @@ static int cgl_th_zeMemFreeExt(void *cgl_frame)
 {
     struct cgl_fr_zeMemFreeExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pMemFreeDesc, cgl_f->ptr);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
@@ -4082,7 +4482,8 @@ static int cgl_th_zeFabricVertexGetExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phVertices);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
@@ -4104,7 +4505,8 @@ static int cgl_th_zeFabricVertexGetSubVerticesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetSubVerticesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pCount, cgl_f->phSubvertices);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
@@ -4125,7 +4527,8 @@ static int cgl_th_zeFabricVertexGetPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pVertexProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
@@ -4146,7 +4549,8 @@ static int cgl_th_zeFabricVertexGetDeviceExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetDeviceExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->phDevice);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
@@ -4167,7 +4571,8 @@ static int cgl_th_zeDeviceGetFabricVertexExp(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetFabricVertexExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phVertex);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
@@ -4190,7 +4595,8 @@ static int cgl_th_zeFabricEdgeGetExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(cgl_f->hVertexA, cgl_f->hVertexB, cgl_f->pCount, cgl_f->phEdges);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
@@ -4212,7 +4618,8 @@ static int cgl_th_zeFabricEdgeGetVerticesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetVerticesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->phVertexA, cgl_f->phVertexB);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
@@ -4233,7 +4640,8 @@ static int cgl_th_zeFabricEdgeGetPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->pEdgeProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
@@ -4256,7 +4664,8 @@ static int cgl_th_zetModuleGetDebugInfo(void *cgl_frame)
 {
     struct cgl_fr_zetModuleGetDebugInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->format, cgl_f->pSize, cgl_f->pDebugInfo);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
@@ -4277,7 +4686,8 @@ static int cgl_th_zetDeviceGetDebugProperties(void *cgl_frame)
 {
     struct cgl_fr_zetDeviceGetDebugProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDebugProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
@@ -4299,7 +4709,8 @@ static int cgl_th_zetDebugAttach(void *cgl_frame)
 {
     struct cgl_fr_zetDebugAttach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->config, cgl_f->phDebug);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
@@ -4319,7 +4730,8 @@ static int cgl_th_zetDebugDetach(void *cgl_frame)
 {
     struct cgl_fr_zetDebugDetach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(cgl_f->hDebug);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
@@ -4341,7 +4753,8 @@ static int cgl_th_zetDebugReadEvent(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->timeout, cgl_f->event);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
@@ -4362,7 +4775,8 @@ static int cgl_th_zetDebugAcknowledgeEvent(void *cgl_frame)
 {
     struct cgl_fr_zetDebugAcknowledgeEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->event);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
@@ -4383,7 +4797,8 @@ static int cgl_th_zetDebugInterrupt(void *cgl_frame)
 {
     struct cgl_fr_zetDebugInterrupt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -4404,7 +4819,8 @@ static int cgl_th_zetDebugResume(void *cgl_frame)
 {
     struct cgl_fr_zetDebugResume *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -4428,7 +4844,8 @@ static int cgl_th_zetDebugReadMemory(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
@@ -4452,7 +4869,8 @@ static int cgl_th_zetDebugWriteMemory(void *cgl_frame)
 {
     struct cgl_fr_zetDebugWriteMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
@@ -4474,7 +4892,8 @@ static int cgl_th_zetDebugGetRegisterSetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetDebugGetRegisterSetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pRegisterSetProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
@@ -4499,7 +4918,8 @@ static int cgl_th_zetDebugReadRegisters(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadRegisters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -4524,7 +4944,8 @@ static int cgl_th_zetDebugWriteRegisters(void *cgl_frame)
 {
     struct cgl_fr_zetDebugWriteRegisters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -4546,7 +4967,8 @@ static int cgl_th_zetMetricGroupGet(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMetricGroups);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -4567,7 +4989,8 @@ static int cgl_th_zetMetricGroupGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
@@ -4592,7 +5015,8 @@ static int cgl_th_zetMetricGroupCalculateMetricValues(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupCalculateMetricValues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pMetricValueCount, cgl_f->pMetricValues);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
@@ -4614,7 +5038,8 @@ static int cgl_th_zetMetricGet(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pCount, cgl_f->phMetrics);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
@@ -4635,7 +5060,8 @@ static int cgl_th_zetMetricGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(cgl_f->hMetric, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
@@ -4654,11 +5080,15 @@ struct cgl_fr_zetContextActivateMetricGroups {
     zet_metric_group_handle_t *phMetricGroups;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetContextActivateMetricGroups[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zetContextActivateMetricGroups, hDevice), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hDevice), CG_RULE_WRITE},
+};
 static int cgl_th_zetContextActivateMetricGroups(void *cgl_frame)
 {
     struct cgl_fr_zetContextActivateMetricGroups *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->count, cgl_f->phMetricGroups);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -4679,11 +5109,15 @@ struct cgl_fr_zetMetricStreamerOpen {
     zet_metric_streamer_handle_t *phMetricStreamer;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricStreamerOpen[1] = {
+    {"hDevice", offsetof(struct cgl_fr_zetMetricStreamerOpen, hDevice), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hDevice), CG_RULE_WRITE},
+};
 static int cgl_th_zetMetricStreamerOpen(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerOpen *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->hNotificationEvent, cgl_f->phMetricStreamer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
@@ -4701,11 +5135,15 @@ struct cgl_fr_zetCommandListAppendMetricStreamerMarker {
     uint32_t value;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricStreamerMarker[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricStreamerMarker(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricStreamerMarker *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricStreamer, cgl_f->value);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
@@ -4721,11 +5159,15 @@ struct cgl_fr_zetMetricStreamerClose {
     zet_metric_streamer_handle_t hMetricStreamer;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricStreamerClose[1] = {
+    {"hMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerClose, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->hMetricStreamer), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetMetricStreamerClose(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerClose *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(cgl_f->hMetricStreamer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
@@ -4748,7 +5190,8 @@ static int cgl_th_zetMetricStreamerReadData(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerReadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(cgl_f->hMetricStreamer, cgl_f->maxReportCount, cgl_f->pRawDataSize, cgl_f->pRawData);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -4772,7 +5215,8 @@ static int cgl_th_zetMetricQueryPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->phMetricQueryPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
@@ -4788,11 +5232,15 @@ struct cgl_fr_zetMetricQueryPoolDestroy {
     zet_metric_query_pool_handle_t hMetricQueryPool;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricQueryPoolDestroy[1] = {
+    {"hMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->hMetricQueryPool), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetMetricQueryPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(cgl_f->hMetricQueryPool);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
@@ -4814,7 +5262,8 @@ static int cgl_th_zetMetricQueryCreate(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(cgl_f->hMetricQueryPool, cgl_f->index, cgl_f->phMetricQuery);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
@@ -4830,11 +5279,15 @@ struct cgl_fr_zetMetricQueryDestroy {
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricQueryDestroy[1] = {
+    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryDestroy, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->hMetricQuery), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetMetricQueryDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(cgl_f->hMetricQuery);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
@@ -4850,11 +5303,15 @@ struct cgl_fr_zetMetricQueryReset {
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetMetricQueryReset[1] = {
+    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryReset, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->hMetricQuery), CG_RULE_WRITE},
+};
 static int cgl_th_zetMetricQueryReset(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(cgl_f->hMetricQuery);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
@@ -4871,11 +5328,15 @@ struct cgl_fr_zetCommandListAppendMetricQueryBegin {
     zet_metric_query_handle_t hMetricQuery;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryBegin[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricQueryBegin(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricQueryBegin *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
@@ -4895,11 +5356,15 @@ struct cgl_fr_zetCommandListAppendMetricQueryEnd {
     ze_event_handle_t *phWaitEvents;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricQueryEnd[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricQueryEnd(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricQueryEnd *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4915,11 +5380,15 @@ struct cgl_fr_zetCommandListAppendMetricMemoryBarrier {
     zet_command_list_handle_t hCommandList;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetCommandListAppendMetricMemoryBarrier[1] = {
+    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->hCommandList), CG_RULE_WRITE},
+};
 static int cgl_th_zetCommandListAppendMetricMemoryBarrier(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(cgl_f->hCommandList);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
@@ -4941,7 +5410,8 @@ static int cgl_th_zetMetricQueryGetData(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryGetData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(cgl_f->hMetricQuery, cgl_f->pRawDataSize, cgl_f->pRawData);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -4962,7 +5432,8 @@ static int cgl_th_zetKernelGetProfileInfo(void *cgl_frame)
 {
     struct cgl_fr_zetKernelGetProfileInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pProfileProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
@@ -4984,7 +5455,8 @@ static int cgl_th_zetTracerExpCreate(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->phTracer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
@@ -5000,11 +5472,15 @@ struct cgl_fr_zetTracerExpDestroy {
     zet_tracer_exp_handle_t hTracer;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpDestroy[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpDestroy, hTracer), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->hTracer), CG_RULE_WRITE | CG_RULE_DESTROY},
+};
 static int cgl_th_zetTracerExpDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(cgl_f->hTracer);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
@@ -5021,11 +5497,15 @@ struct cgl_fr_zetTracerExpSetPrologues {
     zet_core_callbacks_t *pCoreCbs;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpSetPrologues[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetPrologues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->hTracer), CG_RULE_WRITE},
+};
 static int cgl_th_zetTracerExpSetPrologues(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetPrologues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -5042,11 +5522,15 @@ struct cgl_fr_zetTracerExpSetEpilogues {
     zet_core_callbacks_t *pCoreCbs;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEpilogues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->hTracer), CG_RULE_WRITE},
+};
 static int cgl_th_zetTracerExpSetEpilogues(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetEpilogues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -5063,11 +5547,15 @@ struct cgl_fr_zetTracerExpSetEnabled {
     ze_bool_t enable;
     ze_result_t cgl_ret;
 };
+static const cg_rule cgl_rules_zetTracerExpSetEnabled[1] = {
+    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEnabled, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->hTracer), CG_RULE_WRITE},
+};
 static int cgl_th_zetTracerExpSetEnabled(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->enable);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
@@ -5094,7 +5582,8 @@ static int cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp(void *cgl_frame
 {
     struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pSetCount, cgl_f->pTotalMetricValueCount, cgl_f->pMetricCounts, cgl_f->pMetricValues);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
@@ -5115,7 +5604,8 @@ static int cgl_th_zesDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
@@ -5136,7 +5626,8 @@ static int cgl_th_zesDeviceGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
@@ -5157,7 +5648,8 @@ static int cgl_th_zesDeviceReset(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->force);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
@@ -5179,7 +5671,8 @@ static int cgl_th_zesDeviceProcessesGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceProcessesGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProcesses);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
@@ -5200,7 +5693,8 @@ static int cgl_th_zesDevicePciGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
@@ -5221,7 +5715,8 @@ static int cgl_th_zesDevicePciGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
@@ -5243,7 +5738,8 @@ static int cgl_th_zesDevicePciGetBars(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetBars *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
@@ -5264,7 +5760,8 @@ static int cgl_th_zesDevicePciGetStats(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pStats);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
@@ -5286,7 +5783,8 @@ static int cgl_th_zesDeviceEnumDiagnosticTestSuites(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phDiagnostics);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
@@ -5307,7 +5805,8 @@ static int cgl_th_zesDiagnosticsGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
@@ -5329,7 +5828,8 @@ static int cgl_th_zesDiagnosticsGetTests(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsGetTests *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pCount, cgl_f->pTests);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
@@ -5352,7 +5852,8 @@ static int cgl_th_zesDiagnosticsRunTests(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsRunTests *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->startIndex, cgl_f->endIndex, cgl_f->pResult);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
@@ -5373,7 +5874,8 @@ static int cgl_th_zesDeviceEccAvailable(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEccAvailable *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pAvailable);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
@@ -5394,7 +5896,8 @@ static int cgl_th_zesDeviceEccConfigurable(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEccConfigurable *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pConfigurable);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
@@ -5415,7 +5918,8 @@ static int cgl_th_zesDeviceGetEccState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetEccState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
@@ -5437,7 +5941,8 @@ static int cgl_th_zesDeviceSetEccState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceSetEccState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->newState, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
@@ -5459,7 +5964,8 @@ static int cgl_th_zesDeviceEnumEngineGroups(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumEngineGroups *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phEngine);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
@@ -5480,7 +5986,8 @@ static int cgl_th_zesEngineGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesEngineGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
@@ -5501,7 +6008,8 @@ static int cgl_th_zesEngineGetActivity(void *cgl_frame)
 {
     struct cgl_fr_zesEngineGetActivity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pStats);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
@@ -5522,7 +6030,8 @@ static int cgl_th_zesDeviceEventRegister(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEventRegister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->events);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
@@ -5547,7 +6056,8 @@ static int cgl_th_zesDriverEventListen(void *cgl_frame)
 {
     struct cgl_fr_zesDriverEventListen *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -5572,7 +6082,8 @@ static int cgl_th_zesDriverEventListenEx(void *cgl_frame)
 {
     struct cgl_fr_zesDriverEventListenEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -5594,7 +6105,8 @@ static int cgl_th_zesDeviceEnumFabricPorts(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFabricPorts *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPort);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
@@ -5615,7 +6127,8 @@ static int cgl_th_zesFabricPortGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
@@ -5636,7 +6149,8 @@ static int cgl_th_zesFabricPortGetLinkType(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetLinkType *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pLinkType);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
@@ -5657,7 +6171,8 @@ static int cgl_th_zesFabricPortGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
@@ -5678,7 +6193,8 @@ static int cgl_th_zesFabricPortSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
@@ -5699,7 +6215,8 @@ static int cgl_th_zesFabricPortGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
@@ -5720,7 +6237,8 @@ static int cgl_th_zesFabricPortGetThroughput(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetThroughput *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pThroughput);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
@@ -5742,7 +6260,8 @@ static int cgl_th_zesDeviceEnumFans(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFans *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFan);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
@@ -5763,7 +6282,8 @@ static int cgl_th_zesFanGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
@@ -5784,7 +6304,8 @@ static int cgl_th_zesFanGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
@@ -5804,7 +6325,8 @@ static int cgl_th_zesFanSetDefaultMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetDefaultMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(cgl_f->hFan);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
@@ -5825,7 +6347,8 @@ static int cgl_th_zesFanSetFixedSpeedMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetFixedSpeedMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speed);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
@@ -5846,7 +6369,8 @@ static int cgl_th_zesFanSetSpeedTableMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetSpeedTableMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speedTable);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
@@ -5868,7 +6392,8 @@ static int cgl_th_zesFanGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->units, cgl_f->pSpeed);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
@@ -5890,7 +6415,8 @@ static int cgl_th_zesDeviceEnumFirmwares(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFirmwares *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFirmware);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
@@ -5911,7 +6437,8 @@ static int cgl_th_zesFirmwareGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFirmwareGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
@@ -5933,7 +6460,8 @@ static int cgl_th_zesFirmwareFlash(void *cgl_frame)
 {
     struct cgl_fr_zesFirmwareFlash *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pImage, cgl_f->size);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
@@ -5955,7 +6483,8 @@ static int cgl_th_zesDeviceEnumFrequencyDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFrequencyDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFrequency);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
@@ -5976,7 +6505,8 @@ static int cgl_th_zesFrequencyGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
@@ -5998,7 +6528,8 @@ static int cgl_th_zesFrequencyGetAvailableClocks(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetAvailableClocks *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCount, cgl_f->phFrequency);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
@@ -6019,7 +6550,8 @@ static int cgl_th_zesFrequencyGetRange(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
@@ -6040,7 +6572,8 @@ static int cgl_th_zesFrequencySetRange(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencySetRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
@@ -6061,7 +6594,8 @@ static int cgl_th_zesFrequencyGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
@@ -6082,7 +6616,8 @@ static int cgl_th_zesFrequencyGetThrottleTime(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetThrottleTime *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pThrottleTime);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
@@ -6103,7 +6638,8 @@ static int cgl_th_zesFrequencyOcGetCapabilities(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcCapabilities);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
@@ -6124,7 +6660,8 @@ static int cgl_th_zesFrequencyOcGetFrequencyTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetFrequencyTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcFrequency);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
@@ -6145,7 +6682,8 @@ static int cgl_th_zesFrequencyOcSetFrequencyTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetFrequencyTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcFrequency);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
@@ -6167,7 +6705,8 @@ static int cgl_th_zesFrequencyOcGetVoltageTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetVoltageTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentVoltageTarget, cgl_f->pCurrentVoltageOffset);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
@@ -6189,7 +6728,8 @@ static int cgl_th_zesFrequencyOcSetVoltageTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetVoltageTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentVoltageTarget, cgl_f->CurrentVoltageOffset);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
@@ -6210,7 +6750,8 @@ static int cgl_th_zesFrequencyOcSetMode(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcMode);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
@@ -6231,7 +6772,8 @@ static int cgl_th_zesFrequencyOcGetMode(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcMode);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
@@ -6252,7 +6794,8 @@ static int cgl_th_zesFrequencyOcGetIccMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetIccMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcIccMax);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
@@ -6273,7 +6816,8 @@ static int cgl_th_zesFrequencyOcSetIccMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetIccMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocIccMax);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
@@ -6294,7 +6838,8 @@ static int cgl_th_zesFrequencyOcGetTjMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetTjMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcTjMax);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
@@ -6315,7 +6860,8 @@ static int cgl_th_zesFrequencyOcSetTjMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetTjMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocTjMax);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
@@ -6337,7 +6883,8 @@ static int cgl_th_zesDeviceEnumLeds(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumLeds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phLed);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
@@ -6358,7 +6905,8 @@ static int cgl_th_zesLedGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesLedGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
@@ -6379,7 +6927,8 @@ static int cgl_th_zesLedGetState(void *cgl_frame)
 {
     struct cgl_fr_zesLedGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
@@ -6400,7 +6949,8 @@ static int cgl_th_zesLedSetState(void *cgl_frame)
 {
     struct cgl_fr_zesLedSetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->enable);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
@@ -6421,7 +6971,8 @@ static int cgl_th_zesLedSetColor(void *cgl_frame)
 {
     struct cgl_fr_zesLedSetColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pColor);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
@@ -6443,7 +6994,8 @@ static int cgl_th_zesDeviceEnumMemoryModules(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumMemoryModules *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMemory);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
@@ -6464,7 +7016,8 @@ static int cgl_th_zesMemoryGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
@@ -6485,7 +7038,8 @@ static int cgl_th_zesMemoryGetState(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
@@ -6506,7 +7060,8 @@ static int cgl_th_zesMemoryGetBandwidth(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetBandwidth *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pBandwidth);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
@@ -6528,7 +7083,8 @@ static int cgl_th_zesDeviceEnumPerformanceFactorDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPerf);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
@@ -6549,7 +7105,8 @@ static int cgl_th_zesPerformanceFactorGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
@@ -6570,7 +7127,8 @@ static int cgl_th_zesPerformanceFactorGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pFactor);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
@@ -6591,7 +7149,8 @@ static int cgl_th_zesPerformanceFactorSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->factor);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
@@ -6613,7 +7172,8 @@ static int cgl_th_zesDeviceEnumPowerDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPowerDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPower);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
@@ -6634,7 +7194,8 @@ static int cgl_th_zesDeviceGetCardPowerDomain(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetCardPowerDomain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phPower);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
@@ -6655,7 +7216,8 @@ static int cgl_th_zesPowerGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
@@ -6676,7 +7238,8 @@ static int cgl_th_zesPowerGetEnergyCounter(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetEnergyCounter *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pEnergy);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
@@ -6699,7 +7262,8 @@ static int cgl_th_zesPowerGetLimits(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetLimits *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
@@ -6722,7 +7286,8 @@ static int cgl_th_zesPowerSetLimits(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetLimits *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
@@ -6743,7 +7308,8 @@ static int cgl_th_zesPowerGetEnergyThreshold(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetEnergyThreshold *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pThreshold);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
@@ -6764,7 +7330,8 @@ static int cgl_th_zesPowerSetEnergyThreshold(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetEnergyThreshold *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->threshold);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
@@ -6786,7 +7353,8 @@ static int cgl_th_zesDeviceEnumPsus(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPsus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPsu);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
@@ -6807,7 +7375,8 @@ static int cgl_th_zesPsuGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPsuGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
@@ -6828,7 +7397,8 @@ static int cgl_th_zesPsuGetState(void *cgl_frame)
 {
     struct cgl_fr_zesPsuGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
@@ -6850,7 +7420,8 @@ static int cgl_th_zesDeviceEnumRasErrorSets(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumRasErrorSets *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phRas);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
@@ -6871,7 +7442,8 @@ static int cgl_th_zesRasGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
@@ -6892,7 +7464,8 @@ static int cgl_th_zesRasGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
@@ -6913,7 +7486,8 @@ static int cgl_th_zesRasSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesRasSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
@@ -6935,7 +7509,8 @@ static int cgl_th_zesRasGetState(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->clear, cgl_f->pState);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
@@ -6957,7 +7532,8 @@ static int cgl_th_zesDeviceEnumSchedulers(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumSchedulers *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phScheduler);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
@@ -6978,7 +7554,8 @@ static int cgl_th_zesSchedulerGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
@@ -6999,7 +7576,8 @@ static int cgl_th_zesSchedulerGetCurrentMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetCurrentMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pMode);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
@@ -7021,7 +7599,8 @@ static int cgl_th_zesSchedulerGetTimeoutModeProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetTimeoutModeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
@@ -7043,7 +7622,8 @@ static int cgl_th_zesSchedulerGetTimesliceModeProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetTimesliceModeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
@@ -7065,7 +7645,8 @@ static int cgl_th_zesSchedulerSetTimeoutMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetTimeoutMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -7087,7 +7668,8 @@ static int cgl_th_zesSchedulerSetTimesliceMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetTimesliceMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -7108,7 +7690,8 @@ static int cgl_th_zesSchedulerSetExclusiveMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetExclusiveMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -7129,7 +7712,8 @@ static int cgl_th_zesSchedulerSetComputeUnitDebugMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -7151,7 +7735,8 @@ static int cgl_th_zesDeviceEnumStandbyDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumStandbyDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phStandby);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
@@ -7172,7 +7757,8 @@ static int cgl_th_zesStandbyGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesStandbyGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
@@ -7193,7 +7779,8 @@ static int cgl_th_zesStandbyGetMode(void *cgl_frame)
 {
     struct cgl_fr_zesStandbyGetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pMode);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
@@ -7214,7 +7801,8 @@ static int cgl_th_zesStandbySetMode(void *cgl_frame)
 {
     struct cgl_fr_zesStandbySetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->mode);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
@@ -7236,7 +7824,8 @@ static int cgl_th_zesDeviceEnumTemperatureSensors(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumTemperatureSensors *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phTemperature);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
@@ -7257,7 +7846,8 @@ static int cgl_th_zesTemperatureGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pProperties);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
@@ -7278,7 +7868,8 @@ static int cgl_th_zesTemperatureGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
@@ -7299,7 +7890,8 @@ static int cgl_th_zesTemperatureSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
@@ -7320,7 +7912,8 @@ static int cgl_th_zesTemperatureGetState(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pTemperature);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
@@ -7342,7 +7935,8 @@ static int cgl_th_zesPowerGetLimitsExt(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetLimitsExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
@@ -7364,7 +7958,8 @@ static int cgl_th_zesPowerSetLimitsExt(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetLimitsExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
-    return cgl_f->cgl_ret != ZE_RESULT_SUCCESS;
+    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
 CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
