@@ -52,6 +52,9 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
          * states are also the runtime's: they replace every site's. */
         return s->value[PINI_STATES] ? cgi_policy_states(s, NULL, s->value[PINI_NAME], pini_path(f)) : 0;
     }
+    if (s->kind == PINI_QUIRK)
+        return pini_error(f, s->line, "[%s] is a quirk: quirks go in a quirks file (CALLGUARD_QUIRKS, docs/quirks.md), "
+                                      "not a policy file", s->name);
     const char *const *v = s->value;
     const char *site = s->kind == PINI_SITE ? s->name : NULL;
     if (site && !cgi_valid_site_name(site))
@@ -76,6 +79,14 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
     }
     if (v[PINI_STATES] && site && cgi_policy_states(s, site, NULL, pini_path(f)))
         return pini_error(f, s->key_line[PINI_STATES], "out of memory");
+    /* Thread rules are compiled into the layer: a file may repeat them, checked when the site is loaded. */
+    int rules = 0;
+    for (int k = 0; k < CGI_RULE_KEYS; k++) rules |= v[PINI_WRITES + k] != NULL;
+    if (site && rules) {
+        cgi_setting *st = cgi_setting_add(CGI_SET_RULES, site, origin);
+        for (int k = 0; k < CGI_RULE_KEYS; k++)
+            if (v[PINI_WRITES + k] && !(st->rules[k] = strdup(v[PINI_WRITES + k]))) cgi_die("out of memory");
+    }
     return 0;
 }
 
