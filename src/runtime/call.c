@@ -202,15 +202,21 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
-/* A site whose only work is checking its thread rules (no statistics, no
- * lock, no runtime): the check around the call and nothing else. */
-__attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args)
+/* A site whose only work is checking its thread rules (no lock, no runtime;
+ * statistics off, or counted on a TSC with `slot`): the check around the
+ * call and nothing else. */
+__attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
 {
     cgi_thr_call tc;
     cgi_thr_check_enter(s, args, &tc);
-    cgi_depth++;
-    thunk(args);
-    cgi_depth--;
+    if (slot) {
+        /* Inside the call the slot says so (cgi_nested), as on the counted path. */
+        cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    } else {
+        cgi_depth++;
+        thunk(args);
+        cgi_depth--;
+    }
     cgi_thr_check_leave(s, args, &tc);
     return 0;
 }
@@ -245,8 +251,14 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     }
 
     uint32_t dom = atomic_load_explicit(&s->domain, memory_order_acquire);
-    if (dom == CGI_DOM_CHECK && !stats && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
-        return cgi_call_checked(s, thunk, args);
+    if (dom == CGI_DOM_CHECK && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed)) {
+        /* Checked and nothing else: the check around the call, counted as
+         * cg_call's counted path counts it when statistics are on. */
+        if (!stats) return cgi_call_checked(s, thunk, args, NULL);
+        if (atomic_load_explicit(&cgi_cfg.path, memory_order_relaxed) == CGI_PATH_COUNTED &&
+            !atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed))
+            return cgi_call_checked(s, thunk, args, cgi_my_slot);
+    }
 
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
     if (stats) {

@@ -76,6 +76,14 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
     }
     if (v[PINI_STATES] && site && cgi_policy_states(s, site, NULL, pini_path(f)))
         return pini_error(f, s->key_line[PINI_STATES], "out of memory");
+    /* Thread rules are compiled into the layer: a file may repeat them, checked when the site is loaded. */
+    int rules = 0;
+    for (int k = 0; k < CGI_RULE_KEYS; k++) rules |= v[PINI_WRITES + k] != NULL;
+    if (site && rules) {
+        cgi_setting *st = cgi_setting_add(CGI_SET_RULES, site, origin);
+        for (int k = 0; k < CGI_RULE_KEYS; k++)
+            if (v[PINI_WRITES + k] && !(st->rules[k] = strdup(v[PINI_WRITES + k]))) cgi_die("out of memory");
+    }
     return 0;
 }
 

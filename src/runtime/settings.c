@@ -32,6 +32,7 @@ cgi_setting **cgi_settings_mark(void) { return cgi_settings_tail; }
 static void cgi_setting_free(cgi_setting *st)
 {
     /* st->reason stays: sites may point at it. */
+    for (int k = 0; k < CGI_RULE_KEYS; k++) free(st->rules[k]);
     free(st->site), free(st->api), free(st->domain), free(st->origin), free(st->states), free(st);
 }
 
@@ -128,6 +129,85 @@ static int cgi_setting_for_layer(const cgi_setting *st, const cg_layer *layer)
     return !st->api || strcmp(st->api, layer->api) == 0;
 }
 
+/* ---- thread-rule keys of a policy file: the layer's own or an error ---------------- */
+
+typedef struct cgi_rule_want {
+    unsigned n;
+    struct {
+        const char *param;
+        size_t len;
+        unsigned access;
+    } r[16];
+} cgi_rule_want;
+
+static const unsigned cgi_rule_bits[CGI_RULE_KEYS] = {CG_RULE_WRITE, CG_RULE_READ, CG_RULE_WRITE | CG_RULE_DESTROY,
+                                                      CG_RULE_SETS, CG_RULE_LAUNCHES};
+
+/* "writes = kernel; sets = kernel", as a policy file spells the rules. */
+static void cgi_rule_words(FILE *f, const cg_rule *rules, unsigned n)
+{
+    static const char *const keys[CGI_RULE_KEYS] = {"writes", "reads", "destroys", "sets", "launches"};
+    int any = 0;
+    for (int k = 0; k < CGI_RULE_KEYS; k++) {
+        int first = 1;
+        for (unsigned r = 0; r < n; r++) {
+            unsigned a = rules[r].access;
+            int has = k == 0 ? (a & CG_RULE_WRITE) && !(a & CG_RULE_DESTROY)
+                             : (a & cgi_rule_bits[k]) == cgi_rule_bits[k];
+            if (!has) continue;
+            if (first) fprintf(f, "%s%s = ", any ? "; " : "", keys[k]);
+            else fputc(',', f);
+            fputs(rules[r].param, f);
+            first = 0, any = 1;
+        }
+    }
+    if (!any) fputs("none", f);
+}
+
+/* CG_OK when the section's rules are the loaded site's; else CG_EINVAL naming both. */
+static int cgi_rules_check(const cgi_setting *st)
+{
+    cg_site *s = cgi_site_find(st->site);
+    if (!s) return CG_ENOENT;
+    cgi_rule_want w = {0};
+    for (int k = 0; k < CGI_RULE_KEYS; k++) {
+        for (const char *v = st->rules[k]; v && *v;) {
+            while (*v == ',' || *v == ' ' || *v == '\t') v++;
+            size_t len = strcspn(v, ", \t");
+            if (!len) break;
+            unsigned i = 0;
+            while (i < w.n && !(w.r[i].len == len && strncmp(w.r[i].param, v, len) == 0)) i++;
+            if (i == w.n && w.n < 16) {
+                w.r[i].param = v, w.r[i].len = len, w.r[i].access = 0;
+                w.n++;
+            }
+            if (i < 16) w.r[i].access |= cgi_rule_bits[k];
+            v += len;
+        }
+    }
+    int same = w.n == s->nrules;
+    for (unsigned i = 0; same && i < w.n; i++) {
+        unsigned r = 0;
+        while (r < s->nrules && !(strlen(s->rules[r].param) == w.r[i].len &&
+                                  strncmp(s->rules[r].param, w.r[i].param, w.r[i].len) == 0))
+            r++;
+        same = r < s->nrules && s->rules[r].access == w.r[i].access;
+    }
+    if (same) return CG_OK;
+    char *have = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&have, &len);
+    if (!f) cgi_die("out of memory");
+    cgi_rule_words(f, s->rules, s->nrules);
+    fclose(f);
+    int rc = cgi_fail(CG_EINVAL,
+                      "%s: thread rules are built into the %s layer, which has %s for %s; a policy file can only "
+                      "repeat them (change apis/%s.ini and regenerate the layer with callguard-gen)",
+                      st->origin, s->layer->api, have, s->name, s->layer->api);
+    free(have);
+    return rc;
+}
+
 static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
 {
     if (st->kind == CGI_SET_STATES) {
@@ -165,6 +245,7 @@ static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
         }
         return cgi_site_each(st->site, cgi_apply_serialize, &a);
     }
+    case CGI_SET_RULES: return cgi_rules_check(st);
     default: {
         cgi_block_arg a = {st->blocking, st->reason};
         return cgi_site_each(st->site, cgi_apply_blocking, &a);
@@ -221,6 +302,7 @@ int cgi_settings_commit(cgi_setting **mark)
                 if (strcmp(o->api, st->api) == 0) rc = cgi_states_resolve(st, o, &a);
             if (l && rc == CG_OK) rc = cgi_states_resolve(st, l, &a);
         }
+        if (rc == CG_OK && st->kind == CGI_SET_RULES && cgi_site_find(st->site)) rc = cgi_rules_check(st);
         if (rc != CG_OK || !st->site || cgi_site_find(st->site)) continue;
         rc = cgi_name_error(st->site, st->origin);
         if (!pending) pending = st;

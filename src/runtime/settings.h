@@ -7,7 +7,10 @@
 
 #include "internal.h"
 
-enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES };
+/* CGI_SET_RULES: a policy section's thread-rule keys, checked against the
+ * layer's built-in rules (they are compiled in; nothing is applied). */
+enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES, CGI_SET_RULES };
+#define CGI_RULE_KEYS 5 /* writes, reads, destroys, sets, launches */
 
 typedef struct cgi_setting {
     int kind;
@@ -17,6 +20,7 @@ typedef struct cgi_setting {
     char *domain; /* NULL: not serialized */
     cg_scope scope;
     int blocking;
+    char *rules[CGI_RULE_KEYS]; /* CGI_SET_RULES: each key's value, NULL where unset */
     char *reason; /* never freed: sites point at it */
     char *states; /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
     char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */

@@ -194,8 +194,18 @@ typedef struct cgi_holds {
     } h[CGI_THR_MAX_HOLDS];
 } cgi_holds;
 
-/* One pointer of TLS; the list itself is allocated on the first hold. */
+/* One pointer of TLS; the list itself is allocated on the first hold and
+ * freed when its thread exits (the key's destructor). */
 static __thread cgi_holds *cgi_my_holds __attribute__((tls_model("initial-exec")));
+static pthread_key_t cgi_holds_key;
+
+static void cgi_holds_free(void *p)
+{
+    /* A thread that exits holding handles leaves their stripes locked, as a
+     * thread exiting with a mutex held does: a bug of the program. */
+    free(p);
+    cgi_my_holds = NULL;
+}
 
 static inline int cgi_holds_handle(uintptr_t handle)
 {
@@ -457,6 +467,7 @@ void cgi_thr_check_leave(const cg_site *s, const void *args, cgi_thr_call *c)
 
 static pthread_rwlock_t cgi_stripe[CGI_THR_STRIPES];
 static pthread_once_t cgi_stripe_once = PTHREAD_ONCE_INIT;
+static int cgi_stripes_ready; /* written once, under cgi_stripe_once */
 
 static void cgi_stripes_init(void)
 {
@@ -466,6 +477,14 @@ static void cgi_stripes_init(void)
     pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     for (unsigned i = 0; i < CGI_THR_STRIPES; i++) pthread_rwlock_init(&cgi_stripe[i], &a);
     pthread_rwlockattr_destroy(&a);
+}
+
+/* Once per process: the locks and the key that frees a thread's holds. */
+static void cgi_stripes_once(void)
+{
+    if (pthread_key_create(&cgi_holds_key, cgi_holds_free) != 0) cgi_die("cannot create a thread key for holds");
+    cgi_stripes_init();
+    cgi_stripes_ready = 1;
 }
 
 static inline unsigned cgi_stripe_of(uintptr_t h) { return (unsigned)(cgi_mix(h) & (CGI_THR_STRIPES - 1)); }
@@ -547,7 +566,7 @@ int cgi_thr_set_check(int on)
 
 int cgi_thr_set_serialize(int on)
 {
-    pthread_once(&cgi_stripe_once, cgi_stripes_init);
+    pthread_once(&cgi_stripe_once, cgi_stripes_once);
     atomic_store(&cgi_thr_serialize, on != 0);
     cgi_refresh_all();
     return CG_OK;
@@ -569,7 +588,7 @@ void cgi_thr_after_fork_child(void)
         atomic_store(&cgi_stats->h.violations_dropped, 0);
         atomic_store(&cgi_stats->h.handles_untracked, 0);
     }
-    if (atomic_load(&cgi_thr_serialize) || cgi_my_holds) cgi_stripes_init();
+    if (cgi_stripes_ready) cgi_stripes_init();
     if (cgi_my_holds) cgi_my_holds->n = 0;
     cgi_thr_tid = 0;
 }
@@ -586,11 +605,15 @@ int cg_handle_hold(const void *handle)
 {
     uintptr_t h = (uintptr_t)handle;
     if (!h) return cgi_fail(CG_EINVAL, "cg_handle_hold: the handle is NULL: expected a driver object's handle");
-    pthread_once(&cgi_stripe_once, cgi_stripes_init);
+    pthread_once(&cgi_stripe_once, cgi_stripes_once);
     cgi_holds *hs = cgi_my_holds;
     if (!hs) {
         hs = calloc(1, sizeof *hs);
         if (!hs) return cgi_fail(CG_ENOMEM, "cg_handle_hold: out of memory");
+        if (pthread_setspecific(cgi_holds_key, hs) != 0) {
+            free(hs);
+            return cgi_fail(CG_ENOMEM, "cg_handle_hold: out of memory");
+        }
         cgi_my_holds = hs;
     }
     for (unsigned i = 0; i < hs->n; i++)

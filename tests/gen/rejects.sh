@@ -143,6 +143,26 @@ policy_rejects_thread_rule_bad_list() {
         "rule_bad_list.ini:9: launches = 2ctx: expected a comma-separated list of the entry point's handle parameters"
 }
 
+policy_rejects_thread_rules_other_than_the_layers() {
+    # The runtime's reader: the rules are compiled into the layer; a file may only repeat them.
+    [ -n "$CHECK" ] || return 0
+    local out rc
+    set +e
+    out=$(CALLGUARD_POLICY=toy_rules_differ.ini "$CHECK" 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "CALLGUARD_POLICY=toy_rules_differ.ini: expected exit status 2, got $rc: $out"
+    grep -qF "toy_rules_differ.ini:9: [toySetDims]: thread rules are built into the toy layer, which has writes = device; sets = device for toySetDims" <<<"$out" ||
+        fail "the message names the file, the section and the layer's rules: $out"
+    set +e
+    out=$("$CHECK" toy_rules_differ.ini 2>&1)
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "cg_policy_load(toy_rules_differ.ini): expected status 2, got $rc: $out"
+    # The shipped file, which repeats them, loads (policy_shipped_files_load_in_runtime too).
+    CALLGUARD_POLICY=../../../apis/toy.ini "$CHECK" >/dev/null 2>&1 || fail "apis/toy.ini does not load"
+}
+
 gen_rejects_missing_required_key() {
     expect_policy_error missing_key.ini "missing_key.ini:1: [api] has no library"
 }

@@ -2,6 +2,8 @@
  * driver), for tests/threads/threads_tests.sh. Modes:
  *   append    two threads, started on a barrier, append launches of their
  *             own kernels to one command list
+ *   append-abort  append, then abort(): the violations must survive in the
+ *             statistics file
  *   own       each appends to its own command list: nothing to report
  *   sequence  two threads set the argument of one kernel, then append its launch
  *             to their own command lists
@@ -51,7 +53,7 @@ static void *worker(void *arg)
     tids[me] = gettid();
     pthread_barrier_wait(&start);
     for (int r = 0; r < 6 || atomic_load(&done[1 - me]) < 6; r++, atomic_fetch_add(&done[me], 1)) {
-        if (!strcmp(mode, "append")) append(lists[0], kernels[me]);
+        if (!strncmp(mode, "append", 6)) append(lists[0], kernels[me]);
         else if (!strcmp(mode, "own")) append(lists[me], kernels[me]);
         else if (!strcmp(mode, "sequence")) set_arg(kernels[0], me), append(lists[me], kernels[0]);
     }
@@ -129,6 +131,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
     }
     printf("thread A %d\nthread B %d\n", (int)tids[0], (int)tids[1]);
+    if (!strcmp(mode, "append-abort")) {
+        fflush(stdout);
+        abort();
+    }
     for (int i = 0; i < 2; i++) {
         ZE_OK(zeCommandListClose(lists[i]));
         ZE_OK(zeCommandListDestroy(lists[i]));
