@@ -11,11 +11,20 @@ p=$tmp/moved
 for f in bin/callguard bin/callguard-gen lib/libcallguard.so lib/libcallguard_cl.so lib/libcallguard_ze.so \
          lib/callguard/drivers/libze_cgsim.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
          include/callguard/callguard.h include/callguard/layer.h lib/pkgconfig/callguard.pc \
-         lib/cmake/callguard/callguardConfig.cmake share/callguard/apis/cl.ini share/callguard/apis/ze.ini; do
+         lib/cmake/callguard/callguardConfig.cmake share/callguard/apis/cl.ini share/callguard/apis/ze.ini share/callguard/quirks.ini; do
   [ -e "$p/$f" ] || { echo "missing: $f"; exit 1; }
 done
 "$p/bin/callguard" list ze | tail -n 1 | grep -q "289 entry points" || { echo "callguard list ze failed"; exit 1; }
 "$p/bin/callguard" run --api cl -- /bin/true || { echo "callguard run from the moved tree failed"; exit 1; }
+# The shipped quirks file is found beside the moved libcallguard: on the simulator
+# reporting an affected NEO release, its quirk serializes the compiles (no --serialize).
+if [ -x "$build/bin/ze_compile_race" ]; then
+  out=$(ZE_ENABLE_ALT_DRIVERS=$p/lib/callguard/drivers/libze_cgsim.so CGSIM_VENDOR_ID=0x8086 \
+        CGSIM_DRIVER_VERSION=26.27.39122.11 CGSIM_COMPILER_RACE=abort CGSIM_COMPILE_MS=20 \
+        "$p/bin/callguard" run --api ze --report - -- "$build/bin/ze_compile_race" 2>&1) ||
+    { echo "the shipped quirk did not fix the race from the moved tree: $out"; exit 1; }
+  grep -q "quirk igc-2.38-zeModuleCreate applied" <<<"$out" || { echo "the report names no quirk: $out"; exit 1; }
+fi
 # The shims find libcallguard next to them, whatever the library path says.
 if LD_LIBRARY_PATH= ldd "$p/lib/callguard/shims/libOpenCL.so.1" | grep -q "libcallguard.so.0 => not found"; then
   echo "shim cannot find libcallguard"; exit 1

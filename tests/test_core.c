@@ -631,6 +631,45 @@ static int test_bad_settings_exit_2_before_first_call(int argc, char **argv)
     return bad != 0;
 }
 
+/* A quirks file (docs/quirks.md) is read by the policy files' reader: every
+ * one of its errors names the file and line, and the process exits 2 before
+ * its first guarded call. */
+static int test_bad_quirks_files_exit_2_naming_file_and_line(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    static const char good[] = "[quirk:q]\napi = toy\nversions = 1 .. 2\nserialize = toyCompile\ndomain = d\n"
+                               "source = https://example.org/q\nwhy = w\n";
+    char text[600];
+    int bad = 0;
+    bad += expect_refused("CALLGUARD_QUIRKS", "", "expected off, or the path of a quirks file");
+    bad += expect_refused("CALLGUARD_QUIRKS", "/nonexistent/quirks.ini", "cannot read quirks file /nonexistent/quirks.ini");
+    snprintf(text, sizeof text, "%sversoins = 1 .. 2\n", good);
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qk.ini", text),
+                          "qk.ini:8: unknown key versoins in [quirk:q]: a [quirk:NAME] section accepts api, vendor");
+    snprintf(text, sizeof text, "%swhy = again\n", good);
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qd.ini", text),
+                          "qd.ini:8: duplicate key why in [quirk:q] (first set at line 7)");
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qv.ini", "[quirk:q]\nversions = 2 .. 1\n"),
+                          "qv.ini:2: versions = 2 .. 1: expected LOW .. HIGH");
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qs.ini", "[quirk:q]\nsource = example.org\n"),
+                          "qs.ini:2: source = example.org: expected the public URL");
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qm.ini", "[quirk:q]\napi = toy\n"),
+                          "qm.ini:1: [quirk:q] has no versions");
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qp.ini", "[toyCompile]\nserialize = a\n"),
+                          "qp.ini:1: [toyCompile] in a quirks file: expected only [quirk:NAME] sections");
+    bad += expect_refused("CALLGUARD_POLICY", write_policy("pq.ini", good),
+                          "pq.ini:1: [quirk:q] is a quirk: quirks go in a quirks file");
+    snprintf(text, sizeof text, "[quirk:q]\n; %0250d\n", 0);
+    bad += expect_refused("CALLGUARD_QUIRKS", write_policy("ql.ini", text), "ql.ini:2: line too long");
+    const char *nul = write_policy("qn.ini", "");
+    FILE *f = fopen(nul, "w");
+    if (!f) abort();
+    fwrite("[quirk:q]\napi = t\0oy\n", 1, 21, f);
+    fclose(f);
+    bad += expect_refused("CALLGUARD_QUIRKS", nul, "qn.ini:2: NUL byte in the line");
+    return bad != 0;
+}
+
 static int test_bad_values_through_c_api(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -981,6 +1020,7 @@ const cgtest_case cgtest_cases[] = {
     {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
     {"report_json_and_table", test_report_json_and_table},
     {"bad_settings_exit_2_before_first_call", test_bad_settings_exit_2_before_first_call},
+    {"bad_quirks_files_exit_2_naming_file_and_line", test_bad_quirks_files_exit_2_naming_file_and_line},
     {"bad_values_through_c_api", test_bad_values_through_c_api},
     {"library_variable_accepted_for_any_api", test_library_variable_accepted_for_any_api},
     {"loaded_layers_describe_themselves", test_loaded_layers_describe_themselves},

@@ -45,7 +45,7 @@ static ze_result_t ZE_APICALL cgsim_device_get_properties(ze_device_handle_t hDe
     CGSIM_CHECK_HANDLE(dev, struct cgsim_device, hDevice, CGSIM_KIND_DEVICE);
     CGSIM_CHECK_PTR(p);
     p->type = ZE_DEVICE_TYPE_GPU;
-    p->vendorId = CGSIM_VENDOR_ID;
+    p->vendorId = dev->driver->config.vendor_id;
     p->deviceId = 0xc600u + dev->index;
     p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
     p->subdeviceId = 0;
@@ -66,7 +66,7 @@ static ze_result_t ZE_APICALL cgsim_device_get_properties(ze_device_handle_t hDe
     memcpy(p->uuid.id, "cgsim-dev", 9);
     p->uuid.id[ZE_MAX_DEVICE_UUID_SIZE - 1] = (uint8_t)dev->index;
     memset(p->name, 0, sizeof p->name);
-    snprintf(p->name, sizeof p->name, "%s", CGSIM_DEVICE_NAME);
+    snprintf(p->name, sizeof p->name, "%s", dev->driver->config.device_name);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include <level_zero/zes_ddi.h>
 #include <level_zero/zet_ddi.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,11 +147,15 @@ static ze_result_t ZE_APICALL cgsim_driver_get_api_version(ze_driver_handle_t hD
 static ze_result_t ZE_APICALL cgsim_driver_get_properties(ze_driver_handle_t hDriver, ze_driver_properties_t *props)
 {
     CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
-    (void)drv;
     CGSIM_CHECK_PTR(props);
     memset(props->uuid.id, 0, sizeof props->uuid.id);
     memcpy(props->uuid.id, "cgsim-driver", 12);
-    props->driverVersion = CGSIM_DRIVER_VERSION;
+    /* With CGSIM_DRIVER_VERSION, packed as NEO packs it (compute-runtime, driver_handle_imp.cpp):
+     * major 1, the API's minor, the low 16 bits of the build number. */
+    props->driverVersion = drv->config.neo_version
+                               ? (1u << 24) | ((uint32_t)ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT) << 16) |
+                                     (drv->config.build & 0xFFFFu)
+                               : CGSIM_DRIVER_VERSION;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -168,10 +173,39 @@ static ze_result_t ZE_APICALL cgsim_driver_get_extension_properties(ze_driver_ha
                                                                     ze_driver_extension_properties_t *props)
 {
     CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
-    (void)drv;
-    (void)props;
     CGSIM_CHECK_PTR(pCount);
-    *pCount = 0;
+    /* With CGSIM_DRIVER_VERSION, the one extension NEO's version string comes through. */
+    uint32_t have = drv->config.neo_version ? 1 : 0;
+    if (props && have && *pCount >= 1) {
+        memset(&props[0], 0, sizeof props[0]);
+        snprintf(props[0].name, sizeof props[0].name, "%s", "ZE_intel_get_driver_version_string");
+        props[0].version = ZE_MAKE_VERSION(1, 0);
+    }
+    if (!props || *pCount > have)
+        *pCount = have;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* zeIntelGetDriverVersionString as NEO writes it (compute-runtime, zex_driver.cpp): "MAJOR.MINOR.BUILD",
+ * "+HOTFIX" when the hotfix is not 0; asked for the size (*pVersionSize == 0) it answers strlen, without the
+ * NUL, and it copies *pVersionSize characters without adding one. */
+static ze_result_t ZE_APICALL cgsim_intel_get_driver_version_string(ze_driver_handle_t hDriver, char *pDriverVersion,
+                                                                    size_t *pVersionSize)
+{
+    CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
+    CGSIM_CHECK_PTR(pVersionSize);
+    char s[64];
+    int n = snprintf(s, sizeof s, "%u.%u.%u", (unsigned)ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT),
+                     (unsigned)ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT), (unsigned)drv->config.build);
+    if (drv->config.hotfix > 0)
+        snprintf(s + n, sizeof s - (size_t)n, "+%u", (unsigned)drv->config.hotfix);
+    if (*pVersionSize == 0) {
+        *pVersionSize = strlen(s);
+        return ZE_RESULT_SUCCESS;
+    }
+    CGSIM_CHECK_PTR(pDriverVersion);
+    size_t copy = *pVersionSize < strlen(s) ? *pVersionSize : strlen(s);
+    memcpy(pDriverVersion, s, copy);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -179,10 +213,13 @@ static ze_result_t ZE_APICALL cgsim_driver_get_extension_function_address(ze_dri
                                                                           const char *name, void **ppFunctionAddress)
 {
     CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
-    (void)drv;
     CGSIM_CHECK_PTR(name);
     CGSIM_CHECK_PTR(ppFunctionAddress);
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* no extension functions */
+    if (drv->config.neo_version && strcmp(name, "zeIntelGetDriverVersionString") == 0) {
+        *ppFunctionAddress = (void *)cgsim_intel_get_driver_version_string;
+        return ZE_RESULT_SUCCESS;
+    }
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* no other extension functions */
 }
 
 static void fill_global_table(ze_global_dditable_t *t)

@@ -15,7 +15,9 @@
 
 extern char **environ;
 
-#define ACCEPTED_NAMES "CGSIM_DEVICES, CGSIM_COMPILE_MS, CGSIM_KERNEL_US, CGSIM_COMPILER_RACE"
+#define ACCEPTED_NAMES                                                                                             \
+    "CGSIM_DEVICES, CGSIM_COMPILE_MS, CGSIM_KERNEL_US, CGSIM_COMPILER_RACE, CGSIM_DRIVER_VERSION, CGSIM_VENDOR_ID, "  \
+    "CGSIM_DEVICE_NAME"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct cgsim_config parsed;
@@ -46,9 +48,57 @@ static bool check_number(const char *name, const char *value, uint64_t lo, uint6
     return false;
 }
 
+/* YY.WW.BUILD or YY.WW.BUILD.HOTFIX, as NEO numbers its releases (26.27.39122.11): each part plain digits. */
+static bool parse_neo_version(const char *text, struct cgsim_config *cfg)
+{
+    uint64_t part[4] = {0};
+    int n = 0;
+    const char *p = text;
+    while (n < 4) {
+        char buf[16];
+        size_t len = strspn(p, "0123456789");
+        if (len == 0 || len >= sizeof buf)
+            return false;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (!parse_u64(buf, 0, 0xffffffffu, &part[n]))
+            return false;
+        n++;
+        p += len;
+        if (*p == '\0')
+            break;
+        if (*p != '.')
+            return false;
+        p++;
+    }
+    if (*p != '\0' || n < 3)
+        return false;
+    cfg->neo_version = true;
+    cfg->build = (uint32_t)part[2];
+    cfg->hotfix = (uint32_t)part[3];
+    return true;
+}
+
+/* 0x8086 or 32902. */
+static bool parse_id(const char *text, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (strncmp(text, "0x", 2) == 0 && text[2] && strspn(text + 2, "0123456789abcdefABCDEF") == strlen(text + 2) &&
+        strlen(text + 2) <= 8) {
+        *out = (uint32_t)strtoul(text + 2, NULL, 16);
+        return true;
+    }
+    if (!parse_u64(text, 0, 0xffffffffu, &v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
 static void parse_environment(void)
 {
-    struct cgsim_config cfg = {.devices = 1, .compile_ms = 20, .kernel_us = 100, .race = CGSIM_RACE_OFF};
+    struct cgsim_config cfg = {.devices = 1, .compile_ms = 20, .kernel_us = 100, .race = CGSIM_RACE_OFF,
+                               .vendor_id = CGSIM_VENDOR_ID};
+    snprintf(cfg.device_name, sizeof cfg.device_name, "%s", CGSIM_DEVICE_NAME);
     bool ok = true;
 
     for (char **env = environ; env && *env; env++) {
@@ -89,6 +139,25 @@ static void parse_environment(void)
             } else {
                 fprintf(stderr, "cgsim: %s=%s is invalid; accepted: off, abort\n", name, value);
                 ok = false;
+            }
+        } else if (strcmp(name, "CGSIM_DRIVER_VERSION") == 0) {
+            if (!parse_neo_version(value, &cfg)) {
+                fprintf(stderr, "cgsim: %s=%s is invalid; accepted: a NEO version YY.WW.BUILD or YY.WW.BUILD.HOTFIX "
+                                "(26.27.39122.11)\n", name, value);
+                ok = false;
+            }
+        } else if (strcmp(name, "CGSIM_VENDOR_ID") == 0) {
+            if (!parse_id(value, &cfg.vendor_id)) {
+                fprintf(stderr, "cgsim: %s=%s is invalid; accepted: a PCI vendor id, 0x8086 or 32902\n", name, value);
+                ok = false;
+            }
+        } else if (strcmp(name, "CGSIM_DEVICE_NAME") == 0) {
+            if (*value == '\0' || strlen(value) >= ZE_MAX_DEVICE_NAME) {
+                fprintf(stderr, "cgsim: %s=%s is invalid; accepted: 1 to %d characters\n", name, value,
+                        ZE_MAX_DEVICE_NAME - 1);
+                ok = false;
+            } else {
+                snprintf(cfg.device_name, sizeof cfg.device_name, "%s", value);
             }
         } else {
             fprintf(stderr, "cgsim: %s=%s is not a known variable; accepted: %s\n", name, value, ACCEPTED_NAMES);

@@ -33,6 +33,11 @@ struct cgsim_config {
     uint64_t compile_ms;     /* CGSIM_COMPILE_MS, 0..600000 */
     uint64_t kernel_us;      /* CGSIM_KERNEL_US, 0..60000000 */
     enum cgsim_race_mode race; /* CGSIM_COMPILER_RACE, off|abort */
+    /* The driver identity reported (callguard's quirks file keys on it, docs/quirks.md). */
+    bool neo_version;        /* CGSIM_DRIVER_VERSION=YY.WW.BUILD[.HOTFIX] given: reported as NEO does */
+    uint32_t build, hotfix;  /* its BUILD and HOTFIX */
+    uint32_t vendor_id;      /* CGSIM_VENDOR_ID, default CGSIM_VENDOR_ID */
+    char device_name[256];   /* CGSIM_DEVICE_NAME, default CGSIM_DEVICE_NAME */
 };
 
 /* Parses CGSIM_* once per process; returns false (after printing one line per problem to stderr) if any

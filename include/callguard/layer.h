@@ -71,8 +71,10 @@ extern "C" {
  * 3: thread rules: each site's table of handle parameters and their access
  * (cg_rule), in cg_site_default and cg_site.
  * 4: a thunk returns the result code itself (not 0/1); each site's default
- * lists the codes that report a state; the layer maps code names back. */
-#define CG_LAYER_ABI 4
+ * lists the codes that report a state; the layer maps code names back.
+ * 5: a layer's driver identity for the quirks file (cg_identity,
+ * cg_layer_identify, cg_real_function). */
+#define CG_LAYER_ABI 5
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -201,6 +203,35 @@ void *cg_wrapper_by_name(const cg_layer *layer, const char *name);
  * no site of the layer (a pass-through name, a name no header had), and
  * NULL for NULL. */
 void *cg_wrapper_by_address(const cg_layer *layer, void *real);
+
+/* Driver identity (docs/quirks.md). The quirks file keys known driver bugs
+ * on what an API says about its driver; only the layer knows how to ask, so
+ * a layer that has quirks to match carries a hand-written probe, and its
+ * hand-written wrappers of the calls that initialize the API (zeInit,
+ * clGetPlatformIDs) call cg_layer_identify after the call succeeded. The
+ * runtime runs the probe once per API and process, and only when the quirks
+ * file has a quirk for that API; it then switches on the fix of each quirk
+ * that matches, before the initializing call returns. */
+typedef struct cg_identity {
+    uint32_t vendor;     /* PCI vendor id (0x8086), 0 when the API gives none */
+    char name[128];      /* the driver's name as the API gives it, "" when it gives none */
+    char version[64];    /* the driver's version as the API gives it ("26.27.39122.11") */
+} cg_identity;
+
+/* Fills ids[0 .. max) with the drivers (platforms) the API has now and
+ * returns how many it filled. It calls the real functions
+ * (cg_real_function), never the layer's wrappers, and must not fail in a
+ * way the program could see. */
+typedef unsigned (*cg_probe)(cg_layer *layer, cg_identity *ids, unsigned max);
+
+/* Called by a hand-written wrapper after the API initialized: runs `probe`
+ * the first time for this API when quirks apply to it; returns at once
+ * otherwise. Another thread calling it meanwhile waits for the probe. */
+void cg_layer_identify(cg_layer *layer, cg_probe probe);
+
+/* The real function of one of the layer's sites or pass-through names,
+ * resolved now if it was not; NULL when the real library has none. */
+void *cg_real_function(cg_layer *layer, const char *name);
 
 #pragma GCC visibility pop
 

@@ -104,7 +104,7 @@ static void remove_dir(const char *dir)
 /* The options of `callguard run`. */
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
-    const char *transition, *stall, *report, *trace, *trace_lines, *signals;
+    const char *transition, *stall, *report, *trace, *trace_lines, *quirks, *signals;
     char **apis;       /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */
@@ -131,6 +131,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
         {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"quirks", required_argument, NULL, 'Q'},
         {"signals", required_argument, NULL, 'S'},
         {"check-threads", no_argument, NULL, 'C'},    {"serialize-handles", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
@@ -161,6 +162,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         case 'r': o->report = optarg; break;
         case 'T': o->trace = optarg; break;
         case 'l': o->trace_lines = optarg; break;
+        case 'Q': o->quirks = optarg; break;
         case 'S': o->signals = optarg; break;
         case 'a': {
             char *copy = strdup(optarg), *save = NULL;
@@ -267,6 +269,7 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
                   {"--transition", "CALLGUARD_TRANSITION", o->transition},
                   {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+                  {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
                   {"--signals", "CALLGUARD_SIGNALS", o->signals},
                   {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
@@ -438,6 +441,7 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
     if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
     if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");
     /* Each process records its timeline into the statistics directory
@@ -575,6 +579,10 @@ int cli_cmd_run(int argc, char **argv)
     o.report = run_absolute(o.report);
     o.trace = run_absolute(o.trace);
     o.trace_lines = run_absolute(o.trace_lines);
+    if (o.quirks && strcmp(o.quirks, "off") != 0) o.quirks = run_absolute(o.quirks);
+    const char *quirks = getenv("CALLGUARD_QUIRKS");
+    if (quirks && *quirks && quirks[0] != '/' && strcmp(quirks, "off") != 0)
+        setenv("CALLGUARD_QUIRKS", run_absolute(quirks), 1);
     const char *policy = getenv("CALLGUARD_POLICY"), *lines = getenv("CALLGUARD_TRACE_LINES");
     if (policy && *policy && policy[0] != '/') setenv("CALLGUARD_POLICY", run_absolute(policy), 1);
     if (lines && *lines && lines[0] != '/') setenv("CALLGUARD_TRACE_LINES", run_absolute(lines), 1);

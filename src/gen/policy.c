@@ -92,6 +92,9 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     policy *p = user;
     const char *const *v = s->value;
     if (s->kind == PINI_API) return on_api(f, p, s);
+    if (s->kind == PINI_QUIRK)
+        return pini_error(f, s->line, "[%s] is a quirk: quirks go in a quirks file (docs/quirks.md), not a policy file",
+                          s->name);
     if (s->kind == PINI_DEFAULTS) {
         if (v[PINI_TRANSITION]) p->default_transition = pini_word(PINI_TRANSITION, v[PINI_TRANSITION]);
         return 0;

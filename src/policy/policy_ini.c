@@ -36,6 +36,7 @@ static const char *const wrapper_words[] = {"generated", "hand", "forward"};
 #define A (1u << PINI_API)
 #define D (1u << PINI_DEFAULTS)
 #define S (1u << PINI_SITE)
+#define Q (1u << PINI_QUIRK)
 
 /* In the order error messages list a section's keys. */
 const pini_key_info pini_keys[PINI_NKEYS] = {
@@ -65,10 +66,20 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_DESTROYS] = {"destroys", S, NULL},
     [PINI_SETS] = {"sets", S, NULL},
     [PINI_LAUNCHES] = {"launches", S, NULL},
+    [PINI_Q_API] = {"api", Q, NULL},
+    [PINI_Q_VENDOR] = {"vendor", Q, NULL},
+    [PINI_Q_DRIVER] = {"driver", Q, NULL},
+    [PINI_Q_VERSIONS] = {"versions", Q, NULL},
+    [PINI_Q_LIBRARY] = {"library", Q, NULL},
+    [PINI_Q_SERIALIZE] = {"serialize", Q, NULL},
+    [PINI_Q_DOMAIN] = {"domain", Q, NULL},
+    [PINI_Q_SOURCE] = {"source", Q, NULL},
+    [PINI_Q_WHY] = {"why", Q, NULL},
 };
 #undef A
 #undef D
 #undef S
+#undef Q
 
 /* The order keys are listed in messages: as docs/configuration.md lists them. */
 static const pini_key key_order[PINI_NKEYS] = {
@@ -76,6 +87,8 @@ static const pini_key key_order[PINI_NKEYS] = {
     PINI_MISSING,  PINI_RESULTS,  PINI_ERRCODE,    PINI_CFLAGS,     PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
     PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,     PINI_VARIANT_OF,  PINI_WRAPPER,
     PINI_WRITES,   PINI_READS,    PINI_DESTROYS,   PINI_SETS,       PINI_LAUNCHES, PINI_STATES,
+    PINI_Q_API,    PINI_Q_VENDOR, PINI_Q_DRIVER,   PINI_Q_VERSIONS, PINI_Q_LIBRARY,   PINI_Q_SERIALIZE,
+    PINI_Q_DOMAIN, PINI_Q_SOURCE, PINI_Q_WHY,
 };
 
 /* How each value must look, and what a message says is expected. */
@@ -93,6 +106,12 @@ typedef enum vform {
     F_PASSTHROUGH, /* @FILE, or function names split on commas and blanks */
     F_STATES,      /* none, or 1 to PINI_MAX_STATES comma-separated code names, each once */
     F_PARAMS,      /* comma-separated C identifiers (parameter names), at least one */
+    F_IDS,         /* comma-separated integers (0x8086 or 32902) */
+    F_RANGE,       /* VERSION .. VERSION */
+    F_LIBRANGE,    /* SONAME VERSION .. VERSION */
+    F_IDENT_LIST,  /* comma-separated C identifiers, at least one */
+    F_DOMAIN_NAME, /* [A-Za-z0-9_.-]+ */
+    F_URL,         /* https://... or http://..., no blanks */
 } vform;
 
 static const struct {
@@ -125,6 +144,15 @@ static const struct {
     [PINI_DESTROYS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
     [PINI_SETS] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
     [PINI_LAUNCHES] = {F_PARAMS, "a comma-separated list of the entry point's handle parameters"},
+    [PINI_Q_API] = {F_NAME, "an API name (lower-case letters, digits and _: ze, cl, cuda)"},
+    [PINI_Q_VENDOR] = {F_IDS, "a comma-separated list of PCI vendor ids (0x8086)"},
+    [PINI_Q_DRIVER] = {F_TEXT, "a pattern for the driver's name (fnmatch: *, ?, [...])"},
+    [PINI_Q_VERSIONS] = {F_RANGE, "LOW .. HIGH, each up to 6 numbers split on dots (26.27.39122.11)"},
+    [PINI_Q_LIBRARY] = {F_LIBRANGE, "SONAME LOW .. HIGH (libigc.so.2 2.38 .. 2.38)"},
+    [PINI_Q_SERIALIZE] = {F_IDENT_LIST, "a comma-separated list of entry point names"},
+    [PINI_Q_DOMAIN] = {F_DOMAIN_NAME, "a domain name of letters, digits, _ . -"},
+    [PINI_Q_SOURCE] = {F_URL, "the public URL that documents the bug (https://...)"},
+    [PINI_Q_WHY] = {F_TEXT, "one line saying what goes wrong"},
 };
 
 struct pini_file {
@@ -200,6 +228,74 @@ int pini_split(const char *v, const char *seps, int (*fn)(const char *item, size
     return 0;
 }
 
+/* ---- versions ---------------------------------------------------------------- */
+
+static int chars_in(const char *s, size_t n, const char *extra);
+
+unsigned pini_version(const char *s, size_t len, pini_version_t *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t i = 0;
+    while (i < len && isdigit((unsigned char)s[i]) && out->n < PINI_VERSION_PARTS) {
+        unsigned long v = 0;
+        while (i < len && isdigit((unsigned char)s[i])) {
+            if (v > 999999999ul) return out->n = 0; /* no driver numbers a part past 10^9 */
+            v = v * 10 + (unsigned long)(s[i++] - '0');
+        }
+        out->part[out->n++] = v;
+        out->used = i;
+        if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1])) i++;
+        else break;
+    }
+    return out->n;
+}
+
+/* One whole bound: every character of [s, s + n) is read as the version. */
+static int whole_version(const char *s, size_t n, pini_version_t *out)
+{
+    while (n && isspace((unsigned char)*s)) s++, n--;
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    return n && pini_version(s, n, out) && out->used == n;
+}
+
+int pini_range_read(const char *v, pini_range *out)
+{
+    const char *dots = strstr(v, "..");
+    if (!dots || strstr(dots + 2, "..")) return -1;
+    if (!whole_version(v, (size_t)(dots - v), &out->lo) || !whole_version(dots + 2, strlen(dots + 2), &out->hi))
+        return -1;
+    /* LOW may not lie above HIGH, compared on the parts both have */
+    unsigned n = out->lo.n < out->hi.n ? out->lo.n : out->hi.n;
+    for (unsigned k = 0; k < n; k++) {
+        if (out->lo.part[k] < out->hi.part[k]) return 0;
+        if (out->lo.part[k] > out->hi.part[k]) return -1;
+    }
+    return 0;
+}
+
+int pini_range_has(const pini_range *r, const pini_version_t *v)
+{
+    if (!v->n) return 0;
+    unsigned n = v->n < r->lo.n ? v->n : r->lo.n;
+    for (unsigned k = 0; k < n; k++) {
+        if (v->part[k] > r->lo.part[k]) break;
+        if (v->part[k] < r->lo.part[k]) return 0;
+    }
+    n = v->n < r->hi.n ? v->n : r->hi.n;
+    for (unsigned k = 0; k < n; k++) {
+        if (v->part[k] < r->hi.part[k]) break;
+        if (v->part[k] > r->hi.part[k]) return 0;
+    }
+    return 1;
+}
+
+size_t pini_library_read(const char *v, pini_range *out)
+{
+    size_t n = strcspn(v, " \t");
+    if (!n || !v[n] || !chars_in(v, n, "_.+-")) return 0;
+    return pini_range_read(v + n, out) == 0 ? n : 0;
+}
+
 /* ---- forms of values ------------------------------------------------------ */
 
 static int chars_in(const char *s, size_t n, const char *extra)
@@ -229,6 +325,20 @@ static int bad_name_item(const char *s, size_t n, void *arg)
 {
     (void)arg;
     return !chars_in(s, n, "_");
+}
+
+/* An integer id item: 0x8086 or 32902, below 2^32. */
+static int bad_id_item(const char *s, size_t n, void *arg)
+{
+    (void)arg;
+    char buf[24];
+    if (n >= sizeof buf || !isdigit((unsigned char)*s)) return 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 0);
+    return errno != 0 || *end != '\0' || v > 0xffffffffull;
 }
 
 static int count_item(const char *s, size_t n, void *arg)
@@ -301,6 +411,26 @@ static int value_ok(pini_key k, const char *v)
     case F_PARAMS:
         pini_split(v, ",", count_item, &items);
         return items > 0 && !pini_split(v, ",", bad_ident_item, NULL);
+    case F_IDS:
+        pini_split(v, ",", count_item, &items);
+        return items > 0 && !pini_split(v, ",", bad_id_item, NULL);
+    case F_RANGE: {
+        pini_range r;
+        return pini_range_read(v, &r) == 0;
+    }
+    case F_LIBRANGE: {
+        pini_range r;
+        return pini_library_read(v, &r) > 0;
+    }
+    case F_IDENT_LIST:
+        pini_split(v, ",", count_item, &items);
+        return items > 0 && !pini_split(v, ",", bad_ident_item, NULL);
+    case F_DOMAIN_NAME: return chars_in(v, strlen(v), "_.-");
+    case F_URL:
+        if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0) return 0;
+        for (const char *c = v; *c; c++)
+            if (isspace((unsigned char)*c)) return 0;
+        return strlen(v) > 8;
     }
     return 0;
 }
@@ -309,7 +439,10 @@ static int value_ok(pini_key k, const char *v)
 
 static const char *kind_label(pini_kind k)
 {
-    return k == PINI_API ? "[api]" : k == PINI_DEFAULTS ? "[defaults]" : "an entry point section";
+    return k == PINI_API        ? "[api]"
+           : k == PINI_DEFAULTS ? "[defaults]"
+           : k == PINI_QUIRK    ? "a [quirk:NAME] section"
+                                : "an entry point section";
 }
 
 /* "a, b or c": the keys a kind of section accepts. */
@@ -338,8 +471,16 @@ static void enter_section(pini_file *f, const char *name, size_t n)
     pini_kind kind = PINI_SITE;
     if (n == 3 && strncmp(name, "api", 3) == 0) kind = PINI_API;
     else if (n == 8 && strncmp(name, "defaults", 8) == 0) kind = PINI_DEFAULTS;
-    else if (!is_ident_n(name, n)) {
-        pini_error(f, f->lineno, "section [%.*s]: expected [api], [defaults] or an entry point name", (int)n, name);
+    else if (n >= 6 && strncmp(name, "quirk:", 6) == 0) {
+        if (!chars_in(name + 6, n - 6, "_.-")) {
+            pini_error(f, f->lineno, "section [%.*s]: expected [quirk:NAME], NAME of letters, digits, _ . -", (int)n,
+                       name);
+            return;
+        }
+        kind = PINI_QUIRK;
+    } else if (!is_ident_n(name, n)) {
+        pini_error(f, f->lineno, "section [%.*s]: expected [api], [defaults], [quirk:NAME] or an entry point name",
+                   (int)n, name);
         return;
     }
     pini_section *secs = realloc(f->secs, (f->nsecs + 1) * sizeof *secs);
@@ -584,6 +725,18 @@ static void check_site(pini_file *f, const pini_section *s, const pini_section *
     }
 }
 
+static void check_quirk(pini_file *f, const pini_section *s)
+{
+    static const pini_key required[] = {PINI_Q_API, PINI_Q_VERSIONS, PINI_Q_SERIALIZE, PINI_Q_DOMAIN, PINI_Q_SOURCE,
+                                        PINI_Q_WHY};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!s->value[required[i]]) {
+            pini_error(f, s->line, "[%s] has no %s: a quirk needs api, versions, serialize, domain, source and why",
+                       s->name, pini_keys[required[i]].name);
+            return;
+        }
+}
+
 static void check_file(pini_file *f)
 {
     const pini_section *api = NULL;
@@ -592,6 +745,7 @@ static void check_file(pini_file *f)
     for (size_t i = 0; i < f->nsecs && !f->error; i++) {
         if (f->secs[i].kind == PINI_API) check_api(f, &f->secs[i]);
         else if (f->secs[i].kind == PINI_SITE) check_site(f, &f->secs[i], api);
+        else if (f->secs[i].kind == PINI_QUIRK) check_quirk(f, &f->secs[i]);
     }
 }
 

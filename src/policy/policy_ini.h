@@ -16,8 +16,10 @@
 /* The most codes `states` may list (CG_MAX_STATES of layer.h). */
 #define PINI_MAX_STATES 4
 
-/* The kinds of section. */
-typedef enum pini_kind { PINI_API, PINI_DEFAULTS, PINI_SITE } pini_kind;
+/* The kinds of section. PINI_QUIRK is a quirks file's [quirk:NAME] (one
+ * known driver bug: docs/quirks.md); policy files refuse it and quirks files
+ * refuse the others. */
+typedef enum pini_kind { PINI_API, PINI_DEFAULTS, PINI_SITE, PINI_QUIRK } pini_kind;
 
 /* Every key of every section; pini_keys[] describes each. */
 typedef enum pini_key {
@@ -52,6 +54,16 @@ typedef enum pini_key {
     PINI_LAUNCHES,
     /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
     PINI_STATES,
+    /* [quirk:NAME]: what it matches, the fix, where it is documented */
+    PINI_Q_API,
+    PINI_Q_VENDOR,
+    PINI_Q_DRIVER,
+    PINI_Q_VERSIONS,
+    PINI_Q_LIBRARY,
+    PINI_Q_SERIALIZE,
+    PINI_Q_DOMAIN,
+    PINI_Q_SOURCE,
+    PINI_Q_WHY,
     PINI_NKEYS
 } pini_key;
 
@@ -102,5 +114,35 @@ const char *pini_path(const pini_file *f);
  * of `seps`, spaces around items trimmed, empty items dropped; stops at and
  * returns the first nonzero result. */
 int pini_split(const char *v, const char *seps, int (*fn)(const char *item, size_t len, void *arg), void *arg);
+
+/* Versions as quirks files write them: up to PINI_VERSION_PARTS numbers
+ * split on dots ("26.27.39122.11", "2.38"). pini_version reads the leading
+ * dotted numbers of s (a driver's "6.0+debian" is 6.0) and returns how many
+ * parts it read, 0 when s does not start with a digit (or a part passes
+ * 10^9). */
+#define PINI_VERSION_PARTS 6
+typedef struct pini_version_t {
+    unsigned n;
+    size_t used; /* characters read */
+    unsigned long part[PINI_VERSION_PARTS];
+} pini_version_t;
+unsigned pini_version(const char *s, size_t len, pini_version_t *out);
+
+/* "LOW .. HIGH": returns 0 when v is such a range (both bounds read whole). */
+typedef struct pini_range {
+    pini_version_t lo, hi;
+} pini_range;
+int pini_range_read(const char *v, pini_range *out);
+
+/* Is `v` inside r? Parts are compared from the left, as far as both sides
+ * have them: a bound with fewer parts takes in every version that starts
+ * like it ("2.38 .. 2.38" is every 2.38.x), and so does a version with
+ * fewer parts than the bound (a driver that reports only "39122" is inside
+ * "39122.11 .. 39122.11"). */
+int pini_range_has(const pini_range *r, const pini_version_t *v);
+
+/* "SONAME LOW .. HIGH" of a quirk's library key: the soname's length (it
+ * ends at the first blank), or 0 when v is not of that form. */
+size_t pini_library_read(const char *v, pini_range *out);
 
 #endif

@@ -8,6 +8,7 @@
 #include "outfile.h"
 #include "policy_file.h"
 #include "python.h"
+#include "quirks.h"
 #include "resolve.h"
 #include "settings.h"
 #include "signals.h"
@@ -186,6 +187,8 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         if (rc == CG_OK) rc = cgi_thr_set_serialize(on);
     } else if (strcmp(k, "POLICY") == 0) {
         rc = cgi_policy_load_locked(v, from_env);
+    } else if (strcmp(k, "QUIRKS") == 0) {
+        rc = cgi_quirks_set_locked(v);
     } else if (strcmp(k, "STATS_DIR") == 0) {
         if (!from_env) return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR can only be set in the environment");
         /* handled by cgi_init before anything else */
@@ -203,7 +206,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }
@@ -219,6 +222,7 @@ static int cgi_names_path(const char *var, const char *v)
 {
     const char *k = var + 10;
     if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0) return 1;
+    if (strcmp(k, "QUIRKS") == 0) return strcmp(v, "off") != 0;
     if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)
         return strcmp(v, "-") != 0;
     return cgi_library_var(k);

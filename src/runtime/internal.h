@@ -22,7 +22,9 @@
  *   settings  stall  call            per-site settings kept for later layers;
  *                                    recording a stall; the guarded call
  *   signals                          the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
- *   policy_file  layer_register.c    policy files; a layer joining the process
+ *   policy_file  quirks              policy files; the quirks file (known driver bugs
+ *                                    keyed by driver identity, switched on as an API starts)
+ *   layer_register.c                 a layer joining the process
  *   environment                      one CALLGUARD_* variable
  *   api.c  query.c  startup.c        the C API; start-up and fork
  */

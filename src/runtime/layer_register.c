@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include "domain.h"
+#include "quirks.h"
 #include "resolve.h"
 #include "settings.h"
 #include "site.h"
@@ -78,6 +79,7 @@ void cg_layer_register(cg_layer *l)
     l->next = cgi_layers;
     cgi_layers = l;
     cgi_settings_apply_pending(l);
+    cgi_quirks_apply_layer(l);
     for (unsigned i = 0; i < l->nsites; i++) cgi_site_refresh(&l->sites[i]);
     pthread_mutex_unlock(&cgi_cfg_lock);
 }

@@ -52,6 +52,9 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
          * states are also the runtime's: they replace every site's. */
         return s->value[PINI_STATES] ? cgi_policy_states(s, NULL, s->value[PINI_NAME], pini_path(f)) : 0;
     }
+    if (s->kind == PINI_QUIRK)
+        return pini_error(f, s->line, "[%s] is a quirk: quirks go in a quirks file (CALLGUARD_QUIRKS, docs/quirks.md), "
+                                      "not a policy file", s->name);
     const char *const *v = s->value;
     const char *site = s->kind == PINI_SITE ? s->name : NULL;
     if (site && !cgi_valid_site_name(site))

@@ -273,6 +273,63 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
+/* ---- quirks applied ------------------------------------------------------------ */
+
+static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
+{
+    fputs(",\n     \"quirks\": [", out);
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        fprintf(out, "%s\n       {\"name\": ", k++ ? "," : "");
+        cgi_json_str(out, q->name);
+        fputs(", \"api\": ", out);
+        cgi_json_str(out, q->api);
+        fputs(", \"serialize\": [", out);
+        const char *s = q->sites;
+        for (int first = 1; *s; first = 0) {
+            size_t len = strcspn(s, ",");
+            char site[CGI_NAME_MAX];
+            const char *a = s;
+            while (*a == ' ') a++;
+            size_t m = len - (size_t)(a - s);
+            while (m && a[m - 1] == ' ') m--;
+            snprintf(site, sizeof site, "%.*s", (int)m, a);
+            fputs(first ? "" : ", ", out);
+            cgi_json_str(out, site);
+            s += len + (s[len] == ',');
+        }
+        fputs("], \"domain\": ", out);
+        cgi_json_str(out, q->domain);
+        fputs(",\n        \"source\": ", out);
+        cgi_json_str(out, q->source);
+        fputs(", \"why\": ", out);
+        cgi_json_str(out, q->why);
+        fprintf(out, ",\n        \"matched\": {\"vendor\": \"0x%04x\", \"driver\": ", (unsigned)q->vendor);
+        cgi_json_str(out, q->driver);
+        fputs(", \"version\": ", out);
+        cgi_json_str(out, q->version);
+        fputs(", \"library\": ", out);
+        cgi_json_str(out, q->library);
+        fputs("}}", out);
+    }
+    fputs(k ? "\n     ]" : "]", out);
+}
+
+/* One line per quirk applied: what it serialized, the driver it matched, its source. */
+static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        fprintf(out, "  quirk %s applied: %s serialized in domain %s; matched %s driver '%s' vendor 0x%04x version %s%s%s\n",
+                q->name, q->sites, q->domain, q->api, q->driver, (unsigned)q->vendor, q->version,
+                q->library[0] ? "; " : "", q->library);
+        fprintf(out, "    %s (%s)\n", q->why, q->source);
+    }
+}
+
 /* ---- thread-rule violations (threads.c) -------------------------------------------- */
 
 static const char *cgi_violation_kind(uint32_t kind)
@@ -416,6 +473,7 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_violations(out, r);
+        cgi_json_quirks(out, r);
         fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
                      "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
                 (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states,
@@ -762,6 +820,7 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
                 r->h.command);
         cgi_text_violations(out, r);
+        cgi_text_quirks(out, r);
         cgi_text_in_flight(out, r, state, status);
         cgi_text_stalls(out, r, t.stalls);
         /* The api column is as wide as the longest API name of this process. */

@@ -64,6 +64,19 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(st->py_file, sizeof st->py_file);
         cgi_fix_str(st->py_func, sizeof st->py_func);
     }
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        cgi_fix_str(q->api, sizeof q->api);
+        cgi_fix_str(q->name, sizeof q->name);
+        cgi_fix_str(q->domain, sizeof q->domain);
+        cgi_fix_str(q->sites, sizeof q->sites);
+        cgi_fix_str(q->source, sizeof q->source);
+        cgi_fix_str(q->why, sizeof q->why);
+        cgi_fix_str(q->driver, sizeof q->driver);
+        cgi_fix_str(q->version, sizeof q->version);
+        cgi_fix_str(q->library, sizeof q->library);
+    }
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         cgi_violation *v = &r->violation[i];
         if (!atomic_load(&v->valid)) continue;
@@ -683,6 +696,52 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
     if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
 }
 
+/* One quirk applied, of a saved report: {"name", "api", "serialize": [...],
+ * "domain", "source", "why", "matched": {"vendor", "driver", "version",
+ * "library"}}. */
+static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_quirk_rec tmp, *q = *n < CGI_STATS_MAX_QUIRKS ? &r->quirk[*n] : &tmp;
+    memset(q, 0, sizeof *q);
+    if (!cgi_expect(j, '{')) return;
+    do {
+        char key[32];
+        if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0) cgi_str(j, q->name, sizeof q->name);
+        else if (strcmp(key, "api") == 0) cgi_str(j, q->api, sizeof q->api);
+        else if (strcmp(key, "domain") == 0) cgi_str(j, q->domain, sizeof q->domain);
+        else if (strcmp(key, "source") == 0) cgi_str(j, q->source, sizeof q->source);
+        else if (strcmp(key, "why") == 0) cgi_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "serialize") == 0) {
+            if (!cgi_expect(j, '[')) return;
+            if (!cgi_lit(j, ']')) {
+                do {
+                    char site[CGI_NAME_MAX];
+                    size_t len = strlen(q->sites);
+                    if (cgi_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
+                        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
+                } while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
+        } else if (strcmp(key, "matched") == 0) {
+            if (!cgi_expect(j, '{')) return;
+            do {
+                char mk[16], vendor[16];
+                if (!cgi_str(j, mk, sizeof mk) || !cgi_expect(j, ':')) return;
+                if (strcmp(mk, "vendor") == 0) {
+                    if (cgi_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
+                } else if (strcmp(mk, "driver") == 0) cgi_str(j, q->driver, sizeof q->driver);
+                else if (strcmp(mk, "version") == 0) cgi_str(j, q->version, sizeof q->version);
+                else if (strcmp(mk, "library") == 0) cgi_str(j, q->library, sizeof q->library);
+                else cgi_skip(j);
+            } while (!j->err && cgi_lit(j, ','));
+            cgi_expect(j, '}');
+        } else cgi_skip(j);
+    } while (!j->err && cgi_lit(j, ','));
+    cgi_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
+}
+
 /* One thread-rule violation of a saved report, into the next free entry. */
 static void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
 {
@@ -772,7 +831,7 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                                   unsigned *pnflight)
 {
     int have_pid = 0, have_sites = 0;
-    unsigned nstalls = 0, nflight = 0, nviol = 0;
+    unsigned nstalls = 0, nflight = 0, nviol = 0, nquirks = 0;
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
@@ -829,6 +888,13 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                 } while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
+        } else if (strcmp(key, "quirks") == 0) {
+            if (!cgi_expect(j, '[')) break;
+            if (!cgi_lit(j, ']')) {
+                do cgi_read_quirk(j, r, &nquirks);
+                while (!j->err && cgi_lit(j, ','));
+                cgi_expect(j, ']');
+            }
         } else if (strcmp(key, "thread_violations") == 0) {
             if (!cgi_expect(j, '[')) break;
             if (!cgi_lit(j, ']')) {
@@ -866,6 +932,8 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v, cgi_scratch *sc)
     /* What the last process wrote, cleared (records are cleared as they are read). */
     memset(&r->h, 0, sizeof r->h);
     memset(r->stall, 0, sizeof r->stall);
+    memset(r->violation, 0, sizeof r->violation);
+    memset(r->quirk, 0, sizeof r->quirk);
     memset(r->slot, 0, (sc->nslots < CGI_STATS_MAX_SLOTS ? sc->nslots + 1 : CGI_STATS_MAX_SLOTS) * sizeof r->slot[0]);
     sc->nslots = CGI_STATS_MAX_SLOTS; /* until the process is read: an error may leave any number written */
     *v = (cgi_proc_view){.region = r, .have_exit = 1};

@@ -9,6 +9,7 @@
 #include "domain.h"
 #include "environment.h"
 #include "errors.h"
+#include "quirks.h"
 #include "resolve.h"
 #include "settings.h"
 #include "signals.h"
@@ -64,6 +65,7 @@ static void cgi_atfork_child(void)
     cgi_stats_after_fork_child();
     cgi_trace_after_fork_child();
     cgi_call_after_fork_child();
+    cgi_quirks_after_fork_child();
     cgi_thr_after_fork_child();
 }
 
@@ -94,6 +96,7 @@ __attribute__((constructor)) static void cgi_init(void)
      * released) unless told otherwise. */
     cgi_runtime_set_locked("auto");
     cgi_env_read();
+    cgi_quirks_default();
     atexit(cgi_report_unmatched_at_exit);
     on_exit(cgi_note_exit, NULL);
     if (cgi_env_report_path()) on_exit(cgi_report_at_exit, NULL);

@@ -160,7 +160,10 @@ void cgi_stats_after_fork_child(void)
         int fd = cgi_stats_open_file();
         if (fd >= 0) {
             size_t used = sizeof(cgi_stats_header) + (size_t)n * sizeof(cgi_stats_record);
-            if (pwrite(fd, cgi_stats, used, 0) == (ssize_t)used)
+            /* The quirks the parent applied are the child's too (its sites keep their locks). */
+            size_t qoff = offsetof(cgi_stats_region, quirk);
+            if (pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
+                pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk)
                 p = mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
             close(fd);
             if (p == MAP_FAILED) unlink(cgi_stats_path);
@@ -367,6 +370,19 @@ void cgi_stats_keep_stall(const cgi_stall *s)
         atomic_store(&least->valid, 0);
         memcpy((char *)least + sizeof least->valid, (const char *)s + sizeof s->valid, sizeof *s - sizeof s->valid);
         atomic_store(&least->valid, 1);
+    }
+    pthread_mutex_unlock(&cgi_stall_lock);
+}
+
+void cgi_stats_note_quirk(const cgi_quirk_rec *q)
+{
+    pthread_mutex_lock(&cgi_stall_lock);
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        cgi_quirk_rec *r = &cgi_stats->quirk[i];
+        if (atomic_load(&r->valid)) continue;
+        memcpy((char *)r + sizeof r->valid, (const char *)q + sizeof q->valid, sizeof *q - sizeof q->valid);
+        atomic_store(&r->valid, 1);
+        break;
     }
     pthread_mutex_unlock(&cgi_stall_lock);
 }

@@ -16,8 +16,9 @@
 /* 4: thread-rule violations after the thread slots; their drops in the header. */
 /* 5: records are 512 bytes: `states` counted apart from `errors`, the site's
  *    state codes and its first CGI_STATS_MAX_CODES result codes by name; the
- *    header's fatal signal (CALLGUARD_SIGNALS=record). */
-#define CGI_STATS_VERSION 5
+ *    header's fatal signal (CALLGUARD_SIGNALS=record).
+ * 6: the quirks applied (after the violations). */
+#define CGI_STATS_VERSION 6
 #define CGI_STATS_MAX_RECORDS 4096
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
@@ -125,6 +126,25 @@ typedef struct cgi_slot {
     char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
 } cgi_slot;
 
+/* Quirks a process can report applied (docs/quirks.md); more are not kept. */
+#define CGI_STATS_MAX_QUIRKS 16
+
+/* A quirk of the quirks file that matched a driver of this process and
+ * switched its fix on (quirks.c). `valid` is set last, as for stalls. */
+typedef struct cgi_quirk_rec {
+    _Atomic uint32_t valid;
+    uint32_t vendor;        /* the matched driver's PCI vendor id (0: not known) */
+    char api[CGI_API_NAME_MAX];
+    char name[64];          /* the section's NAME */
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char sites[256];        /* the entry points it serializes, comma-separated */
+    char source[256];       /* the public URL */
+    char why[256];
+    char driver[128];       /* the matched driver's name, as its API gives it */
+    char version[64];       /* the matched driver's version, as its API gives it */
+    char library[128];      /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
+    char pad[1280 - 8 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
+} cgi_quirk_rec;
 /* One kind of thread-rule violation (threads.c): two entry points on one
  * handle from two threads, counted; the handle and threads of the first.
  * `valid` is set last. For an overlap, `name` is the call that found the
@@ -153,6 +173,7 @@ typedef struct cgi_stats_region {
     cgi_stall stall[CGI_STATS_MAX_STALLS];
     cgi_slot slot[CGI_STATS_MAX_SLOTS];
     cgi_violation violation[CGI_STATS_MAX_VIOLATIONS];
+    cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
 } cgi_stats_region;
 
 CGI_HIDDEN extern cgi_stats_region *cgi_stats;
@@ -182,6 +203,10 @@ CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.
  * The caller fills everything else. */
 CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
+/* Records a quirk applied (the caller fills everything but valid); a
+ * process keeps the first CGI_STATS_MAX_QUIRKS. */
+CGI_HIDDEN void cgi_stats_note_quirk(const cgi_quirk_rec *q);
+
 /* Forgets the kept stalls and the count of dropped ones. */
 CGI_HIDDEN void cgi_stats_reset_stalls(void);
 

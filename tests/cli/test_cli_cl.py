@@ -82,6 +82,71 @@ def run_pyopencl_counts_each_process():
     check(all(p["totals"]["calls"] > 0 for p in procs), "only processes that made calls have sections")
 
 
+POCL_QUIRKS = """; quirks keyed on PoCL as it is (docs/quirks.md)
+[quirk:pocl-builds]
+api       = cl
+driver    = Portable Computing Language
+versions  = 1 .. 99
+serialize = clBuildProgram, clGetPlatformInfo
+domain    = poclq
+source    = https://example.org/pocl-builds
+why       = a test quirk matching PoCL's CL_DRIVER_VERSION
+
+[quirk:pocl-too-old]
+api       = cl
+driver    = Portable Computing Language
+versions  = 0 .. 0.9
+serialize = clEnqueueNDRangeKernel
+domain    = never
+source    = https://example.org/pocl-too-old
+why       = a test quirk no PoCL this side of 1.0 matches
+"""
+
+
+def pocl_quirks():
+    path = os.path.join(TMP, "pocl-quirks.ini")
+    with open(path, "w") as f:
+        f.write(POCL_QUIRKS)
+    return path
+
+
+def quirk_applied_checks(p):
+    names = [q["name"] for q in p["quirks"]]
+    check(names == ["pocl-builds"], "only the matching quirk applied: %s" % p["quirks"])
+    q = p["quirks"][0]
+    check(q["matched"]["driver"] == "Portable Computing Language" and q["matched"]["version"][:1].isdigit(),
+          "the identity matched: %s" % q)
+    check(q["source"] == "https://example.org/pocl-builds" and q["serialize"] == ["clBuildProgram", "clGetPlatformInfo"],
+          q)
+    check(site(p, "clEnqueueNDRangeKernel").get("policy", {}).get("serialize") is None, "pocl-too-old is off")
+
+
+def run_quirk_matching_pocl_serializes_its_builds():
+    py = "/usr/bin/python3"
+    plain = run([py, PYJOB])
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = guarded([py, PYJOB], "--quirks", pocl_quirks())
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output: %r %r" % (r.stdout, r.stderr))
+    m = [p for p in rep["processes"] if PYJOB in p["command"]][0]
+    quirk_applied_checks(m)
+    b = site(m, "clBuildProgram")
+    check(b["calls"] >= 1 and b["policy"]["serialize"] == "poclq", "the quirk serialized the builds: %s" % b)
+    # without the file, the shipped quirks leave PoCL alone
+    r, rep = guarded([py, PYJOB])
+    m = [p for p in rep["processes"] if PYJOB in p["command"]][0]
+    check(m["quirks"] == [] and site(m, "clBuildProgram")["policy"]["serialize"] is None, m["quirks"])
+
+
+def run_quirk_reaches_a_program_that_dlopens_libopencl():
+    # through the soname shim: the probe runs after its clGetPlatformIDs, before clGetPlatformInfo
+    r, rep = guarded([CL_DLOPEN], "--quirks", pocl_quirks())
+    check(r.returncode == 0, r.stderr)
+    p = rep["processes"][0]
+    quirk_applied_checks(p)
+    s = site(p, "clGetPlatformInfo")
+    check(s["calls"] == 1 and s["policy"]["serialize"] == "poclq", "serialized by the quirk: %s" % s)
+
+
 def long_wait(mode, *opts):
     """cl_long_wait.py under callguard run: its own figures and the report's
     section of the python process."""

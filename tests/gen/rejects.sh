@@ -207,7 +207,7 @@ policy_rejects_indented_line() {
 
 policy_rejects_bad_section() {
     expect_policy_error bad_section_name.ini \
-        "bad_section_name.ini:7: section [sh Create]: expected [api], [defaults] or an entry point name"
+        "bad_section_name.ini:7: section [sh Create]: expected [api], [defaults], [quirk:NAME] or an entry point name"
     expect_policy_error lacks_prefix.ini \
         "lacks_prefix.ini:8: unknown entry point clBuildProgram: its name lacks the [api] prefix sh"
     expect_policy_error scope_without_serialize.ini \

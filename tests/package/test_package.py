@@ -71,6 +71,7 @@ def pip_install_into_fresh_venv():
               "_tree/lib/libcallguard.so.0", "_tree/lib/libcallguard_ze.so", "_tree/lib/libcallguard_cl.so",
               "_tree/lib/callguard/shims/libze_loader.so.1", "_tree/lib/callguard/shims/libOpenCL.so.1",
               "_tree/lib/callguard/drivers/libze_cgsim.so", "_tree/share/callguard/apis/ze.ini",
+              "_tree/share/callguard/quirks.ini",
               "_tree/include/callguard/callguard.h"]:
         check(os.path.exists(os.path.join(pkg, f)), "the package has no callguard/%s" % f)
     check(os.access(VCG, os.X_OK), "the venv has no callguard console script")
@@ -267,6 +268,13 @@ def load_binary_threads_on_simulator():
     r = run(unserialized, env=env, cwd=TMP, preexec_fn=no_core)
     check(r.returncode in (-6, 134), "unserialized, the simulator's compiler race aborts the process: exit %d\n%s" %
           (r.returncode, r.stderr[-2000:]))
+    # The package's own share/callguard/quirks.ini: on a driver reporting NEO 26.27.39122.11 (IGC 2.38.2),
+    # its quirk serializes zeModuleCreate with no --serialize at all.
+    shutil.rmtree(cache, ignore_errors=True)
+    neo = dict(env, CGSIM_VENDOR_ID="0x8086", CGSIM_DRIVER_VERSION="26.27.39122.11")
+    r = ok(run([VCG, "run", "--api", "ze", "--report", "-", "--", VPY, prog, "16"], env=neo, cwd=TMP,
+               preexec_fn=no_core), "load_binary run on an affected driver")
+    check("quirk igc-2.38-zeModuleCreate applied" in r.stderr, "the package's quirks file applied: %s" % r.stderr[-2000:])
 
 
 def load_binary_errors_on_simulator():

@@ -49,6 +49,9 @@ def main():
         bad_policy = os.path.join(shared, "bad.ini")
         with open(bad_policy, "w") as f:
             f.write("[toyAdd]\nserialize = ???\n")
+        bad_quirks = os.path.join(shared, "bad-quirks.ini")
+        with open(bad_quirks, "w") as f:
+            f.write("[quirk:q]\nversions = 2 .. 1\n")
         env = dict(os.environ, CALLGUARD_TOY_LIBRARY=TOYLIB, CALLGUARD_REPORT=report, CALLGUARD_TRACE=trace,
                    CALLGUARD_TRACE_LINES=lines, CALLGUARD_STATS_DIR=stats, CALLGUARD_SERIALIZE="toyAdd")
 
@@ -61,18 +64,21 @@ def main():
         pol = subprocess.run([PROG], env=dict(env, CALLGUARD_POLICY=bad_policy), capture_output=True, text=True,
                              timeout=60)
         check(pol.returncode == 2 and "bad.ini" in pol.stderr, "unprivileged run reads the policy: %r" % pol.stderr)
+        qk = subprocess.run([PROG], env=dict(env, CALLGUARD_QUIRKS=bad_quirks), capture_output=True, text=True,
+                            timeout=60)
+        check(qk.returncode == 2 and "bad-quirks.ini:2" in qk.stderr, "unprivileged run reads the quirks file: %r" % qk.stderr)
         for p in (report, trace, lines):
             if os.path.exists(p):
                 os.unlink(p)
         for n in os.listdir(stats):
             os.unlink(os.path.join(stats, n))
 
-        r = subprocess.run([setuid_copy], env=dict(env, CALLGUARD_POLICY=bad_policy), capture_output=True, text=True,
-                           timeout=60)
+        r = subprocess.run([setuid_copy], env=dict(env, CALLGUARD_POLICY=bad_policy, CALLGUARD_QUIRKS=bad_quirks),
+                           capture_output=True, text=True, timeout=60)
         out = r.stdout.split()
         check(out[:1] == ["secure=1"],
               "the setuid copy really runs with AT_SECURE (a nosuid mount would not): %r %r" % (r.stdout, r.stderr))
-        check(r.returncode == 0, "the bad policy file was ignored, not read: %d %r" % (r.returncode, r.stderr))
+        check(r.returncode == 0, "the bad policy and quirks files were ignored, not read: %d %r" % (r.returncode, r.stderr))
         check(out[1:] == ["-4", "0"], "CALLGUARD_TOY_LIBRARY ignored: the real toyAdd is not found: %r" % r.stdout)
         check(not os.path.exists(report) and not os.path.exists(trace) and not os.path.exists(lines),
               "no report, trace or lines written: %s" % os.listdir(shared))
@@ -80,7 +86,7 @@ def main():
         said = [l for l in r.stderr.splitlines() if "AT_SECURE" in l]
         check(len(said) == 1, "said once: %r" % r.stderr)
         for v in ("CALLGUARD_TOY_LIBRARY", "CALLGUARD_REPORT", "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES",
-                  "CALLGUARD_STATS_DIR", "CALLGUARD_POLICY"):
+                  "CALLGUARD_STATS_DIR", "CALLGUARD_POLICY", "CALLGUARD_QUIRKS"):
             check(v in said[0], "names %s: %s" % (v, said[0]))
         check("CALLGUARD_SERIALIZE" not in said[0], "a value that names no file is still taken: %s" % said[0])
         print("ok:", said[0])

@@ -217,6 +217,164 @@ static int ze_compile_race_callguard_run_report_names_calls_in_flight(int argc, 
     return 0;
 }
 
+/* ---- the quirks file (docs/quirks.md), on the simulator reporting a chosen driver ---- */
+
+#define NEO_IGC_2_38 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.27.39122.11"   /* ships IGC 2.38.2 */
+#define NEO_IGC_2_40 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.31.39395.13"   /* ships IGC 2.40.13 */
+
+static const char *read_file(const char *path)
+{
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static const char *write_quirks(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", cgtest_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+    return path;
+}
+
+/* argv: CALLGUARD PROG. The simulator says it is NEO 26.27.39122.11 (IGC
+ * 2.38.2); its compiler aborts on overlap (CGSIM_COMPILER_RACE=abort). With
+ * no --serialize at all, the shipped quirk serializes zeModuleCreate, and
+ * the report names it with its source and the identity it matched. */
+static int ze_quirk_fixes_the_compile_race_on_an_affected_driver(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char report[512];
+    snprintf(report, sizeof report, "%s/report.json", cgtest_tmpdir());
+    cgtest_result r;
+    const char *env[] = {NEO_IGC_2_38, NULL};
+    const char *args[] = {argv[0], "run", "--api", "ze", "--report", report, "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, env, args) == 0);
+    if (created_all(&r)) return 1;
+    const char *json = read_file(report);
+    CHECKF(strstr(json, "\"quirks\": [\n       {\"name\": \"igc-2.38-zeModuleCreate\", \"api\": \"ze\"") != NULL,
+           "report: %.3000s", json);
+    CHECK(strstr(json, "\"source\": \"https://github.com/intel/intel-xpu-backend-for-triton/issues/7581\"") != NULL);
+    /* the version as Level Zero gave it: BUILD.HOTFIX from zeIntelGetDriverVersionString where the
+     * loader hands out the driver's own handles, else BUILD from driverVersion */
+    CHECKF(strstr(json, "\"matched\": {\"vendor\": \"0x8086\", \"driver\": \"callguard simulator\", \"version\": \"39122") !=
+               NULL,
+           "report: %.3000s", json);
+    CHECK(strstr(json, "\"name\": \"zeModuleCreate\", \"calls\": 16,") != NULL);
+    CHECK(strstr(json, "\"serialize\": \"igc\"") != NULL);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG. NEO 26.31.39395.13 ships IGC 2.40.13: no quirk
+ * matches, nothing is serialized, and the simulator's race aborts. */
+static int ze_quirk_stays_off_on_an_unaffected_driver(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char report[512];
+    snprintf(report, sizeof report, "%s/report.json", cgtest_tmpdir());
+    cgtest_result r;
+    const char *env[] = {NEO_IGC_2_40, NULL};
+    const char *args[] = {argv[0], "run", "--api", "ze", "--report", report, "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, env, args) == 0);
+    if (died_of_sigabrt(&r)) return 1;
+    const char *json = read_file(report);
+    CHECKF(strstr(json, "\"quirks\": []") != NULL && !strstr(json, "igc-2.38"), "report: %.3000s", json);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG. --quirks off: the affected driver races again. */
+static int ze_quirks_off_leaves_the_affected_driver_racing(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    cgtest_result r;
+    const char *env[] = {NEO_IGC_2_38, NULL};
+    const char *args[] = {argv[0], "run", "--api", "ze", "--quirks", "off", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, env, args) == 0);
+    return died_of_sigabrt(&r);
+}
+
+/* argv: CALLGUARD PROG. A user's own quirks file, in the shipped file's
+ * format, keyed on the simulator as it is (vendor 0x1de5, its device name,
+ * driverVersion 1.2: build 2) replaces the shipped one: its fix applies,
+ * and the text table names it. */
+static int ze_quirks_user_file_applies_its_own_quirk(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    const char *file = write_quirks("mine.ini", "; a user's own quirk\n"
+                                                "[quirk:sim-compiler]\n"
+                                                "api       = ze\n"
+                                                "vendor    = 0x1de5\n"
+                                                "driver    = callguard sim*\n"
+                                                "versions  = 1 .. 2\n"
+                                                "serialize = zeModuleCreate\n"
+                                                "domain    = simc\n"
+                                                "source    = https://example.org/sim-compiler\n"
+                                                "why       = the simulator's compiler is not reentrant\n");
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--quirks", file, "--report", "-", "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    if (created_all(&r)) return 1;
+    CHECKF(strstr(r.err, "quirk sim-compiler applied: zeModuleCreate serialized in domain simc; matched ze driver "
+                         "'callguard simulator' vendor 0x1de5 version 2") != NULL,
+           "the table names the quirk");
+    CHECK(strstr(r.err, "(https://example.org/sim-compiler)") != NULL);
+    CHECK(strstr(r.err, "serialize=simc") != NULL);
+    return 0;
+}
+
+/* argv: PROG LAYER. Without the CLI: CALLGUARD_QUIRKS names the file in a
+ * program the layer is preloaded into; --quirks off's variable turns the
+ * shipped quirk off on an affected driver. */
+static int ze_quirks_variable_in_a_preloaded_program(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    const char *file = write_quirks("env.ini", "[quirk:sim-compiler]\n"
+                                               "api       = ze\n"
+                                               "vendor    = 0x1de5\n"
+                                               "versions  = 0 .. 99\n"
+                                               "serialize = zeModuleCreate\n"
+                                               "domain    = simc\n"
+                                               "source    = https://example.org/sim-compiler\n"
+                                               "why       = the simulator's compiler is not reentrant\n");
+    char var[600];
+    snprintf(var, sizeof var, "CALLGUARD_QUIRKS=%s", file);
+    cgtest_result r;
+    const char *args[] = {argv[0], NULL};
+    const char *env[] = {preload(argv[1]), var, NULL};
+    CHECK(cgtest_run(&r, env, args) == 0);
+    if (created_all(&r)) return 1;
+    const char *shipped[] = {preload(argv[1]), NEO_IGC_2_38, NULL};
+    CHECK(cgtest_run(&r, shipped, args) == 0);
+    if (created_all(&r)) return 1;
+    const char *off[] = {preload(argv[1]), NEO_IGC_2_38, "CALLGUARD_QUIRKS=off", NULL};
+    CHECK(cgtest_run(&r, off, args) == 0);
+    return died_of_sigabrt(&r);
+}
+
+/* argv: CALLGUARD PROG. A bad quirks file stops the run before the
+ * program starts: exit 2, the file and line named. */
+static int ze_quirks_bad_file_stops_the_run(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    const char *file = write_quirks("bad.ini", "[quirk:x]\n"
+                                               "api = ze\n"
+                                               "versions = 2 .. 1\n");
+    cgtest_result r;
+    const char *args[] = {argv[0], "run", "--api", "ze", "--quirks", file, "--", argv[1], NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    show(&r);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "expected exit 2, wait status 0x%x", r.status);
+    char where[600];
+    snprintf(where, sizeof where, "%s:3: versions = 2 .. 1: expected LOW .. HIGH", file);
+    CHECKF(strstr(r.err, where) != NULL, "the message names %s", where);
+    CHECK(strstr(r.out, "created") == NULL);
+    return 0;
+}
+
 /* argv: PROG_DLOPEN: a program that dlopens libze_loader.so.1 by soname
  * and calls through dlsym's pointers aborts on its own... */
 static int ze_compile_race_dlopen_aborts_without_callguard(int argc, char **argv)
@@ -399,6 +557,12 @@ const cgtest_case cgtest_cases[] = {
     {"ze_event_poll_policy_file_states_for_one_entry_point", ze_event_poll_policy_file_states_for_one_entry_point},
     {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},
     {"ze_compile_race_callguard_run_unserialized_aborts", ze_compile_race_callguard_run_unserialized_aborts},
+    {"ze_quirk_fixes_the_compile_race_on_an_affected_driver", ze_quirk_fixes_the_compile_race_on_an_affected_driver},
+    {"ze_quirk_stays_off_on_an_unaffected_driver", ze_quirk_stays_off_on_an_unaffected_driver},
+    {"ze_quirks_off_leaves_the_affected_driver_racing", ze_quirks_off_leaves_the_affected_driver_racing},
+    {"ze_quirks_user_file_applies_its_own_quirk", ze_quirks_user_file_applies_its_own_quirk},
+    {"ze_quirks_bad_file_stops_the_run", ze_quirks_bad_file_stops_the_run},
+    {"ze_quirks_variable_in_a_preloaded_program", ze_quirks_variable_in_a_preloaded_program},
     {"ze_compile_race_callguard_run_report_names_calls_in_flight",
      ze_compile_race_callguard_run_report_names_calls_in_flight},
     {"ze_compile_race_dlopen_aborts_without_callguard", ze_compile_race_dlopen_aborts_without_callguard},

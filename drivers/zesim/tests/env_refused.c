@@ -43,6 +43,10 @@ int main(void)
     expect_refused("CGSIM_COMPILE_MS", "fast", "0 to 600000");
     expect_refused("CGSIM_KERNEL_US", "-5", "0 to 60000000");
     expect_refused("CGSIM_COMPILER_RACE", "maybe", "off, abort");
+    expect_refused("CGSIM_DRIVER_VERSION", "26.27", "YY.WW.BUILD or YY.WW.BUILD.HOTFIX");
+    expect_refused("CGSIM_DRIVER_VERSION", "26.27.39122.x", "YY.WW.BUILD or YY.WW.BUILD.HOTFIX");
+    expect_refused("CGSIM_VENDOR_ID", "intel", "a PCI vendor id");
+    expect_refused("CGSIM_DEVICE_NAME", "", "1 to 255 characters");
     puts("ok");
     return 0;
 }

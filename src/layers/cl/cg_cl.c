@@ -591,7 +591,7 @@ __attribute__((used, visibility("hidden"))) void *cgl_pt_resolve(unsigned i)
     return cg_resolve_passthrough(&cgl_layer, cgl_passthrough[i]);
 }
 
-/* clGetPlatformIDs: returns the result type: checked; no handle key */
+/* clGetPlatformIDs: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_clGetPlatformIDs {
     cl_uint num_entries;
     cl_platform_id *platforms;
@@ -605,7 +605,7 @@ static int cgl_th_clGetPlatformIDs(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
-CG_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
+static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
@@ -3495,3 +3495,7 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_ke
     (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+
+/* The hand-written wrappers (wrapper = hand: clGetPlatformIDs), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_cl_hand.c"

@@ -1,0 +1,467 @@
+/* The quirks file: known driver bugs, each keyed by the API, the driver's
+ * identity and version range (and where it applies, the version of a
+ * library loaded in the process), each with its fix: entry points to
+ * serialize in a lock domain (docs/quirks.md).
+ *
+ * The file is read with the policy files' reader (src/policy/policy_ini.c)
+ * when the process starts. Nothing more happens until an API initializes:
+ * the layer's hand-written wrapper of its initializing call then calls
+ * cg_layer_identify, which runs the layer's probe once per API (only when a
+ * quirk names that API), matches every quirk of the API against the
+ * drivers the probe saw, and for each match serializes the quirk's entry
+ * points in its domain, in every layer of the process (and in layers that
+ * join later), before the initializing call returns to the program. Sites
+ * already serialized keep their domain: a user's own setting wins. A
+ * driver outside every range changes no site, so its calls cost what they
+ * cost without quirks. What was applied goes to the statistics region,
+ * which a process that dies keeps. */
+#define _GNU_SOURCE
+#include "quirks.h"
+
+#include "domain.h"
+#include "errors.h"
+#include "resolve.h"
+#include "site.h"
+#include "stats.h"
+#include "values.h"
+
+#include "../policy/policy_ini.h"
+
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CGI_MAX_VENDORS 8
+#define CGI_MAX_PROBED 8
+#define CGI_MAX_IDS 16
+
+typedef struct cgi_quirk {
+    char name[64];
+    char api[CGI_API_NAME_MAX];
+    uint32_t vendor[CGI_MAX_VENDORS];
+    unsigned nvendors;
+    char *driver; /* fnmatch pattern, or NULL */
+    pini_range versions;
+    char *library; /* soname, or NULL */
+    pini_range libversions;
+    char *sites; /* comma-separated entry points */
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char *source, *why;
+    int applied;
+} cgi_quirk;
+
+typedef struct cgi_quirk_set {
+    cgi_quirk *v;
+    size_t n;
+} cgi_quirk_set;
+
+/* The quirks in use. Written under cgi_cfg_lock; cgi_quirks_apis is what
+ * cg_layer_identify reads without it: a comma-separated copy of the APIs
+ * that have quirks ("" when none). */
+static cgi_quirk_set cgi_quirks;
+static int cgi_quirks_chosen; /* CALLGUARD_QUIRKS said off or a file */
+static char cgi_quirks_apis[256];
+static _Atomic size_t cgi_quirks_count; /* cgi_quirks.n, for cg_layer_identify's first look */
+
+/* APIs probed already, in this process. cgi_probe_lock serializes probes;
+ * it is recursive because a driver may call back into a wrapper that asks
+ * again (it then returns: the API is being probed). */
+static struct {
+    char api[CGI_API_NAME_MAX];
+    _Atomic int done;
+} cgi_probed[CGI_MAX_PROBED];
+static _Atomic unsigned cgi_nprobed;
+static pthread_mutex_t cgi_probe_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* Guards cgi_quirks_apis only, held for a copy or a search: taken under
+ * cgi_cfg_lock (a new file) and under cgi_probe_lock (a probe), never the
+ * other way round. */
+static pthread_mutex_t cgi_apis_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cgi_quirk_set_free(cgi_quirk_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].driver), free(s->v[i].library), free(s->v[i].sites);
+        free(s->v[i].source), free(s->v[i].why);
+    }
+    free(s->v);
+    s->v = NULL, s->n = 0;
+}
+
+/* ---- reading the file --------------------------------------------------------- */
+
+static int cgi_add_vendor(const char *item, size_t n, void *arg)
+{
+    cgi_quirk *q = arg;
+    char buf[24];
+    if (n >= sizeof buf || q->nvendors == CGI_MAX_VENDORS) return 1;
+    memcpy(buf, item, n);
+    buf[n] = '\0';
+    q->vendor[q->nvendors++] = (uint32_t)strtoul(buf, NULL, 0);
+    return 0;
+}
+
+typedef struct cgi_check_site {
+    pini_file *f;
+    int line;
+} cgi_check_site;
+
+static int cgi_check_site_name(const char *item, size_t n, void *arg)
+{
+    cgi_check_site *c = arg;
+    if (n < CGI_NAME_MAX) return 0;
+    return pini_error(c->f, c->line, "serialize: '%.*s' is longer than an entry point name (%d characters)", (int)n,
+                      item, CGI_NAME_MAX - 1);
+}
+
+/* The entry points as the report lists them: "a, b". */
+static int cgi_join_site(const char *item, size_t n, void *arg)
+{
+    char *out = arg;
+    size_t len = strlen(out);
+    sprintf(out + len, "%s%.*s", len ? ", " : "", (int)n, item);
+    return 0;
+}
+
+static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
+{
+    cgi_quirk_set *set = user;
+    if (s->kind != PINI_QUIRK)
+        return pini_error(f, s->line, "[%s] in a quirks file: expected only [quirk:NAME] sections (docs/quirks.md)",
+                          s->name);
+    const char *const *v = s->value;
+    const char *name = s->name + strlen("quirk:");
+    if (strlen(name) >= sizeof set->v->name)
+        return pini_error(f, s->line, "[%s]: a quirk's NAME has at most %zu characters", s->name,
+                          sizeof set->v->name - 1);
+    if (strlen(v[PINI_Q_API]) >= CGI_API_NAME_MAX)
+        return pini_error(f, s->key_line[PINI_Q_API], "api = %s: an API name has at most %d characters", v[PINI_Q_API],
+                          CGI_API_NAME_MAX - 1);
+    if (strlen(v[PINI_Q_DOMAIN]) >= CGI_DOMAIN_NAME_MAX)
+        return pini_error(f, s->key_line[PINI_Q_DOMAIN], "domain = %s: a domain name has at most %d characters",
+                          v[PINI_Q_DOMAIN], CGI_DOMAIN_NAME_MAX - 1);
+    if (strlen(v[PINI_Q_SERIALIZE]) >= sizeof ((cgi_quirk_rec *)0)->sites ||
+        strlen(v[PINI_Q_SOURCE]) >= sizeof ((cgi_quirk_rec *)0)->source ||
+        strlen(v[PINI_Q_WHY]) >= sizeof ((cgi_quirk_rec *)0)->why)
+        return pini_error(f, s->line, "[%s]: serialize, source and why have at most 255 characters each", s->name);
+    cgi_check_site c = {f, s->key_line[PINI_Q_SERIALIZE]};
+    if (pini_split(v[PINI_Q_SERIALIZE], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
+    cgi_quirk *more = realloc(set->v, (set->n + 1) * sizeof *more);
+    if (!more) return pini_error(f, s->line, "out of memory");
+    set->v = more;
+    cgi_quirk *q = &set->v[set->n++];
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", name);
+    snprintf(q->api, sizeof q->api, "%s", v[PINI_Q_API]);
+    snprintf(q->domain, sizeof q->domain, "%s", v[PINI_Q_DOMAIN]);
+    if (v[PINI_Q_VENDOR] && pini_split(v[PINI_Q_VENDOR], ",", cgi_add_vendor, q))
+        return pini_error(f, s->key_line[PINI_Q_VENDOR], "vendor = %s: at most %d vendor ids", v[PINI_Q_VENDOR],
+                          CGI_MAX_VENDORS);
+    pini_range_read(v[PINI_Q_VERSIONS], &q->versions);
+    if (v[PINI_Q_LIBRARY]) {
+        size_t n = pini_library_read(v[PINI_Q_LIBRARY], &q->libversions);
+        q->library = strndup(v[PINI_Q_LIBRARY], n);
+    }
+    q->driver = v[PINI_Q_DRIVER] ? strdup(v[PINI_Q_DRIVER]) : NULL;
+    q->sites = calloc(1, strlen(v[PINI_Q_SERIALIZE]) * 2 + 1);
+    if (q->sites) pini_split(v[PINI_Q_SERIALIZE], ",", cgi_join_site, q->sites);
+    q->source = strdup(v[PINI_Q_SOURCE]);
+    q->why = strdup(v[PINI_Q_WHY]);
+    if ((v[PINI_Q_LIBRARY] && !q->library) || (v[PINI_Q_DRIVER] && !q->driver) || !q->sites || !q->source || !q->why)
+        return pini_error(f, s->line, "out of memory");
+    return 0;
+}
+
+static int cgi_quirks_read(const char *path, cgi_quirk_set *out)
+{
+    char err[600];
+    memset(out, 0, sizeof *out);
+    int rc = pini_read(path, cgi_quirk_section, out, err, sizeof err);
+    if (rc == PINI_OK) return CG_OK;
+    cgi_quirk_set_free(out);
+    /* The reader says "policy file" of what it cannot open: this one is a quirks file. */
+    const char *pf = strstr(err, "policy file ");
+    if (pf) memcpy((char *)pf, "quirks file", 11);
+    return cgi_fail(rc == PINI_EIO ? CG_EIO : rc == PINI_ENOMEM ? CG_ENOMEM : CG_EFORMAT, "%s", err);
+}
+
+static void cgi_quirks_use(cgi_quirk_set *set)
+{
+    cgi_quirk_set_free(&cgi_quirks);
+    cgi_quirks = *set;
+    size_t len = 0;
+    char apis[sizeof cgi_quirks_apis] = "";
+    for (size_t i = 0; i < set->n; i++) {
+        char item[CGI_API_NAME_MAX + 2];
+        snprintf(item, sizeof item, ",%s,", set->v[i].api);
+        if (strstr(apis, item) || len + strlen(item) >= sizeof apis) continue;
+        memcpy(apis + len, item, strlen(item) + 1);
+        len += strlen(item) - 1; /* the trailing comma starts the next item */
+    }
+    pthread_mutex_lock(&cgi_apis_lock);
+    memcpy(cgi_quirks_apis, apis, sizeof apis);
+    pthread_mutex_unlock(&cgi_apis_lock);
+    atomic_store(&cgi_quirks_count, set->n);
+}
+
+int cgi_quirks_set_locked(const char *value)
+{
+    if (!value || !*value)
+        return cgi_fail(CG_EINVAL, "empty value: expected off, or the path of a quirks file (docs/quirks.md)");
+    cgi_quirk_set set = {0};
+    if (strcmp(value, "off") != 0) {
+        int rc = cgi_quirks_read(value, &set);
+        if (rc != CG_OK) return rc;
+    }
+    cgi_quirks_use(&set);
+    cgi_quirks_chosen = 1;
+    return CG_OK;
+}
+
+#ifndef CG_QUIRKS_REL
+#define CG_QUIRKS_REL "../share/callguard/quirks.ini"
+#endif
+
+void cgi_quirks_default(void)
+{
+    if (cgi_quirks_chosen) return;
+    Dl_info info;
+    if (!dladdr((const void *)cgi_quirks_default, &info) || !info.dli_fname || !strchr(info.dli_fname, '/')) return;
+    const char *rel[] = {CG_QUIRKS_REL, "../share/callguard/quirks.ini"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        char path[PATH_MAX];
+        int dir = (int)(strrchr(info.dli_fname, '/') - info.dli_fname);
+        if (snprintf(path, sizeof path, "%.*s/%s", dir, info.dli_fname, rel[i]) >= (int)sizeof path) continue;
+        if (access(path, F_OK) != 0) continue;
+        cgi_quirk_set set;
+        if (cgi_quirks_read(path, &set) != CG_OK) {
+            fprintf(stderr, "callguard: the shipped quirks file is not used: %s\n", cg_last_error());
+            return;
+        }
+        cgi_quirks_use(&set);
+        return;
+    }
+}
+
+void cgi_quirks_after_fork_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, plain = PTHREAD_MUTEX_INITIALIZER;
+    cgi_probe_lock = fresh;
+    cgi_apis_lock = plain;
+}
+
+/* ---- applying ------------------------------------------------------------------- */
+
+typedef struct cgi_apply {
+    const cgi_quirk *q;
+    cg_layer *only; /* NULL: every layer */
+    uint32_t dom;
+} cgi_apply;
+
+static void cgi_serialize_site(cg_site *s, const cgi_apply *a)
+{
+    if (atomic_load(&s->domain) != 0) return; /* serialized already: that setting wins */
+    atomic_store(&s->scope, CG_SCOPE_PROCESS);
+    atomic_store(&s->domain, a->dom);
+}
+
+static int cgi_apply_item(const char *item, size_t n, void *arg)
+{
+    cgi_apply *a = arg;
+    char name[CGI_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    for (cg_layer *l = cgi_layers; l; l = l->next) {
+        if (a->only && l != a->only) continue;
+        for (unsigned i = 0; i < l->nsites; i++) {
+            if (strcmp(l->sites[i].name, name) != 0) continue;
+            unsigned base = l->sites[i].base;
+            for (unsigned k = 0; k < l->nsites; k++)
+                if (l->sites[k].base == base) {
+                    cgi_serialize_site(&l->sites[k], a);
+                    cgi_site_refresh(&l->sites[k]);
+                }
+            cgi_stats_note_policy(&l->sites[base]);
+        }
+    }
+    return 0;
+}
+
+/* Caller holds cgi_cfg_lock. */
+static void cgi_quirk_apply(const cgi_quirk *q, cg_layer *only)
+{
+    cgi_apply a = {q, only, 0};
+    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, &a.dom) != CG_OK) {
+        fprintf(stderr, "callguard: quirk %s not applied: %s\n", q->name, cg_last_error());
+        return;
+    }
+    pini_split(q->sites, ",", cgi_apply_item, &a);
+}
+
+void cgi_quirks_apply_layer(cg_layer *l)
+{
+    for (size_t i = 0; i < cgi_quirks.n; i++)
+        if (cgi_quirks.v[i].applied) cgi_quirk_apply(&cgi_quirks.v[i], l);
+}
+
+/* ---- matching ------------------------------------------------------------------ */
+
+typedef struct cgi_lib_seen {
+    const char *soname;
+    char found[PATH_MAX];
+} cgi_lib_seen;
+
+/* The loaded object whose file is the soname, or a file named after it
+ * (libigc.so.2 -> libigc.so.2.38.2). */
+static int cgi_find_library(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    cgi_lib_seen *seen = arg;
+    if (!info->dlpi_name || !*info->dlpi_name) return 0;
+    const char *base = strrchr(info->dlpi_name, '/');
+    base = base ? base + 1 : info->dlpi_name;
+    size_t n = strlen(seen->soname);
+    if (strncmp(base, seen->soname, n) != 0 || (base[n] && base[n] != '.')) return 0;
+    char real[PATH_MAX];
+    const char *path = realpath(info->dlpi_name, real) ? real : info->dlpi_name;
+    const char *rbase = strrchr(path, '/');
+    snprintf(seen->found, sizeof seen->found, "%s", rbase ? rbase + 1 : path);
+    return 1;
+}
+
+/* A quirk's library condition: 1 when it holds or cannot be told (the
+ * library is not loaded yet, its file name carries no version), with what
+ * was seen in `note`; 0 when the loaded library's version is outside. */
+static int cgi_library_holds(const cgi_quirk *q, char *note, size_t cap)
+{
+    note[0] = '\0';
+    if (!q->library) return 1;
+    cgi_lib_seen seen = {q->library, ""};
+    dl_iterate_phdr(cgi_find_library, &seen);
+    if (!seen.found[0]) {
+        snprintf(note, cap, "%s not loaded yet: matched on the driver alone", q->library);
+        return 1;
+    }
+    const char *so = strstr(seen.found, ".so.");
+    pini_version_t v = {0};
+    if (so) pini_version(so + 4, strlen(so + 4), &v);
+    if (!v.n) {
+        snprintf(note, cap, "%s has no version in its file name: matched on the driver alone", seen.found);
+        return 1;
+    }
+    snprintf(note, cap, "%s", seen.found);
+    return pini_range_has(&q->libversions, &v);
+}
+
+static int cgi_identity_matches(const cgi_quirk *q, const cg_identity *id)
+{
+    if (q->nvendors) {
+        int any = 0;
+        for (unsigned k = 0; k < q->nvendors; k++) any |= q->vendor[k] == id->vendor;
+        if (!any) return 0;
+    }
+    if (q->driver && fnmatch(q->driver, id->name, 0) != 0) return 0;
+    pini_version_t v;
+    if (!pini_version(id->version, strlen(id->version), &v)) return 0;
+    return pini_range_has(&q->versions, &v);
+}
+
+static void cgi_copy(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+/* Caller holds cgi_cfg_lock. */
+static void cgi_quirks_match(const char *api, const cg_identity *ids, unsigned n)
+{
+    for (size_t i = 0; i < cgi_quirks.n; i++) {
+        cgi_quirk *q = &cgi_quirks.v[i];
+        if (q->applied || strcmp(q->api, api) != 0) continue;
+        for (unsigned k = 0; k < n; k++) {
+            if (!cgi_identity_matches(q, &ids[k])) continue;
+            cgi_quirk_rec rec;
+            memset(&rec, 0, sizeof rec);
+            if (!cgi_library_holds(q, rec.library, sizeof rec.library)) break;
+            q->applied = 1;
+            cgi_quirk_apply(q, NULL);
+            rec.vendor = ids[k].vendor;
+            cgi_copy(rec.api, sizeof rec.api, api);
+            cgi_copy(rec.name, sizeof rec.name, q->name);
+            cgi_copy(rec.domain, sizeof rec.domain, q->domain);
+            cgi_copy(rec.sites, sizeof rec.sites, q->sites);
+            cgi_copy(rec.source, sizeof rec.source, q->source);
+            cgi_copy(rec.why, sizeof rec.why, q->why);
+            cgi_copy(rec.driver, sizeof rec.driver, ids[k].name);
+            cgi_copy(rec.version, sizeof rec.version, ids[k].version);
+            cgi_stats_note_quirk(&rec);
+            break;
+        }
+    }
+}
+
+/* ---- the layer's side ------------------------------------------------------------ */
+
+static int cgi_probe_done(const char *api)
+{
+    unsigned n = atomic_load_explicit(&cgi_nprobed, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(cgi_probed[i].api, api) == 0) return atomic_load_explicit(&cgi_probed[i].done, memory_order_acquire);
+    return 0;
+}
+
+void cg_layer_identify(cg_layer *layer, cg_probe probe)
+{
+    if (!layer || !probe || !layer->api || !atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) ||
+        cgi_probe_done(layer->api))
+        return;
+    pthread_mutex_lock(&cgi_probe_lock);
+    char item[CGI_API_NAME_MAX + 2];
+    snprintf(item, sizeof item, ",%s,", layer->api);
+    unsigned n = atomic_load(&cgi_nprobed), i = 0;
+    while (i < n && strcmp(cgi_probed[i].api, layer->api) != 0) i++;
+    pthread_mutex_lock(&cgi_apis_lock);
+    int wanted = strstr(cgi_quirks_apis, item) != NULL;
+    pthread_mutex_unlock(&cgi_apis_lock);
+    /* Probed, being probed by this thread (a call back from the driver), no
+     * quirk for this API, or no room: nothing to do. */
+    if (i < n || !wanted || n == CGI_MAX_PROBED) {
+        pthread_mutex_unlock(&cgi_probe_lock);
+        return;
+    }
+    snprintf(cgi_probed[n].api, sizeof cgi_probed[n].api, "%s", layer->api);
+    atomic_store_explicit(&cgi_nprobed, n + 1, memory_order_release);
+    static cg_identity ids[CGI_MAX_IDS]; /* under cgi_probe_lock; off the stack of a thread we do not own */
+    memset(ids, 0, sizeof ids);
+    unsigned got = probe(layer, ids, CGI_MAX_IDS);
+    if (got > CGI_MAX_IDS) got = CGI_MAX_IDS;
+    for (unsigned k = 0; k < got; k++) {
+        ids[k].name[sizeof ids[k].name - 1] = '\0';
+        ids[k].version[sizeof ids[k].version - 1] = '\0';
+    }
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cgi_quirks_match(layer->api, ids, got);
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    atomic_store_explicit(&cgi_probed[n].done, 1, memory_order_release);
+    pthread_mutex_unlock(&cgi_probe_lock);
+}
+
+void *cg_real_function(cg_layer *layer, const char *name)
+{
+    if (!layer || !name) return NULL;
+    for (unsigned i = 0; i < layer->nsites; i++) {
+        cg_site *s = &layer->sites[i];
+        if (strcmp(s->name, name) != 0) continue;
+        void *real = atomic_load_explicit(&s->real, memory_order_acquire);
+        if (real) return real;
+        real = cgi_resolve(layer, name);
+        if (!real) return NULL;
+        pthread_mutex_lock(&cgi_cfg_lock);
+        atomic_store_explicit(&s->real, real, memory_order_release);
+        cgi_site_refresh(s);
+        pthread_mutex_unlock(&cgi_cfg_lock);
+        return real;
+    }
+    return cgi_resolve(layer, name);
+}
