@@ -43,6 +43,10 @@
 #include <string.h>
 #include <time.h>
 #include <toy.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -232,6 +236,43 @@ static void time_rows(void)
     }
 }
 
+/* What one read of each clock a guarded call may use costs here: the TSC
+ * (rdtsc, where the CPU says it is invariant) and CLOCK_MONOTONIC. Row 2
+ * reads one of them twice per call; on a VM that traps rdtsc the first is
+ * no cheaper than the second. */
+#ifndef CG_BENCH_PYTHON
+static void print_clocks(void)
+{
+    enum { N = 1000000 };
+    double t0 = now_ns();
+    uint64_t acc = 0;
+#if defined(__x86_64__)
+    for (int i = 0; i < N; i++) acc += __rdtsc();
+    double tsc = (now_ns() - t0) / N;
+#endif
+    struct timespec ts;
+    t0 = now_ns();
+    for (int i = 0; i < N; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        acc += (uint64_t)ts.tv_nsec;
+    }
+    double mono = (now_ns() - t0) / N;
+    sink += (uint32_t)acc;
+#if defined(__x86_64__)
+    unsigned a = 0, b, c, d = 0;
+    int invariant = __get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000007u;
+    if (invariant) {
+        __cpuid(0x80000007u, a, b, c, d);
+        invariant = (d >> 8) & 1;
+    }
+    printf("clocks: rdtsc %.1f ns a read (invariant TSC: %s), clock_gettime(CLOCK_MONOTONIC) %.1f ns a read\n", tsc,
+           invariant ? "yes" : "no: row 2 uses clock_gettime", mono);
+#else
+    printf("clocks: clock_gettime(CLOCK_MONOTONIC) %.1f ns a read (no TSC here)\n", mono);
+#endif
+}
+#endif
+
 /* ---- instruction counts (callgrind) ------------------------------------------------ */
 
 #if CG_BENCH_CALLGRIND
@@ -403,6 +444,9 @@ int main(int argc, char **argv)
         printf("guarded toyNop -> %s, direct toyNop -> %s; %ld calls per loop, median of %d interleaved rounds\n",
                object_of((void *)guarded_fn), object_of((void *)direct_fn), N_TIME, ROUNDS);
         print_table(ir_file != NULL);
+#ifndef CG_BENCH_PYTHON
+        print_clocks();
+#endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
         printf("(a sanitizer build: these figures say nothing about callguard's cost)\n");
 #endif

@@ -25,7 +25,7 @@
 /* The bounds docs/report.md states: a saved report is read in at most
  * CG_REPORT_MEM_MULTIPLE times its size; a statistics directory in at most
  * CG_STATS_MEM_PER_PROCESS bytes a process; both plus a fixed allowance for
- * the buffers of one process (a 1.1 MiB region) and stdio. */
+ * the buffers of one process (one statistics region) and stdio. */
 #define CG_REPORT_MEM_MULTIPLE 8
 #define CG_STATS_MEM_PER_PROCESS 1024
 #define CG_MEM_FIXED ((size_t)16 << 20)
@@ -273,7 +273,7 @@ static int child_synthesize(int argc, char **argv)
 /* More files than fit mapped at once under the limit: every process is in
  * the report (totals and the combined table), and the thread slot and the
  * stall at the far end of process 0's file are read. Mapping every file, as
- * the merge did, needs 1.1 MiB of address space a file and loses the rest. */
+ * the merge did, needs a region's size of address space a file and loses the rest. */
 static int test_merge_reports_every_statistics_file_in_bounded_memory(int argc, char **argv)
 {
     (void)argc, (void)argv;

@@ -18,9 +18,9 @@
 
 #include <errno.h>
 
-/* Depth of guarded calls on this thread. Initial-exec and one int: libraries
- * dlopen'd by Python or Julia get initial-exec TLS from a small static pool,
- * and this is read only on the slow path. */
+/* Depth of guarded-path calls on this thread. Initial-exec and one int:
+ * libraries dlopen'd by Python or Julia get initial-exec TLS from a small
+ * static pool. */
 static __thread int cgi_depth __attribute__((tls_model("initial-exec")));
 
 void cgi_call_after_fork_child(void) { cgi_depth = 0; }
@@ -72,8 +72,7 @@ static inline void cgi_stats_leave(cgi_frame *f)
     if (f->slot) atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
 }
 
-/* Out of line: called only for a call longer than the longest so far. */
-__attribute__((noinline)) static void cgi_max(cg_counters *c, uint64_t v)
+static inline void cgi_max_loop(cg_counters *c, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(&c->max_ns, memory_order_relaxed);
     while (v > cur &&
@@ -81,35 +80,53 @@ __attribute__((noinline)) static void cgi_max(cg_counters *c, uint64_t v)
     }
 }
 
-/* Is this thread inside a guarded call? The guarded and the lean CPython
- * paths count cgi_depth; the counted paths mark only the thread's slot. */
+/* Out of line: called only for a call longer than the longest so far. */
+__attribute__((noinline)) static void cgi_max(cg_counters *c, uint64_t v) { cgi_max_loop(c, v); }
+
+/* Is this thread inside a guarded call that may hold a lock or its slot?
+ * The guarded path counts cgi_depth; the counted paths mark only the
+ * thread's slot; the lean CPython path neither (it holds neither). */
 static inline int cgi_nested(void)
 {
     cg_counters *in = atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed);
     return cgi_depth > 0 || (in && in != &cgi_no_counters);
 }
 
-/* A counted call that lasted a stall's length, made without leaving the
- * runtime: a stall when the thread holds the runtime (it held it
- * throughout: nothing was left). Out of line: it may read the Python frame. */
-__attribute__((noinline)) static void cgi_counted_long(cg_site *s, uint64_t t0, uint64_t ns)
+/* After a counted call made without leaving the runtime: did the thread
+ * hold its runtime throughout? It holds it now exactly when it held it on
+ * entry, as nothing was left. When it did and the call lasted a stall's
+ * length, the stall is counted and recorded. Out of line: it may read the
+ * Python frame, and keeps errno for the caller. */
+__attribute__((noinline)) static int cgi_counted_held(cg_site *s, uint64_t t0, uint64_t ns)
 {
-    int saved = errno;
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
-    if (ad && (ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds())) {
+    if (!ad) return 0;
+    int saved = errno;
+    int held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
+    if (held && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&s->ctr->stalls, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->ctr->stall_ns, ns, memory_order_relaxed);
         cgi_stall_record(s, ad, t0, ns, 0);
     }
     errno = saved;
+    return held;
+}
+
+/* A traced counted call with an adapter: the event says whether the
+ * runtime was held. */
+__attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, uint64_t t0, uint64_t ns, int err)
+{
+    int held = cgi_counted_held(s, t0, ns);
+    return cgi_trace_call(c, t0, ns, 0, err, held);
 }
 
 /* Statistics and nothing else (no lock, no runtime left, a TSC to read):
  * the common case of `callguard run`, in the few instructions
  * docs/benchmarks.md measures. Inside the call only the slot says so (no
  * cgi_depth). It touches no errno. `path` is a constant: what to do after
- * the counting (CGI_PATH_COUNTED nothing, _TRACED record the event,
- * _DETECT ask the adapter about a call as long as a stall). */
+ * the counting (CGI_PATH_COUNTED nothing, _TRACED record the event, asking
+ * an adapter whether the runtime was held, _DETECT ask the adapter about a
+ * call as long as a stall). */
 static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg_thunk thunk, void *args,
                                                                   cgi_slot *slot, int path)
 {
@@ -131,10 +148,21 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, ns);
-    if (path == CGI_PATH_TRACED) return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) {
+        /* Inline where calls follow: values live across a call here are
+         * registers every call of the path saves. */
+        if (path == CGI_PATH_TRACED)
+            cgi_max_loop(c, ns);
+        else
+            cgi_max(c, ns);
+    }
+    if (path == CGI_PATH_TRACED) {
+        /* Each event says whether the runtime was held: an adapter is asked. */
+        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed)) return cgi_trace_held(s, c, t0, ns, err);
+        return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
+    }
     if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
-        cgi_counted_long(s, t0, ns);
+        cgi_counted_held(s, t0, ns);
     return 0;
 }
 
@@ -316,22 +344,24 @@ static inline int cgi_wants_leave(const cg_site *s)
 /* The lean path's second half, its own function: the policy checks in
  * cg_call need no stack frame (the guarded path stays a tail jump), and here
  * thunk and args live in callee-saved registers across the calls into
- * CPython instead of being spilled around each. */
+ * CPython instead of being spilled around each.
+ *
+ * It does not count itself in cgi_depth: it holds no lock a nested call
+ * could wait for, and counts nothing. A driver callback calling a guarded
+ * function on this thread meanwhile finds the GIL left (holds() is false:
+ * it calls straight through), or re-taken by the callback itself (it is
+ * left again, as a binding's own nested call would do). */
 __attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
 {
-    cgi_depth = 1;
     if (__builtin_expect(cgi_py_holds(), 1)) {
         void *ts = cgi_py.save();
         thunk(args);
-        /* Before re-entering: at exit a daemon thread may never return from it. */
-        cgi_depth = 0;
         cgi_py.restore(ts);
     } else {
         /* Not this thread's GIL (a thread CPython does not know, or the
          * interpreter is not running): nothing to leave, and the site has
          * nothing else to do. */
         thunk(args);
-        cgi_depth = 0;
     }
     return 0;
 }
@@ -344,22 +374,26 @@ __attribute__((noinline)) static int cgi_call_traced(cg_site *s, const void *key
     return cgi_call_counted(s, thunk, args, slot, CGI_PATH_TRACED);
 }
 
-/* The counted paths with an adapter (site.h), out of line. */
-__attribute__((noinline)) static int cgi_call_counted_rt(cg_site *s, const void *key, cg_thunk thunk, void *args,
-                                                         int path)
+/* A counted call that leaves the GIL (CGI_PATH_COUNTED_PY, a site whose
+ * transition says so): the clock stops before re-entering (at exit a daemon
+ * thread may never return from it), and a call that held nothing is no
+ * stall. */
+__attribute__((noinline)) static int cgi_call_counted_left(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
+{
+    if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    void *ts = cgi_py.save();
+    cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+    cgi_py.restore(ts);
+    return 0;
+}
+
+/* The counted paths with an adapter (CGI_PATH_DETECT, _COUNTED_PY), out of
+ * line: they keep the site for a stall. py: the CPython adapter is active. */
+__attribute__((noinline)) static int cgi_call_detect(cg_site *s, const void *key, cg_thunk thunk, void *args, int py)
 {
     cgi_slot *slot = cgi_my_slot;
     if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
-    if (path == CGI_PATH_COUNTED_PY && cgi_wants_leave(s)) {
-        /* Counted with the GIL left: the clock stops before re-entering
-         * (at exit a daemon thread may never return from it), and a call
-         * that held nothing is no stall. */
-        if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-        void *ts = cgi_py.save();
-        cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-        cgi_py.restore(ts);
-        return 0;
-    }
+    if (py && cgi_wants_leave(s)) return cgi_call_counted_left(s, thunk, args, slot);
     return cgi_call_counted(s, thunk, args, slot, CGI_PATH_DETECT);
 }
 
@@ -369,20 +403,21 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     if (__builtin_expect(path == CGI_PATH_COUNTED, 1)) {
         cgi_slot *slot = cgi_my_slot;
         if (cgi_countable(s, slot)) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-    } else if (path == CGI_PATH_TRACED) {
-        return cgi_call_traced(s, key, thunk, args);
     } else if (path == CGI_PATH_PY) {
         /* The lean CPython path: the site only has to leave CPython (no
-         * lock, no statistics, resolved, not nested). The hot case of a
-         * binding that releases the GIL around every call: it does only
-         * what a hand-written Py_BEGIN_ALLOW_THREADS does, plus holds() and
-         * the nesting count: no frame, no callback hops, no errno save
-         * (CPython's PyEval_RestoreThread keeps errno, see adapter_cpython.c). */
+         * lock, no statistics, resolved, not inside a guarded call that
+         * may hold one). The hot case of a binding that releases the GIL
+         * around every call: it does only what a hand-written
+         * Py_BEGIN_ALLOW_THREADS does, plus holds(): no frame, no callback
+         * hops, no errno save (CPython's PyEval_RestoreThread keeps errno,
+         * see adapter_cpython.c). */
         if (!atomic_load_explicit(&s->domain, memory_order_relaxed) && cgi_wants_leave(s) &&
             atomic_load_explicit(&s->real, memory_order_relaxed) && cgi_depth == 0)
             return cgi_call_lean(thunk, args);
-    } else if (path != CGI_PATH_GUARDED) {
-        return cgi_call_counted_rt(s, key, thunk, args, path);
+    } else if (path == CGI_PATH_DETECT || path == CGI_PATH_COUNTED_PY) {
+        return cgi_call_detect(s, key, thunk, args, path == CGI_PATH_COUNTED_PY);
+    } else if (path == CGI_PATH_TRACED) {
+        return cgi_call_traced(s, key, thunk, args);
     }
     return cgi_call_guarded(s, key, thunk, args);
 }

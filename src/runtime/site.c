@@ -28,7 +28,7 @@ void cgi_path_refresh(void)
         if (active && ad == &cgi_cpython_adapter) path = CGI_PATH_PY;
     } else if (cgi_clk.tsc) {
         if (atomic_load(&cgi_cfg.trace_on))
-            path = ad ? CGI_PATH_GUARDED : CGI_PATH_TRACED; /* each event says whether the runtime was held */
+            path = active ? CGI_PATH_GUARDED : CGI_PATH_TRACED;
         else if (!ad)
             path = CGI_PATH_COUNTED;
         else if (!active)

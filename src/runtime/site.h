@@ -28,7 +28,7 @@ CGI_HIDDEN void cgi_refresh_all(void);
 enum {
     CGI_PATH_GUARDED = 0, /* everything (cgi_call_guarded) */
     CGI_PATH_COUNTED,     /* statistics on a TSC, no adapter, no timeline */
-    CGI_PATH_TRACED,      /* the same, recording the timeline */
+    CGI_PATH_TRACED,      /* the same, or with an adapter that leaves nothing, recording the timeline */
     CGI_PATH_DETECT,      /* statistics on a TSC, an adapter that leaves nothing, no timeline:
                            * the adapter is asked only about a call as long as a stall */
     CGI_PATH_COUNTED_PY,  /* statistics on a TSC, the built-in CPython adapter active, no

@@ -196,10 +196,22 @@ static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, cg_counters *c,
     atomic_store_explicit(&me->t->written, w + 1, memory_order_release);
 }
 
+static int cgi_trace_call_rare(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
+
 /* Everything but the common case: text lines, a thread's first event, a
- * ring that can grow no more, every CGI_TRACE_STEP-th event. */
+ * ring that can grow no more, every CGI_TRACE_STEP-th event. These make
+ * system calls (fprintf, the ring's file), and the counted paths tail-call
+ * cgi_trace_call after the real call: the program's errno is kept here. */
 __attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
                                                          uint64_t wait_ns, int err, int held)
+{
+    int saved = errno;
+    int rc = cgi_trace_call_rare(c, t0, call_ns, wait_ns, err, held);
+    errno = saved;
+    return rc;
+}
+
+static int cgi_trace_call_rare(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
 {
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
     if (on & CGI_TRACE_LINES) cgi_trace_line(c, call_ns, wait_ns, err);
