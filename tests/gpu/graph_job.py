@@ -15,8 +15,11 @@ def worker(i):
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         y = torch.tanh(x @ x / 32.0)  # warm-up outside the capture, as torch asks
+        s.synchronize()
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, stream=s):
+        # thread_local: the other thread's calls do not invalidate this capture (the default, global,
+        # refuses any unsafe call in the process while a capture is open).
+        with torch.cuda.graph(g, stream=s, capture_error_mode="thread_local"):
             y = torch.tanh(x @ x / 32.0)
         for _ in range(20):
             g.replay()
