@@ -2,7 +2,9 @@
 # tests/gpu/threads_check.sh OUTDIR [BUILD]: CUDA's graph thread rules on a real GPU (issue 13). Runs
 # tests/gpu/graph_job.py (two threads, each with its own CUDA graph) plain, then under
 # `callguard run --check-threads --report`: the same checksums, the graph calls counted, no violation.
-# Then the same with --serialize-handles. Prints PASS/FAIL lines; exits 1 on a failure.
+# Then the same with --serialize-handles; then both threads replaying one graph (--shared), which must be
+# reported (CALLGUARD_CHECK_HOLD_US holds each checked call open so the overlap shows). Prints PASS/FAIL
+# lines; exits 1 on a failure.
 set -u
 OUT=$1; mkdir -p "$OUT" || exit 2
 cd "$(dirname "$0")/../.."
@@ -37,4 +39,14 @@ PY
         echo "FAIL: $mode: rc $rc, '$got' vs '$plain'; $summary; $(tail -3 "$OUT/graph-$tag.err")"; fail=1
     fi
 done
+got=$(CALLGUARD_CHECK_HOLD_US=200 timeout 120 "$B/bin/callguard" run --check-threads --report "$OUT/graph-shared.json" -- \
+    "$PY" tests/gpu/graph_job.py --shared 2>"$OUT/graph-shared.err")
+rc=$?
+"$B/bin/callguard" report "$OUT/graph-shared.json" >"$OUT/graph-shared.txt" 2>&1
+n=$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(v.get("count",1) for p in r["processes"] for v in p.get("thread_violations",[])))' "$OUT/graph-shared.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
+    echo "PASS: one graph replayed by two threads: $n violations reported; $(grep -m2 -i cuGraphLaunch "$OUT/graph-shared.txt" | tr -s ' ' | head -c 300)"
+else
+    echo "FAIL: one graph replayed by two threads: rc $rc, violations ${n:-none}; $(tail -3 "$OUT/graph-shared.err")"; fail=1
+fi
 exit $fail
