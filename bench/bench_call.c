@@ -48,15 +48,7 @@
 #include <x86intrin.h>
 #endif
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define CG_BENCH_CALLGRIND 1
-#endif
-#endif
-#ifndef CG_BENCH_CALLGRIND
-#define CG_BENCH_CALLGRIND 0
-#endif
+#include "bench_callgrind.h"
 
 #define N_TIME 100000L /* calls per timed loop */
 #define ROUNDS 101     /* odd: the median is one of them */

@@ -26,15 +26,7 @@
 #include <time.h>
 #include <toy.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define CG_BENCH_CALLGRIND 1
-#endif
-#endif
-#ifndef CG_BENCH_CALLGRIND
-#define CG_BENCH_CALLGRIND 0
-#endif
+#include "bench_callgrind.h"
 
 #define N_TIME 100000L
 #define ROUNDS 51

@@ -8,14 +8,10 @@ prog=$build/bin/bench_threads
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
+. "$(dirname "$0")/callgrind_count.sh"
 if command -v valgrind >/dev/null 2>&1; then
-  valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$dir/cg.out" "$prog" --count \
-    >"$dir/valgrind.log" 2>&1 || { cat "$dir/valgrind.log" >&2; exit 1; }
-  for f in "$dir"/cg.out.*; do
-    awk '/^desc: Trigger: Client Request: / { name = $5 }
-         /^(totals|summary): / { ir = $2 }
-         END { if (name != "") print name, ir }' "$f"
-  done | sort >"$dir/ir.txt"
+  cg_count "$dir" "$prog" || exit 1
+  sort "$dir/ir.txt" -o "$dir/ir.txt"
   echo "instructions per call (callgrind, 100000 calls per loop):"
   awk '{ split($1, k, "."); ir[k[1] "." k[2]] = $2 }
        END { for (r = 1; r <= 4; r++) printf "  row %d: unchecked %.1f, checked %.1f, added %.1f\n", r,

@@ -10,21 +10,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 
 # Instructions: each loop of the --count run is collected alone and dumped
-# under its row's name; a dump's "totals:" line is its instruction count.
-count() { # program [args]
-  if ! command -v valgrind >/dev/null 2>&1; then
-    echo "(valgrind not found: timing only)" >&2
-    return 1
-  fi
-  rm -f "$dir"/cg.out*
-  valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$dir/cg.out" "$@" --count \
-    >"$dir/valgrind.log" 2>&1 || { cat "$dir/valgrind.log" >&2; return 1; }
-  for f in "$dir"/cg.out.*; do
-    awk '/^desc: Trigger: Client Request: / { name = $5 }
-         /^(totals|summary): / { ir = $2 }
-         END { if (name != "") print name, ir }' "$f"
-  done >"$dir/ir.txt"
-}
+# under its row's name (bench/callgrind_count.sh).
+. "$(dirname "$0")/callgrind_count.sh"
+count() { cg_count "$dir" "$@"; } # program [args]
 
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "CPU: $model ($(nproc) cores); valgrind: $(valgrind --version 2>/dev/null || echo none)"
