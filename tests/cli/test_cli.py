@@ -103,6 +103,9 @@ def check_complete_events(trace):
             check(isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0
                   and e["ts"] > 0, "ts and dur in microseconds: %s" % e)
             check(e["cat"].split(",")[0] in ("call", "lock_wait"), "category: %s" % e)
+            check(("api" in e["args"]) == (e["cat"].split(",")[0] == "call"), "a call names its API: %s" % e)
+            check(all(v is not False for v in e["args"].values()), "no key that says false: %s" % e)
+            check(("stall" in e["cat"].split(",")) == (e["args"].get("stall") is True), "a stall says so twice: %s" % e)
 
 
 def run_trace_writes_one_timeline_for_the_tree():
@@ -928,7 +931,8 @@ def run_trace_marks_a_stall():
     stalls = [e for e in calls_in(trace, name="toyWait") if e["cat"] == "call,stall"]
     check(len(stalls) == 1 and stalls[0]["args"]["stall"] is True and stalls[0]["args"]["runtime_held"] is True
           and stalls[0]["dur"] >= 900000, "the 1 s stall: %s" % calls_in(trace, name="toyWait"))
-    check(all(not e["args"]["stall"] for e in calls_in(trace) if e not in stalls), "nothing else is a stall")
+    check(all("stall" not in e["args"] and e["cat"] == "call" for e in calls_in(trace) if e not in stalls),
+          "nothing else is a stall (a key that would say false is left out)")
 
 
 if __name__ == "__main__":
