@@ -421,3 +421,149 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     }
     return cgi_call_guarded(s, key, thunk, args);
 }
+
+/* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------
+ * The wrapper makes the real call itself between the two. The token says
+ * what cg_enter did, so cg_leave reads no configuration to undo it: its low
+ * 3 bits are a tag (slots are 64-byte aligned; a PyThreadState is a C
+ * struct of pointers, at least 8-byte aligned), the rest a pointer. */
+enum {
+    CGI_TOK_COUNTED = 0, /* slot: counted (CGI_MODE_COUNTED, or COUNTED_PY holding nothing) */
+    CGI_TOK_DETECT = 1,  /* slot | 1: counted, the adapter asked after a stall-long call */
+    CGI_TOK_TRACED = 2,  /* slot | 2: counted and recorded on the timeline */
+    CGI_TOK_LEAN = 4,    /* thread state | 4: the GIL left, nothing counted */
+    CGI_TOK_LEFT = 5,    /* thread state | 5: counted with the GIL left (this thread's slot) */
+    CGI_TOK_NOTHING = 6, /* nothing to undo (lean, the GIL not this thread's) */
+    CGI_TOK_TAG = 7
+};
+
+/* The site of this thread's DETECT, TRACED or LEFT call, for its stall or
+ * event (the other tokens need none, so cg_leave takes no site). One per
+ * thread is enough: a thread inside a counted call has its slot marked,
+ * and a call it makes meanwhile takes cg_call's nested path. */
+static __thread cg_site *cgi_short_site __attribute__((tls_model("initial-exec")));
+
+/* Counts the call in and marks the slot (the in-flight record), as
+ * cgi_call_counted does before its call. */
+static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
+{
+    cg_counters *c = s->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    atomic_store_explicit(&slot->counters, c, memory_order_release);
+}
+
+/* cgi_call_counted after its call, for any result. No errno is touched
+ * (cgi_counted_held keeps it). */
+static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int path)
+{
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (err != 0) {
+        err = cgi_stats_result(c, err);
+        c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    }
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    if (path == CGI_PATH_TRACED) {
+        cg_site *s = cgi_short_site;
+        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
+            (void)cgi_trace_held(s, c, t0, ns, err);
+        else
+            (void)cgi_trace_call(c, t0, ns, 0, err, 0);
+        return;
+    }
+    if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
+        cgi_counted_held(cgi_short_site, t0, ns);
+}
+
+/* The modes after the two commonest, out of line. */
+__attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
+{
+    if (mode != CGI_MODE_DETECT && mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
+    cgi_slot *slot = cgi_my_slot;
+    if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+    cgi_short_site = s;
+    if (mode == CGI_MODE_COUNTED_PY) {
+        /* As cgi_call_counted_left: a call that holds nothing is counted and
+         * no stall; else the clock starts once the GIL is left. */
+        if (!cgi_py_holds()) {
+            cgi_enter_counted(s, slot);
+            return (uintptr_t)slot | CGI_TOK_COUNTED;
+        }
+        void *ts = cgi_py.save();
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)ts | CGI_TOK_LEFT;
+    }
+    cgi_enter_counted(s, slot);
+    return (uintptr_t)slot | (mode == CGI_MODE_DETECT ? CGI_TOK_DETECT : CGI_TOK_TRACED);
+}
+
+uintptr_t cg_enter(cg_site *s)
+{
+    uint32_t mode = atomic_load_explicit(&s->mode, memory_order_acquire);
+    if (__builtin_expect(mode == CGI_MODE_COUNTED, 1)) {
+        cgi_slot *slot = cgi_my_slot;
+        /* Inside a call already (nested, or no slot of its own yet): cg_call. */
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)slot;
+    }
+    if (mode == CGI_MODE_LEAN) {
+        /* cg_call's lean path: not inside a guarded call that may hold a
+         * lock; the GIL left when this thread holds it. */
+        if (cgi_depth != 0) return 0;
+        if (__builtin_expect(cgi_py_holds(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
+        return CGI_TOK_NOTHING;
+    }
+    return cgi_enter_other(s, mode);
+}
+
+/* Out of line: a longer call than any before at its site. */
+__attribute__((noinline)) static uintptr_t cgi_max_ret(cg_counters *c, uint64_t ns, uintptr_t ret)
+{
+    cgi_max_loop(c, ns);
+    return ret;
+}
+
+/* Everything but a successful COUNTED call and the lean path. */
+__attribute__((noinline)) static uintptr_t cgi_leave_other(uintptr_t tok, int code, uintptr_t ret)
+{
+    void *p = (void *)(tok & ~(uintptr_t)CGI_TOK_TAG);
+    switch (tok & CGI_TOK_TAG) {
+    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, CGI_PATH_COUNTED); break;
+    case CGI_TOK_DETECT: cgi_leave_counted(p, code, CGI_PATH_DETECT); break;
+    case CGI_TOK_TRACED: cgi_leave_counted(p, code, CGI_PATH_TRACED); break;
+    case CGI_TOK_LEFT:
+        /* The clock stops before re-entering (TRAPS: CPython may never
+         * return from it at exit). The slot is this thread's, as on entry. */
+        cgi_leave_counted(cgi_my_slot, code, CGI_PATH_COUNTED);
+        cgi_py.restore(p);
+        break;
+    default: break; /* CGI_TOK_NOTHING */
+    }
+    return ret;
+}
+
+uintptr_t cg_leave(uintptr_t tok, int code, uintptr_t ret)
+{
+    if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED && code == 0, 1)) {
+        /* A successful counted call: cgi_leave_counted's success path,
+         * with nothing kept in a saved register. */
+        cgi_slot *slot = (cgi_slot *)tok;
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+        uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+        uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+        atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+        atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+        if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) return cgi_max_ret(c, ns, ret);
+        return ret;
+    }
+    if ((tok & CGI_TOK_TAG) == CGI_TOK_LEAN) {
+        cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
+        return ret;
+    }
+    return cgi_leave_other(tok, code, ret);
+}
