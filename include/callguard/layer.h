@@ -202,7 +202,7 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 /* The common paths, with no frame and no thunk: the wrapper calls
  *
  *     uintptr_t tok = cg_enter(site);
- *     if (tok) { r = real(args...); return (RET)cg_leave(tok, code of r, (uintptr_t)r); }
+ *     if (tok) { r = real(args...); cg_leave(tok, code of r); return r; }
  *     ... the frame and cg_call ...
  *
  * cg_enter returns 0 when the call needs the general path (cg_call): a
@@ -213,10 +213,7 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
  * (non-NULL then) and then cg_leave with the token, on the same thread.
  * `code` is what a thunk would return (0 for success or a function with no
  * result code, else the code as an int, CG_RESULT_ZERO for a code of 0
- * where success is another value). cg_leave returns `ret` unchanged: a
- * wrapper whose result fits a word (an integer, enum or pointer) passes it
- * through, so its call of cg_leave is a tail call; others pass 0 and keep
- * theirs. cg_leave touches no errno (CPython's re-entry keeps it): the
+ * where success is another value). cg_leave touches no errno (CPython's re-entry keeps it): the
  * real call's errno reaches the caller. GCC calls both through the GOT
  * (noplt): one jump fewer each. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -225,7 +222,7 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 #define CG_NOPLT
 #endif
 CG_NOPLT uintptr_t cg_enter(cg_site *site);
-CG_NOPLT uintptr_t cg_leave(uintptr_t token, int code, uintptr_t ret);
+CG_NOPLT void cg_leave(uintptr_t token, int code);
 
 /* Resolves the real function of a pass-through name (never NULL: the
  * layer's passthrough_missing is returned instead). */

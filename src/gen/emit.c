@@ -394,13 +394,10 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     char *code = f->ret_result ? xasprintf("CG_LIKELY(cgl_ret == %s) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO",
                                            p->success)
                                : xstrdup("0");
-    /* A word-sized result passes through cg_leave, which returns it: a tail call. */
     if (f->ret_void)
-        fputs("        cg_leave(cgl_tok, 0, 0);\n        return;\n    }\n", out);
-    else if (f->ret_word)
-        fprintf(out, "        return (%s)cg_leave(cgl_tok, %s, (uintptr_t)cgl_ret);\n    }\n", f->ret, code);
+        fputs("        cg_leave(cgl_tok, 0);\n        return;\n    }\n", out);
     else
-        fprintf(out, "        (void)cg_leave(cgl_tok, %s, 0);\n        return cgl_ret;\n    }\n", code);
+        fprintf(out, "        cg_leave(cgl_tok, %s);\n        return cgl_ret;\n    }\n", code);
     free(code);
     free(real);
     fprintf(out, "    %scgl_gp_%s(", f->ret_void ? "" : "return ", n);

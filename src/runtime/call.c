@@ -521,49 +521,41 @@ uintptr_t cg_enter(cg_site *s)
     return cgi_enter_other(s, mode);
 }
 
-/* Out of line: a longer call than any before at its site. */
-__attribute__((noinline)) static uintptr_t cgi_max_ret(cg_counters *c, uint64_t ns, uintptr_t ret)
-{
-    cgi_max_loop(c, ns);
-    return ret;
-}
-
 /* Everything but a successful COUNTED call and the lean path. */
-__attribute__((noinline)) static uintptr_t cgi_leave_other(uintptr_t tok, int code, uintptr_t ret)
+__attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
 {
     void *p = (void *)(tok & ~(uintptr_t)CGI_TOK_TAG);
     switch (tok & CGI_TOK_TAG) {
-    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, CGI_PATH_COUNTED); break;
-    case CGI_TOK_DETECT: cgi_leave_counted(p, code, CGI_PATH_DETECT); break;
-    case CGI_TOK_TRACED: cgi_leave_counted(p, code, CGI_PATH_TRACED); break;
+    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, CGI_PATH_COUNTED); return;
+    case CGI_TOK_DETECT: cgi_leave_counted(p, code, CGI_PATH_DETECT); return;
+    case CGI_TOK_TRACED: cgi_leave_counted(p, code, CGI_PATH_TRACED); return;
     case CGI_TOK_LEFT:
         /* The clock stops before re-entering (TRAPS: CPython may never
          * return from it at exit). The slot is this thread's, as on entry. */
         cgi_leave_counted(cgi_my_slot, code, CGI_PATH_COUNTED);
         cgi_py.restore(p);
-        break;
-    default: break; /* CGI_TOK_NOTHING */
+        return;
+    default: return; /* CGI_TOK_NOTHING */
     }
-    return ret;
 }
 
-uintptr_t cg_leave(uintptr_t tok, int code, uintptr_t ret)
+void cg_leave(uintptr_t tok, int code)
 {
     if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED && code == 0, 1)) {
-        /* A successful counted call: cgi_leave_counted's success path,
-         * with nothing kept in a saved register. */
+        /* A successful counted call: cgi_leave_counted's success path, a
+         * leaf but for its rare tail call. */
         cgi_slot *slot = (cgi_slot *)tok;
         cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
         uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
         uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
         atomic_store_explicit(&slot->counters, NULL, memory_order_release);
         atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-        if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) return cgi_max_ret(c, ns, ret);
-        return ret;
+        if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, ns);
+        return;
     }
     if ((tok & CGI_TOK_TAG) == CGI_TOK_LEAN) {
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
-        return ret;
+        return;
     }
-    return cgi_leave_other(tok, code, ret);
+    cgi_leave_other(tok, code);
 }

@@ -2337,7 +2337,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorString(CUresult error
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(error, pStr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGetErrorString(error, pStr);
 }
@@ -2372,7 +2373,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorName(CUresult error, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(error, pStr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGetErrorName(error, pStr);
 }
@@ -2406,7 +2408,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuInit(unsigned int Flags)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuInit(Flags);
 }
@@ -2440,7 +2443,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDriverGetVersion(int *driverV
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDriverGetVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(driverVersion);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDriverGetVersion(driverVersion);
 }
@@ -2475,7 +2479,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGet(CUdevice *device, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(device, ordinal);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGet(device, ordinal);
 }
@@ -2509,7 +2514,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetCount(int *count)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetCount(count);
 }
@@ -2545,7 +2551,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetName(char *name, int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(name, len, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetName(name, len, dev);
 }
@@ -2580,7 +2587,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid_v2(CUuuid *uuid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(uuid, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid_v2(uuid, dev);
 }
@@ -2616,7 +2624,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetLuid(char *luid, uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetLuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(luid, deviceNodeMask, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetLuid(luid, deviceNodeMask, dev);
 }
@@ -2651,7 +2660,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem_v2(size_t *byt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(bytes, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem_v2(bytes, dev);
 }
@@ -2688,7 +2698,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetTexture1DLinearMaxWi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(maxWidthInElements, format, numChannels, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
 }
@@ -2724,7 +2735,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(pi, attrib, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetAttribute(pi, attrib, dev);
 }
@@ -2761,7 +2773,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetHostAtomicCapabiliti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
 }
@@ -2797,7 +2810,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetNvSciSyncAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(nvSciSyncAttrList, dev, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
 }
@@ -2832,7 +2846,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetMemPool(CUdevice dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(dev, pool);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceSetMemPool(dev, pool);
 }
@@ -2867,7 +2882,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetMemPool(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(pool, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetMemPool(pool, dev);
 }
@@ -2902,7 +2918,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDefaultMemPool(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(pool_out, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDefaultMemPool(pool_out, dev);
 }
@@ -2938,7 +2955,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetExecAffinitySupport(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(pi, type, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetExecAffinitySupport(pi, type, dev);
 }
@@ -2973,7 +2991,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFlushGPUDirectRDMAWrites(CUfl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(target, scope);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFlushGPUDirectRDMAWrites(target, scope);
 }
@@ -3008,7 +3027,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetProperties(CUdevprop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(prop, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetProperties(prop, dev);
 }
@@ -3044,7 +3064,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceComputeCapability(int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceComputeCapability]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(major, minor, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceComputeCapability(major, minor, dev);
 }
@@ -3079,7 +3100,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRetain(CUcont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRetain(pctx, dev);
 }
@@ -3113,7 +3135,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease_v2(dev);
 }
@@ -3148,7 +3171,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(dev, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
 }
@@ -3184,7 +3208,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxGetState(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxGetState(dev, flags, active);
 }
@@ -3218,7 +3243,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset_v2(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset_v2(dev);
 }
@@ -3255,7 +3281,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v4(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v4]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(pctx, ctxCreateParams, flags, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
 }
@@ -3289,7 +3316,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy_v2(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy_v2(ctx);
 }
@@ -3323,7 +3351,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent_v2(ctx);
 }
@@ -3357,7 +3386,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent_v2(CUcontext *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(pctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent_v2(pctx);
 }
@@ -3391,7 +3421,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSetCurrent(ctx);
 }
@@ -3425,7 +3456,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(pctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetCurrent(pctx);
 }
@@ -3459,7 +3491,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice(CUdevice *device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice(device);
 }
@@ -3494,7 +3527,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice_v2(CUdevice *dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(device, ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice_v2(device, ctx);
 }
@@ -3528,7 +3562,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetFlags(unsigned int *fla
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetFlags(flags);
 }
@@ -3562,7 +3597,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetFlags(unsigned int flag
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSetFlags(flags);
 }
@@ -3597,7 +3633,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetId(CUcontext ctx, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(ctx, ctxId);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetId(ctx, ctxId);
 }
@@ -3630,7 +3667,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize();
 }
@@ -3664,7 +3702,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize_v2(ctx);
 }
@@ -3699,7 +3738,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetLimit(CUlimit limit, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(limit, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSetLimit(limit, value);
 }
@@ -3734,7 +3774,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetLimit(size_t *pvalue, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(pvalue, limit);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetLimit(pvalue, limit);
 }
@@ -3768,7 +3809,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(pconfig);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetCacheConfig(pconfig);
 }
@@ -3802,7 +3844,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSetCacheConfig(config);
 }
@@ -3837,7 +3880,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetApiVersion(CUcontext ct
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(ctx, version);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetApiVersion(ctx, version);
 }
@@ -3872,7 +3916,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetStreamPriorityRange(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetStreamPriorityRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
 }
@@ -3905,7 +3950,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxResetPersistingL2Cache(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxResetPersistingL2Cache]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxResetPersistingL2Cache();
 }
@@ -3940,7 +3986,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetExecAffinity(CUexecAffi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetExecAffinity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(pExecAffinity, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetExecAffinity(pExecAffinity, type);
 }
@@ -3975,7 +4022,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxRecordEvent(CUcontext hCtx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxRecordEvent(hCtx, hEvent);
 }
@@ -4010,7 +4058,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxWaitEvent(CUcontext hCtx, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxWaitEvent(hCtx, hEvent);
 }
@@ -4045,7 +4094,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxAttach(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(pctx, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxAttach(pctx, flags);
 }
@@ -4079,7 +4129,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDetach(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxDetach(ctx);
 }
@@ -4113,7 +4164,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetSharedMemConfig(pConfig);
 }
@@ -4147,7 +4199,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxSetSharedMemConfig(config);
 }
@@ -4182,7 +4235,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoad(CUmodule *module, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(module, fname);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleLoad(module, fname);
 }
@@ -4217,7 +4271,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadData(CUmodule *modu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(module, image);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleLoadData(module, image);
 }
@@ -4255,7 +4310,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadDataEx(CUmodule *mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadDataEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
@@ -4290,7 +4346,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadFatBinary(CUmodule 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadFatBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(module, fatCubin);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleLoadFatBinary(module, fatCubin);
 }
@@ -4324,7 +4381,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleUnload(CUmodule hmod)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(hmod);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleUnload(hmod);
 }
@@ -4358,7 +4416,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetLoadingMode(CUmodule
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetLoadingMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetLoadingMode(mode);
 }
@@ -4394,7 +4453,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(hfunc, hmod, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunction(hfunc, hmod, name);
 }
@@ -4429,7 +4489,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunctionCount(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunctionCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(count, mod);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunctionCount(count, mod);
 }
@@ -4465,7 +4526,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleEnumerateFunctions(CUfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleEnumerateFunctions]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(functions, numFunctions, mod);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleEnumerateFunctions(functions, numFunctions, mod);
 }
@@ -4502,7 +4564,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
 }
@@ -4539,7 +4602,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate_v2(unsigned int nu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
 }
@@ -4580,7 +4644,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
 }
@@ -4619,7 +4684,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
 }
@@ -4655,7 +4721,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkComplete(CUlinkState stat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkComplete]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(state, cubinOut, sizeOut);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkComplete(state, cubinOut, sizeOut);
 }
@@ -4689,7 +4756,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkDestroy(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(state);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkDestroy(state);
 }
@@ -4725,7 +4793,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetTexRef(CUtexref *pTe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(pTexRef, hmod, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetTexRef(pTexRef, hmod, name);
 }
@@ -4761,7 +4830,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetSurfRef(CUsurfref *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetSurfRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(pSurfRef, hmod, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetSurfRef(pSurfRef, hmod, name);
 }
@@ -4802,7 +4872,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadData(CUlibrary *li
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -4843,7 +4914,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadFromFile(CUlibrary
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadFromFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -4877,7 +4949,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryUnload(CUlibrary libra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(library);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryUnload(library);
 }
@@ -4913,7 +4986,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernel(CUkernel *pK
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(pKernel, library, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernel(pKernel, library, name);
 }
@@ -4948,7 +5022,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernelCount(unsigne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernelCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(count, lib);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernelCount(count, lib);
 }
@@ -4984,7 +5059,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryEnumerateKernels(CUker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryEnumerateKernels]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(kernels, numKernels, lib);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryEnumerateKernels(kernels, numKernels, lib);
 }
@@ -5019,7 +5095,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetModule(CUmodule *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(pMod, library);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetModule(pMod, library);
 }
@@ -5054,7 +5131,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(pFunc, kernel);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelGetFunction(pFunc, kernel);
 }
@@ -5089,7 +5167,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetLibrary(CUlibrary *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetLibrary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(pLib, kernel);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelGetLibrary(pLib, kernel);
 }
@@ -5126,7 +5205,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetGlobal(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(dptr, bytes, library, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetGlobal(dptr, bytes, library, name);
 }
@@ -5163,7 +5243,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetManaged(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(dptr, bytes, library, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetManaged(dptr, bytes, library, name);
 }
@@ -5199,7 +5280,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetUnifiedFunction(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetUnifiedFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(fptr, library, symbol);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLibraryGetUnifiedFunction(fptr, library, symbol);
 }
@@ -5236,7 +5318,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(pi, attrib, kernel, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelGetAttribute(pi, attrib, kernel, dev);
 }
@@ -5273,7 +5356,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetAttribute(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(attrib, val, kernel, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelSetAttribute(attrib, val, kernel, dev);
 }
@@ -5309,7 +5393,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetCacheConfig(CUkernel
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(kernel, config, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelSetCacheConfig(kernel, config, dev);
 }
@@ -5344,7 +5429,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetName(const char **na
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(name, hfunc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelGetName(name, hfunc);
 }
@@ -5381,7 +5467,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetParamInfo(CUkernel k
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(kernel, paramIndex, paramOffset, paramSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
 }
@@ -5416,7 +5503,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo_v2(size_t *free, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(free, total);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo_v2(free, total);
 }
@@ -5451,7 +5539,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc_v2(CUdeviceptr *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(dptr, bytesize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAlloc_v2(dptr, bytesize);
 }
@@ -5489,7 +5578,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch_v2(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -5523,7 +5613,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree_v2(CUdeviceptr dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemFree_v2(dptr);
 }
@@ -5559,7 +5650,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange_v2(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(pbase, psize, dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange_v2(pbase, psize, dptr);
 }
@@ -5594,7 +5686,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost_v2(void **pp, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(pp, bytesize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost_v2(pp, bytesize);
 }
@@ -5628,7 +5721,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeHost(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(p);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemFreeHost(p);
 }
@@ -5664,7 +5758,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostAlloc(void **pp, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(pp, bytesize, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostAlloc(pp, bytesize, Flags);
 }
@@ -5700,7 +5795,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(pdptr, p, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
 }
@@ -5735,7 +5831,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetFlags(unsigned int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(pFlags, p);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostGetFlags(pFlags, p);
 }
@@ -5771,7 +5868,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocManaged(CUdeviceptr *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(dptr, bytesize, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocManaged(dptr, bytesize, flags);
 }
@@ -5808,7 +5906,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceRegisterAsyncNotificati
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(device, callbackFunc, userData, callback);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
 }
@@ -5843,7 +5942,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceUnregisterAsyncNotifica
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(device, callback);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceUnregisterAsyncNotification(device, callback);
 }
@@ -5878,7 +5978,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetByPCIBusId(CUdevice 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetByPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(dev, pciBusId);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetByPCIBusId(dev, pciBusId);
 }
@@ -5914,7 +6015,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetPCIBusId(char *pciBu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetPCIBusId(pciBusId, len, dev);
 }
@@ -5949,7 +6051,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetEventHandle(CUipcEventH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(pHandle, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcGetEventHandle(pHandle, event);
 }
@@ -5984,7 +6087,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenEventHandle(CUevent *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(phEvent, handle);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcOpenEventHandle(phEvent, handle);
 }
@@ -6019,7 +6123,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetMemHandle(CUipcMemHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(pHandle, dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcGetMemHandle(pHandle, dptr);
 }
@@ -6055,7 +6160,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(pdptr, handle, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
 }
@@ -6089,7 +6195,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcCloseMemHandle(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcCloseMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcCloseMemHandle(dptr);
 }
@@ -6125,7 +6232,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister_v2(void *p, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(p, bytesize, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister_v2(p, bytesize, Flags);
 }
@@ -6159,7 +6267,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostUnregister(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostUnregister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(p);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostUnregister(p);
 }
@@ -6195,7 +6304,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy_ptds(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(dst, src, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy_ptds(dst, src, ByteCount);
 }
@@ -6233,7 +6343,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer_ptds(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
@@ -6269,7 +6380,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
 }
@@ -6305,7 +6417,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
 }
@@ -6341,7 +6454,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
 }
@@ -6378,7 +6492,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -6415,7 +6530,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -6452,7 +6568,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -6489,7 +6606,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -6527,7 +6645,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -6561,7 +6680,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2_ptds(pCopy);
 }
@@ -6595,7 +6715,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2_ptds(con
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2_ptds(pCopy);
 }
@@ -6629,7 +6750,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2_ptds(pCopy);
 }
@@ -6663,7 +6785,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer_ptds(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer_ptds(pCopy);
 }
@@ -6700,7 +6823,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync_ptsz(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
 }
@@ -6739,7 +6863,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
@@ -6776,7 +6901,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -6813,7 +6939,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -6850,7 +6977,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -6888,7 +7016,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2_ptsz(CUarr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -6926,7 +7055,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -6961,7 +7091,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
 }
@@ -6996,7 +7127,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
 }
@@ -7031,7 +7163,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync_ptsz(const 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
 }
@@ -7072,7 +7205,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
@@ -7109,7 +7243,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2_ptsz(si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
 }
@@ -7145,7 +7280,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2_ptds(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(dstDevice, uc, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2_ptds(dstDevice, uc, N);
 }
@@ -7181,7 +7317,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(dstDevice, us, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2_ptds(dstDevice, us, N);
 }
@@ -7217,7 +7354,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(dstDevice, ui, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2_ptds(dstDevice, ui, N);
 }
@@ -7255,7 +7393,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -7293,7 +7432,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
 }
@@ -7331,7 +7471,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -7368,7 +7509,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
 }
@@ -7405,7 +7547,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
 }
@@ -7442,7 +7585,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
 }
@@ -7481,7 +7625,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -7520,7 +7665,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -7559,7 +7705,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -7594,7 +7741,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate_v2(CUarray *pHand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayCreate_v2(pHandle, pAllocateArray);
 }
@@ -7629,7 +7777,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor_v2(CUDA_AR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
 }
@@ -7664,7 +7813,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetSparseProperties(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, array);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayGetSparseProperties(sparseProperties, array);
 }
@@ -7699,7 +7849,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetSparseProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, mipmap);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
 }
@@ -7735,7 +7886,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetMemoryRequirements(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, array, device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
 }
@@ -7771,7 +7923,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetMemoryRequir
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, mipmap, device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
 }
@@ -7807,7 +7960,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetPlane(CUarray *pPlane
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetPlane]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(pPlaneArray, hArray, planeIdx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
 }
@@ -7841,7 +7995,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayDestroy(CUarray hArray)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(hArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayDestroy(hArray);
 }
@@ -7876,7 +8031,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate_v2(CUarray *pHa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate_v2(pHandle, pAllocateArray);
 }
@@ -7911,7 +8067,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor_v2(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
 }
@@ -7947,7 +8104,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayCreate(CUmipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
@@ -7983,7 +8141,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetLevel(CUarra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetLevel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipmappedArray, level);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
 }
@@ -8017,7 +8176,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayDestroy(CUmipma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayDestroy(hMipmappedArray);
 }
@@ -8055,7 +8215,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetHandleForAddressRange(v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetHandleForAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(handle, dptr, size, handleType, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
 }
@@ -8093,7 +8254,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
 }
@@ -8131,7 +8293,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressReserve(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAddressReserve(ptr, size, alignment, addr, flags);
 }
@@ -8166,7 +8329,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressFree(CUdeviceptr pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(ptr, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAddressFree(ptr, size);
 }
@@ -8203,7 +8367,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemCreate(CUmemGenericAllocat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemCreate(handle, size, prop, flags);
 }
@@ -8237,7 +8402,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRelease(CUmemGenericAlloca
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(handle);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemRelease(handle);
 }
@@ -8275,7 +8441,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMap(CUdeviceptr ptr, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemMap(ptr, size, offset, handle, flags);
 }
@@ -8311,7 +8478,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync_ptsz(CUarray
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
 }
@@ -8346,7 +8514,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemUnmap(CUdeviceptr ptr, siz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(ptr, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemUnmap(ptr, size);
 }
@@ -8383,7 +8552,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetAccess(CUdeviceptr ptr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemSetAccess(ptr, size, desc, count);
 }
@@ -8419,7 +8589,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAccess(unsigned long lo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetAccess(flags, location, ptr);
 }
@@ -8456,7 +8627,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemExportToShareableHandle(vo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
 }
@@ -8492,7 +8664,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemImportFromShareableHandle(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
 }
@@ -8528,7 +8701,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationGranularity(s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationGranularity(granularity, prop, option);
 }
@@ -8563,7 +8737,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationPropertiesFro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationPropertiesFromHandle(prop, handle);
 }
@@ -8598,7 +8773,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRetainAllocationHandle(CUm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRetainAllocationHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemRetainAllocationHandle(handle, addr);
 }
@@ -8633,7 +8809,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync_ptsz(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(dptr, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync_ptsz(dptr, hStream);
 }
@@ -8669,7 +8846,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
 }
@@ -8704,7 +8882,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolTrimTo(CUmemoryPool po
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolTrimTo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(pool, minBytesToKeep);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolTrimTo(pool, minBytesToKeep);
 }
@@ -8740,7 +8919,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAttribute(pool, attr, value);
 }
@@ -8776,7 +8956,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAttribute(pool, attr, value);
 }
@@ -8812,7 +8993,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAccess(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(pool, map, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAccess(pool, map, count);
 }
@@ -8848,7 +9030,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAccess(CUmemAccess_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(flags, memPool, location);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAccess(flags, memPool, location);
 }
@@ -8883,7 +9066,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolCreate(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(pool, poolProps);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolCreate(pool, poolProps);
 }
@@ -8917,7 +9101,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolDestroy(CUmemoryPool p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(pool);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolDestroy(pool);
 }
@@ -8953,7 +9138,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetDefaultMemPool(CUmemory
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(pool_out, location, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetDefaultMemPool(pool_out, location, type);
 }
@@ -8989,7 +9175,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetMemPool(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(pool, location, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetMemPool(pool, location, type);
 }
@@ -9025,7 +9212,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetMemPool(CUmemLocation *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(location, type, pool);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemSetMemPool(location, type, pool);
 }
@@ -9062,7 +9250,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
 }
@@ -9099,7 +9288,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportToShareableHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(handle_out, pool, handleType, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
 }
@@ -9136,7 +9326,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportFromShareableHan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(pool_out, handle, handleType, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
 }
@@ -9171,7 +9362,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportPointer(CUmemPoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(shareData_out, ptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportPointer(shareData_out, ptr);
 }
@@ -9207,7 +9399,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportPointer(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(ptr_out, pool, shareData);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportPointer(ptr_out, pool, shareData);
 }
@@ -9242,7 +9435,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastCreate(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(mcHandle, prop);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastCreate(mcHandle, prop);
 }
@@ -9277,7 +9471,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastAddDevice(CUmemGener
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastAddDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(mcHandle, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastAddDevice(mcHandle, dev);
 }
@@ -9316,7 +9511,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindMem(CUmemGeneric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
 }
@@ -9354,7 +9550,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindAddr(CUmemGeneri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindAddr]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(mcHandle, mcOffset, memptr, size, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
 }
@@ -9391,7 +9588,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastUnbind(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastUnbind]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(mcHandle, dev, mcOffset, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
 }
@@ -9427,7 +9625,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastGetGranularity(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastGetGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMulticastGetGranularity(granularity, prop, option);
 }
@@ -9463,7 +9662,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttribute(void *dat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttribute(data, attribute, ptr);
 }
@@ -9501,7 +9701,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
 }
@@ -9538,7 +9739,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise_v2(CUdeviceptr devP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(devPtr, count, advice, location);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAdvise_v2(devPtr, count, advice, location);
 }
@@ -9579,7 +9781,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -9617,7 +9820,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync_ptsz(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
 }
@@ -9658,7 +9862,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -9696,7 +9901,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttribute(void *da
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(data, dataSize, attribute, devPtr, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
 }
@@ -9735,7 +9941,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttributes(void **
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(data, dataSizes, attributes, numAttributes, devPtr, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
@@ -9771,7 +9978,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerSetAttribute(const voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(value, attribute, ptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuPointerSetAttribute(value, attribute, ptr);
 }
@@ -9808,7 +10016,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttributes(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
 }
@@ -9843,7 +10052,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreate(CUstream *phStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(phStream, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamCreate(phStream, Flags);
 }
@@ -9879,7 +10089,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreateWithPriority(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreateWithPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(phStream, flags, priority);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamCreateWithPriority(phStream, flags, priority);
 }
@@ -9914,7 +10125,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(hStream, priority);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority_ptsz(hStream, priority);
 }
@@ -9949,7 +10161,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(hStream, device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice_ptsz(hStream, device);
 }
@@ -9984,7 +10197,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(hStream, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags_ptsz(hStream, flags);
 }
@@ -10019,7 +10233,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(hStream, streamId);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetId_ptsz(hStream, streamId);
 }
@@ -10054,7 +10269,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_ptsz(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(hStream, pctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_ptsz(hStream, pctx);
 }
@@ -10090,7 +10306,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
 }
@@ -10126,7 +10343,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
 }
@@ -10163,7 +10381,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
 }
@@ -10198,7 +10417,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(hStream, mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2_ptsz(hStream, mode);
 }
@@ -10240,7 +10460,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph_pts
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -10274,7 +10495,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuThreadExchangeStreamCaptureMo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuThreadExchangeStreamCaptureMode(mode);
 }
@@ -10309,7 +10531,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(hStream, phGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture_ptsz(hStream, phGraph);
 }
@@ -10344,7 +10567,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(hStream, captureStatus);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing_ptsz(hStream, captureStatus);
 }
@@ -10384,7 +10608,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -10422,7 +10647,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -10459,7 +10685,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
 }
@@ -10493,7 +10720,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamQuery_ptsz(hStream);
 }
@@ -10527,7 +10755,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize_ptsz(hStream);
 }
@@ -10561,7 +10790,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy_v2(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy_v2(hStream);
 }
@@ -10596,7 +10826,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(dst, src);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes_ptsz(dst, src);
 }
@@ -10632,7 +10863,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
 }
@@ -10668,7 +10900,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute_ptsz(hStream, attr, value);
 }
@@ -10703,7 +10936,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventCreate(CUevent *phEvent,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(phEvent, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventCreate(phEvent, Flags);
 }
@@ -10738,7 +10972,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord_ptsz(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(hEvent, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventRecord_ptsz(hEvent, hStream);
 }
@@ -10774,7 +11009,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags_ptsz(CUe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(hEvent, hStream, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
 }
@@ -10808,7 +11044,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventQuery(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventQuery(hEvent);
 }
@@ -10842,7 +11079,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventSynchronize(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventSynchronize(hEvent);
 }
@@ -10876,7 +11114,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy_v2(CUevent hEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventDestroy_v2(hEvent);
 }
@@ -10912,7 +11151,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime_v2(float *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
 }
@@ -10947,7 +11187,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalMemory(CUextern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuImportExternalMemory(extMem_out, memHandleDesc);
 }
@@ -10983,7 +11224,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedBuffer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
 }
@@ -11019,7 +11261,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedMipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(mipmap, extMem, mipmapDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
 }
@@ -11053,7 +11296,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalMemory(CUexter
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(extMem);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalMemory(extMem);
 }
@@ -11088,7 +11332,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalSemaphore(CUext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuImportExternalSemaphore(extSem_out, semHandleDesc);
 }
@@ -11125,7 +11370,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -11162,7 +11408,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync_p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -11196,7 +11443,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalSemaphore(CUex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalSemaphore(extSem);
 }
@@ -11233,7 +11481,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
 }
@@ -11270,7 +11519,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
 }
@@ -11307,7 +11557,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
 }
@@ -11344,7 +11595,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
 }
@@ -11381,7 +11633,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2_ptsz(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
 }
@@ -11417,7 +11670,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetAttribute(int *pi, CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(pi, attrib, hfunc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncGetAttribute(pi, attrib, hfunc);
 }
@@ -11453,7 +11707,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetAttribute(CUfunction h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(hfunc, attrib, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncSetAttribute(hfunc, attrib, value);
 }
@@ -11488,7 +11743,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetCacheConfig(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(hfunc, config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncSetCacheConfig(hfunc, config);
 }
@@ -11523,7 +11779,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetModule(CUmodule *hmod,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(hmod, hfunc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncGetModule(hmod, hfunc);
 }
@@ -11558,7 +11815,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetName(const char **name
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(name, hfunc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncGetName(name, hfunc);
 }
@@ -11595,7 +11853,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetParamInfo(CUfunction f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(func, paramIndex, paramOffset, paramSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
 }
@@ -11630,7 +11889,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncIsLoaded(CUfunctionLoadin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncIsLoaded]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(state, function);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncIsLoaded(state, function);
 }
@@ -11664,7 +11924,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncLoad(CUfunction function)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(function);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncLoad(function);
 }
@@ -11708,7 +11969,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel_ptsz(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
@@ -11745,7 +12007,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx_ptsz(const CUl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
 }
@@ -11788,7 +12051,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
@@ -11824,7 +12088,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernelMultiD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
 }
@@ -11860,7 +12125,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(hStream, fn, userData);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc_ptsz(hStream, fn, userData);
 }
@@ -11897,7 +12163,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetBlockShape(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetBlockShape]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(hfunc, x, y, z);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncSetBlockShape(hfunc, x, y, z);
 }
@@ -11932,7 +12199,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedSize(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(hfunc, bytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedSize(hfunc, bytes);
 }
@@ -11967,7 +12235,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetSize(CUfunction hfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(hfunc, numbytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuParamSetSize(hfunc, numbytes);
 }
@@ -12003,7 +12272,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSeti(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSeti]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(hfunc, offset, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuParamSeti(hfunc, offset, value);
 }
@@ -12039,7 +12309,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetf(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetf]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(hfunc, offset, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuParamSetf(hfunc, offset, value);
 }
@@ -12076,7 +12347,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetv(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(hfunc, offset, ptr, numbytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuParamSetv(hfunc, offset, ptr, numbytes);
 }
@@ -12110,7 +12382,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunch(CUfunction f)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(f);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunch(f);
 }
@@ -12146,7 +12419,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGrid(CUfunction f, int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGrid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(f, grid_width, grid_height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchGrid(f, grid_width, grid_height);
 }
@@ -12183,7 +12457,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGridAsync(CUfunction f,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGridAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(f, grid_width, grid_height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
 }
@@ -12219,7 +12494,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetTexRef(CUfunction hfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(hfunc, texunit, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuParamSetTexRef(hfunc, texunit, hTexRef);
 }
@@ -12254,7 +12530,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedMemConfig(CUfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(hfunc, config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedMemConfig(hfunc, config);
 }
@@ -12289,7 +12566,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphCreate(CUgraph *phGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(phGraph, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphCreate(phGraph, flags);
 }
@@ -12330,7 +12608,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode_v2(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -12368,7 +12647,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
 }
@@ -12406,7 +12686,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
 }
@@ -12448,7 +12729,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemcpyNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemcpyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
@@ -12486,7 +12768,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
 }
@@ -12524,7 +12807,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
 }
@@ -12566,7 +12850,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemsetNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemsetNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
@@ -12604,7 +12889,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeGetParams(hNode, nodeParams);
 }
@@ -12642,7 +12928,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeSetParams(hNode, nodeParams);
 }
@@ -12683,7 +12970,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddHostNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddHostNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -12721,7 +13009,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeGetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeGetParams(hNode, nodeParams);
 }
@@ -12759,7 +13048,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeSetParams(hNode, nodeParams);
 }
@@ -12801,7 +13091,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddChildGraphNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddChildGraphNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
@@ -12839,7 +13130,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphChildGraphNodeGetGraph(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(hNode, phGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
 }
@@ -12879,7 +13171,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEmptyNode(CUgraphNode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEmptyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
 }
@@ -12920,7 +13213,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventRecordNode(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventRecordNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -12958,7 +13252,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeGetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeGetEvent(hNode, event_out);
 }
@@ -12996,7 +13291,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeSetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeSetEvent(hNode, event);
 }
@@ -13037,7 +13333,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventWaitNode(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -13075,7 +13372,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeGetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeGetEvent(hNode, event_out);
 }
@@ -13113,7 +13411,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeSetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeSetEvent(hNode, event);
 }
@@ -13154,7 +13453,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresSig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -13192,7 +13492,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
 }
@@ -13230,7 +13531,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
 }
@@ -13271,7 +13573,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresWai
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -13309,7 +13612,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
 }
@@ -13347,7 +13651,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
 }
@@ -13388,7 +13693,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddBatchMemOpNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddBatchMemOpNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -13426,7 +13732,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeGetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
 }
@@ -13464,7 +13771,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
 }
@@ -13504,7 +13812,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecBatchMemOpNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -13545,7 +13854,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemAllocNode(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemAllocNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -13583,7 +13893,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemAllocNodeGetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemAllocNodeGetParams(hNode, params_out);
 }
@@ -13624,7 +13935,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemFreeNode(CUgraphNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemFreeNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
@@ -13662,7 +13974,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemFreeNodeGetParams(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(hNode, dptr_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
 }
@@ -13696,7 +14009,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGraphMemTrim(CUdevice d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGraphMemTrim]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGraphMemTrim(device);
 }
@@ -13732,7 +14046,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetGraphMemAttribute(device, attr, value);
 }
@@ -13768,7 +14083,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceSetGraphMemAttribute(device, attr, value);
 }
@@ -13806,7 +14122,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphClone(CUgraph *phGraphCl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(phGraphClone, originalGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphClone(phGraphClone, originalGraph);
 }
@@ -13846,7 +14163,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeFindInClone(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeFindInClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(phNode, hOriginalNode, hClonedGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
 }
@@ -13884,7 +14202,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetType(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(hNode, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetType(hNode, type);
 }
@@ -13923,7 +14242,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetNodes(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(hGraph, nodes, numNodes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphGetNodes(hGraph, nodes, numNodes);
 }
@@ -13962,7 +14282,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetRootNodes(CUgraph hGr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetRootNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(hGraph, rootNodes, numRootNodes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
 }
@@ -14003,7 +14324,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges_v2(CUgraph hGra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numEdges);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
 }
@@ -14043,7 +14365,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(hNode, dependencies, edgeData, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
 }
@@ -14083,7 +14406,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes_v2
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(hNode, dependentNodes, edgeData, numDependentNodes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
 }
@@ -14124,7 +14448,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies_v2(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
@@ -14165,7 +14490,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
@@ -14202,7 +14528,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroyNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(hNode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphDestroyNode(hNode);
 }
@@ -14241,7 +14568,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithFlags(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(phGraphExec, hGraph, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
 }
@@ -14280,7 +14608,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams_pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
 }
@@ -14318,7 +14647,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecGetFlags(CUgraphExec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(hGraphExec, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecGetFlags(hGraphExec, flags);
 }
@@ -14358,7 +14688,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
 }
@@ -14399,7 +14730,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemcpyNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, copyParams, ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
 }
@@ -14440,7 +14772,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemsetNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, memsetParams, ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
 }
@@ -14480,7 +14813,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecHostNodeSetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -14521,7 +14855,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecChildGraphNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, childGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
 }
@@ -14561,7 +14896,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventRecordNodeSetEv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -14601,7 +14937,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventWaitNodeSetEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -14641,7 +14978,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresSi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -14681,7 +15019,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresWa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -14721,7 +15060,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
 }
@@ -14761,7 +15101,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
 }
@@ -14799,7 +15140,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphUpload_ptsz(hGraphExec, hStream);
 }
@@ -14837,7 +15179,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch_ptsz(hGraphExec, hStream);
 }
@@ -14874,7 +15217,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecDestroy(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(hGraphExec);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecDestroy(hGraphExec);
 }
@@ -14911,7 +15255,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroy(CUgraph hGraph)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(hGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphDestroy(hGraph);
 }
@@ -14951,7 +15296,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate_v2(CUgraphExe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(hGraphExec, hGraph, resultInfo);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
 }
@@ -14990,7 +15336,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeCopyAttributes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(dst, src);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeCopyAttributes(dst, src);
 }
@@ -15029,7 +15376,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
 }
@@ -15068,7 +15416,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetAttribute(hNode, attr, value);
 }
@@ -15107,7 +15456,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDebugDotPrint(CUgraph hG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDebugDotPrint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(hGraph, path, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphDebugDotPrint(hGraph, path, flags);
 }
@@ -15145,7 +15495,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectCreate(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(object_out, ptr, destroy, initialRefcount, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
 }
@@ -15180,7 +15531,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRetain(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(object, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuUserObjectRetain(object, count);
 }
@@ -15215,7 +15567,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRelease(CUuserObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(object, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuUserObjectRelease(object, count);
 }
@@ -15255,7 +15608,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRetainUserObject(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRetainUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(graph, object, count, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphRetainUserObject(graph, object, count, flags);
 }
@@ -15294,7 +15648,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphReleaseUserObject(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphReleaseUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(graph, object, count);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphReleaseUserObject(graph, object, count);
 }
@@ -15336,7 +15691,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode_v2(CUgraphNode *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
@@ -15374,7 +15730,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetParams(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetParams(hNode, nodeParams);
 }
@@ -15414,7 +15771,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -15455,7 +15813,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphConditionalHandleCreate(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphConditionalHandleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
 }
@@ -15492,7 +15851,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
 }
@@ -15530,7 +15890,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
@@ -15569,7 +15930,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
@@ -15609,7 +15971,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
@@ -15646,7 +16009,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyAvailableDynamicSMem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(dynamicSmemSize, func, numBlocks, blockSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
 }
@@ -15682,7 +16046,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialClusterS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(clusterSize, func, config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
 }
@@ -15718,7 +16083,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveClusters(in
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveClusters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(numClusters, func, config);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveClusters(numClusters, func, config);
 }
@@ -15754,7 +16120,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetArray(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(hTexRef, hArray, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetArray(hTexRef, hArray, Flags);
 }
@@ -15790,7 +16157,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmappedArray(CUtex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(hTexRef, hMipmappedArray, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
 }
@@ -15827,7 +16195,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress_v2(size_t *B
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
 }
@@ -15864,7 +16233,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v3(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
 }
@@ -15900,7 +16270,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFormat(CUtexref hTex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(hTexRef, fmt, NumPackedComponents);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
 }
@@ -15936,7 +16307,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddressMode(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(hTexRef, dim, am);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddressMode(hTexRef, dim, am);
 }
@@ -15971,7 +16343,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFilterMode(CUtexref 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFilterMode(hTexRef, fm);
 }
@@ -16006,7 +16379,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapFilterMode(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapFilterMode(hTexRef, fm);
 }
@@ -16041,7 +16415,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelBias(CUte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(hTexRef, bias);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelBias(hTexRef, bias);
 }
@@ -16077,7 +16452,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelClamp(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
 }
@@ -16112,7 +16488,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMaxAnisotropy(CUtexr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(hTexRef, maxAniso);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
 }
@@ -16147,7 +16524,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetBorderColor(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(hTexRef, pBorderColor);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetBorderColor(hTexRef, pBorderColor);
 }
@@ -16182,7 +16560,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFlags(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(hTexRef, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFlags(hTexRef, Flags);
 }
@@ -16217,7 +16596,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(pdptr, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress_v2(pdptr, hTexRef);
 }
@@ -16252,7 +16632,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetArray(CUarray *phArr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(phArray, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetArray(phArray, hTexRef);
 }
@@ -16287,7 +16668,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmappedArray(CUmip
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(phMipmappedArray, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
 }
@@ -16323,7 +16705,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddressMode(CUaddres
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(pam, hTexRef, dim);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddressMode(pam, hTexRef, dim);
 }
@@ -16358,7 +16741,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFilterMode(CUfilter_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFilterMode(pfm, hTexRef);
 }
@@ -16394,7 +16778,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFormat(CUarray_forma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
 }
@@ -16429,7 +16814,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapFilterMode(CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
 }
@@ -16464,7 +16850,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelBias(floa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
 }
@@ -16500,7 +16887,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelClamp(flo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
 }
@@ -16535,7 +16923,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMaxAnisotropy(int *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAniso, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
 }
@@ -16570,7 +16959,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetBorderColor(float *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(pBorderColor, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetBorderColor(pBorderColor, hTexRef);
 }
@@ -16605,7 +16995,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFlags(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(pFlags, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFlags(pFlags, hTexRef);
 }
@@ -16639,7 +17030,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefCreate(CUtexref *pTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(pTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefCreate(pTexRef);
 }
@@ -16673,7 +17065,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefDestroy(CUtexref hTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefDestroy(hTexRef);
 }
@@ -16709,7 +17102,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefSetArray(CUsurfref hSu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(hSurfRef, hArray, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSurfRefSetArray(hSurfRef, hArray, Flags);
 }
@@ -16744,7 +17138,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefGetArray(CUarray *phAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(phArray, hSurfRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSurfRefGetArray(phArray, hSurfRef);
 }
@@ -16781,7 +17176,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectCreate(CUtexObject *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -16815,7 +17211,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectDestroy(CUtexObject 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(texObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexObjectDestroy(texObject);
 }
@@ -16850,7 +17247,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceDesc(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceDesc(pResDesc, texObject);
 }
@@ -16885,7 +17283,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetTextureDesc(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetTextureDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetTextureDesc(pTexDesc, texObject);
 }
@@ -16920,7 +17319,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceViewDesc(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
 }
@@ -16955,7 +17355,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectCreate(CUsurfObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(pSurfObject, pResDesc);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSurfObjectCreate(pSurfObject, pResDesc);
 }
@@ -16989,7 +17390,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectDestroy(CUsurfObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(surfObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSurfObjectDestroy(surfObject);
 }
@@ -17024,7 +17426,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectGetResourceDesc(CUD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, surfObject);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
 }
@@ -17069,7 +17472,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeTiled(CUtensor
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeTiled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
@@ -17117,7 +17521,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2col(CUtenso
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2col]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
@@ -17166,7 +17571,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2colWide(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
 }
@@ -17201,7 +17607,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapReplaceAddress(CUten
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapReplaceAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(tensorMap, globalAddress);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTensorMapReplaceAddress(tensorMap, globalAddress);
 }
@@ -17237,7 +17644,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceCanAccessPeer(int *canA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, dev, peerDev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
 }
@@ -17272,7 +17680,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxEnablePeerAccess(CUcontext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxEnablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(peerContext, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxEnablePeerAccess(peerContext, Flags);
 }
@@ -17306,7 +17715,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDisablePeerAccess(CUcontex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDisablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(peerContext);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxDisablePeerAccess(peerContext);
 }
@@ -17343,7 +17753,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAttribute(int *va
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attrib, srcDevice, dstDevice);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
 }
@@ -17381,7 +17792,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAtomicCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, srcDevice, dstDevice);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
 }
@@ -17415,7 +17827,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnregisterResource(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnregisterResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnregisterResource(resource);
 }
@@ -17452,7 +17865,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsSubResourceGetMappedA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(pArray, resource, arrayIndex, mipLevel);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
 }
@@ -17487,7 +17901,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedMipm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(pMipmappedArray, resource);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
 }
@@ -17523,7 +17938,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
 }
@@ -17558,7 +17974,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(resource, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags_v2(resource, flags);
 }
@@ -17594,7 +18011,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources_ptsz(uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources_ptsz(count, resources, hStream);
 }
@@ -17630,7 +18048,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources_ptsz(u
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
 }
@@ -17668,7 +18087,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress_v2(const char 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags, symbolStatus);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
@@ -17704,7 +18124,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttribute(attrib, value, size);
 }
@@ -17740,7 +18161,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttributeGlobal(attrib, value, size);
 }
@@ -17776,7 +18198,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttribute(attrib, value, size);
 }
@@ -17812,7 +18235,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttributeGlobal(attrib, value, size);
 }
@@ -17849,7 +18273,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxCreate(CUgreenCtx *ph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(phCtx, desc, dev, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxCreate(phCtx, desc, dev, flags);
 }
@@ -17883,7 +18308,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxDestroy(CUgreenCtx hC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(hCtx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxDestroy(hCtx);
 }
@@ -17918,7 +18344,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxFromGreenCtx(CUcontext *pC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxFromGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(pContext, hCtx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxFromGreenCtx(pContext, hCtx);
 }
@@ -17954,7 +18381,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDevResource(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(device, resource, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDevResource(device, resource, type);
 }
@@ -17990,7 +18418,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevResource(CUcontext h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevResource(hCtx, resource, type);
 }
@@ -18026,7 +18455,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetDevResource(CUgree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetDevResource(hCtx, resource, type);
 }
@@ -18065,7 +18495,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevSmResourceSplitByCount(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevSmResourceSplitByCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(result, nbGroups, input, remaining, useFlags, minCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
 }
@@ -18101,7 +18532,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevResourceGenerateDesc(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevResourceGenerateDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(phDesc, resources, nbResources);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
 }
@@ -18136,7 +18568,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxRecordEvent(CUgreenCt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxRecordEvent(hCtx, hEvent);
 }
@@ -18171,7 +18604,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxWaitEvent(CUgreenCtx 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxWaitEvent(hCtx, hEvent);
 }
@@ -18206,7 +18640,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetGreenCtx(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(hStream, phCtx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetGreenCtx(hStream, phCtx);
 }
@@ -18243,7 +18678,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxStreamCreate(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(phStream, greenCtx, flags, priority);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
 }
@@ -18278,7 +18714,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetId(CUgreenCtx gree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(greenCtx, greenCtxId);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetId(greenCtx, greenCtxId);
 }
@@ -18314,7 +18751,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsRegisterCallback(CUlogsCa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsRegisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(callbackFunc, userData, callback_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
 }
@@ -18348,7 +18786,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsUnregisterCallback(CUlogs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsUnregisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(callback);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLogsUnregisterCallback(callback);
 }
@@ -18383,7 +18822,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsCurrent(CUlogIterator *it
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(iterator_out, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLogsCurrent(iterator_out, flags);
 }
@@ -18419,7 +18859,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToFile(CUlogIterator 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(iterator, pathToFile, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToFile(iterator, pathToFile, flags);
 }
@@ -18456,7 +18897,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToMemory(CUlogIterato
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(iterator, buffer, size, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToMemory(iterator, buffer, size, flags);
 }
@@ -18492,7 +18934,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister(void *p, size
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(p, bytesize, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister(p, bytesize, Flags);
 }
@@ -18527,7 +18970,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(resource, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags(resource, flags);
 }
@@ -18564,7 +19008,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate(unsigned int numOp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkCreate(numOptions, options, optionValues, stateOut);
 }
@@ -18605,7 +19050,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
 }
@@ -18644,7 +19090,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
 }
@@ -18681,7 +19128,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v2(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
 }
@@ -18716,7 +19164,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(bytes, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem(bytes, dev);
 }
@@ -18752,7 +19201,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(pctx, flags, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxCreate(pctx, flags, dev);
 }
@@ -18788,7 +19238,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v2(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(pctx, flags, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v2(pctx, flags, dev);
 }
@@ -18826,7 +19277,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v3(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(pctx, paramsArray, numParams, flags, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
 }
@@ -18863,7 +19315,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal(dptr, bytes, hmod, name);
 }
@@ -18898,7 +19351,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo(unsigned int *free
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(free, total);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo(free, total);
 }
@@ -18933,7 +19387,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc(CUdeviceptr_v1 *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(dptr, bytesize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAlloc(dptr, bytesize);
 }
@@ -18971,7 +19426,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch(CUdeviceptr_v1 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -19005,7 +19461,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree(CUdeviceptr_v1 dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemFree(dptr);
 }
@@ -19041,7 +19498,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange(pbase, psize, dptr);
 }
@@ -19076,7 +19534,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost(void **pp, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(pp, bytesize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost(pp, bytesize);
 }
@@ -19112,7 +19571,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(pdptr, p, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer(pdptr, p, Flags);
 }
@@ -19148,7 +19608,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
 }
@@ -19184,7 +19645,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH(void *dstHost, CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
 }
@@ -19220,7 +19682,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
 }
@@ -19257,7 +19720,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -19294,7 +19758,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -19331,7 +19796,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -19368,7 +19834,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH(void *dstHost, CUa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -19406,7 +19873,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -19444,7 +19912,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync(CUarray dstAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -19482,7 +19951,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -19516,7 +19986,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D(const CUDA_MEMCPY2D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D(pCopy);
 }
@@ -19550,7 +20021,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned(pCopy);
 }
@@ -19584,7 +20056,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D(const CUDA_MEMCPY3D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D(pCopy);
 }
@@ -19621,7 +20094,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -19658,7 +20132,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -19695,7 +20170,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -19730,7 +20206,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync(pCopy, hStream);
 }
@@ -19765,7 +20242,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync(pCopy, hStream);
 }
@@ -19801,7 +20279,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8(CUdeviceptr_v1 dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(dstDevice, uc, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD8(dstDevice, uc, N);
 }
@@ -19837,7 +20316,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(dstDevice, us, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD16(dstDevice, us, N);
 }
@@ -19873,7 +20353,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(dstDevice, ui, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD32(dstDevice, ui, N);
 }
@@ -19911,7 +20392,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -19949,7 +20431,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
 }
@@ -19987,7 +20470,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -20022,7 +20506,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate(CUarray *pHandle,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayCreate(pHandle, pAllocateArray);
 }
@@ -20057,7 +20542,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor(CUDA_ARRAY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor(pArrayDescriptor, hArray);
 }
@@ -20092,7 +20578,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate(CUarray *pHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate(pHandle, pAllocateArray);
 }
@@ -20127,7 +20614,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor(CUDA_ARR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
 }
@@ -20164,7 +20652,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress(unsigned int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
 }
@@ -20201,7 +20690,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D(CUtexref h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
 }
@@ -20236,7 +20726,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress(CUdeviceptr_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(pdptr, hTexRef);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress(pdptr, hTexRef);
 }
@@ -20272,7 +20763,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
 }
@@ -20306,7 +20798,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy(ctx);
 }
@@ -20340,7 +20833,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(pctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent(pctx);
 }
@@ -20374,7 +20868,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(ctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent(ctx);
 }
@@ -20408,7 +20903,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy(CUstream hStrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy(hStream);
 }
@@ -20442,7 +20938,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(hEvent);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventDestroy(hEvent);
 }
@@ -20478,7 +20975,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime(float *pMill
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
 }
@@ -20512,7 +21010,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease(dev);
 }
@@ -20546,7 +21045,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset(dev);
 }
@@ -20581,7 +21081,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags(dev, flags);
 }
@@ -20616,7 +21117,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid(CUuuid *uuid, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(uuid, dev);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid(uuid, dev);
 }
@@ -20652,7 +21154,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
 }
@@ -20688,7 +21191,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
 }
@@ -20724,7 +21228,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
 }
@@ -20761,7 +21266,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -20798,7 +21304,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -20835,7 +21342,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -20872,7 +21380,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -20910,7 +21419,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -20948,7 +21458,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -20986,7 +21497,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -21020,7 +21532,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2(pCopy);
 }
@@ -21054,7 +21567,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2(const CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2(pCopy);
 }
@@ -21088,7 +21602,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2(pCopy);
 }
@@ -21125,7 +21640,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -21162,7 +21678,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -21199,7 +21716,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -21234,7 +21752,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2(pCopy, hStream);
 }
@@ -21269,7 +21788,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2(pCopy, hStream);
 }
@@ -21305,7 +21825,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2(CUdeviceptr dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(dstDevice, uc, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2(dstDevice, uc, N);
 }
@@ -21341,7 +21862,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(dstDevice, us, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2(dstDevice, us, N);
 }
@@ -21377,7 +21899,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(dstDevice, ui, N);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2(dstDevice, ui, N);
 }
@@ -21415,7 +21938,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -21453,7 +21977,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
 }
@@ -21491,7 +22016,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -21527,7 +22053,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy(CUdeviceptr dst, CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(dst, src, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy(dst, src, ByteCount);
 }
@@ -21564,7 +22091,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync(dst, src, ByteCount, hStream);
 }
@@ -21602,7 +22130,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer(CUdeviceptr dstDev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
@@ -21641,7 +22170,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
@@ -21675,7 +22205,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer(const CUDA_MEMCP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(pCopy);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer(pCopy);
 }
@@ -21710,7 +22241,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(pCopy, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync(pCopy, hStream);
 }
@@ -21752,7 +22284,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
@@ -21790,7 +22323,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync(size_t num
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
 }
@@ -21832,7 +22366,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
@@ -21870,7 +22405,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_ptsz(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
 }
@@ -21911,7 +22447,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
@@ -21948,7 +22485,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2(size_t 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
 }
@@ -21985,7 +22523,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async(dstDevice, uc, N, hStream);
 }
@@ -22022,7 +22561,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async(dstDevice, us, N, hStream);
 }
@@ -22059,7 +22599,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async(dstDevice, ui, N, hStream);
 }
@@ -22098,7 +22639,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -22137,7 +22679,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -22176,7 +22719,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -22211,7 +22755,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(hStream, priority);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority(hStream, priority);
 }
@@ -22246,7 +22791,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId(CUstream hStream,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(hStream, streamId);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetId(hStream, streamId);
 }
@@ -22281,7 +22827,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(hStream, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags(hStream, flags);
 }
@@ -22316,7 +22863,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(hStream, device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice(hStream, device);
 }
@@ -22351,7 +22899,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx(CUstream hStream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(hStream, pctx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx(hStream, pctx);
 }
@@ -22387,7 +22936,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
 }
@@ -22423,7 +22973,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent(hStream, hEvent, Flags);
 }
@@ -22460,7 +23011,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback(hStream, callback, userData, flags);
 }
@@ -22497,7 +23049,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync(hStream, dptr, length, flags);
 }
@@ -22531,7 +23084,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery(CUstream hStream)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamQuery(hStream);
 }
@@ -22565,7 +23119,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize(hStream);
 }
@@ -22600,7 +23155,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord(CUevent hEvent, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(hEvent, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventRecord(hEvent, hStream);
 }
@@ -22636,7 +23192,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags(CUevent 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(hEvent, hStream, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags(hEvent, hStream, flags);
 }
@@ -22680,7 +23237,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel(CUfunction f, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
@@ -22717,7 +23275,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx(const CUlaunch
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx(config, f, kernelParams, extra);
 }
@@ -22753,7 +23312,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(hStream, fn, userData);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc(hStream, fn, userData);
 }
@@ -22789,7 +23349,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(count, resources, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources(count, resources, hStream);
 }
@@ -22825,7 +23386,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources(count, resources, hStream);
 }
@@ -22862,7 +23424,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32(stream, addr, value, flags);
 }
@@ -22899,7 +23462,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32(stream, addr, value, flags);
 }
@@ -22936,7 +23500,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64(stream, addr, value, flags);
 }
@@ -22973,7 +23538,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64(stream, addr, value, flags);
 }
@@ -23010,7 +23576,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp(CUstream str
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp(stream, count, paramArray, flags);
 }
@@ -23047,7 +23614,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
 }
@@ -23084,7 +23652,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
 }
@@ -23121,7 +23690,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
 }
@@ -23158,7 +23728,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
 }
@@ -23195,7 +23766,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
 }
@@ -23232,7 +23804,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2(stream, addr, value, flags);
 }
@@ -23269,7 +23842,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2(stream, addr, value, flags);
 }
@@ -23306,7 +23880,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2(stream, addr, value, flags);
 }
@@ -23343,7 +23918,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2(stream, addr, value, flags);
 }
@@ -23380,7 +23956,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
 }
@@ -23417,7 +23994,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
 }
@@ -23454,7 +24032,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
 }
@@ -23492,7 +24071,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
 }
@@ -23529,7 +24109,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise(CUdeviceptr devPtr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(devPtr, count, advice, device);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAdvise(devPtr, count, advice, device);
 }
@@ -23570,7 +24151,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -23608,7 +24190,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
 }
@@ -23649,7 +24232,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -23692,7 +24276,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel(CUfun
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
@@ -23729,7 +24314,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -23766,7 +24352,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync(c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -23800,7 +24387,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture(hStream);
 }
@@ -23834,7 +24422,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_ptsz(hStream);
 }
@@ -23869,7 +24458,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(hStream, mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2(hStream, mode);
 }
@@ -23911,7 +24501,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -23946,7 +24537,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(hStream, phGraph);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture(hStream, phGraph);
 }
@@ -23981,7 +24573,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(hStream, captureStatus);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing(hStream, captureStatus);
 }
@@ -24017,7 +24610,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
 }
@@ -24053,7 +24647,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
 }
@@ -24092,7 +24687,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
@@ -24131,7 +24727,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
@@ -24171,7 +24768,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -24212,7 +24810,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -24250,7 +24849,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams(hNode, nodeParams);
 }
@@ -24288,7 +24888,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams(hNode, nodeParams);
 }
@@ -24328,7 +24929,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -24367,7 +24969,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
 }
@@ -24408,7 +25011,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate(CUgraphExec h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 }
@@ -24446,7 +25050,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(hGraph, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphUpload(hGraph, hStream);
 }
@@ -24484,7 +25089,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(hGraph, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch(hGraph, hStream);
 }
@@ -24524,7 +25130,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(hGraph, from, to, numEdges);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges(hGraph, from, to, numEdges);
 }
@@ -24563,7 +25170,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(hNode, dependencies, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
 }
@@ -24602,7 +25210,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(hNode, dependentNodes, numDependentNodes);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
 }
@@ -24642,7 +25251,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies(CUgraph 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies(hGraph, from, to, numDependencies);
 }
@@ -24682,7 +25292,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
 }
@@ -24723,7 +25334,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode(CUgraphNode *phG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -24758,7 +25370,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(dstStream, srcStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes(dstStream, srcStream);
 }
@@ -24794,7 +25407,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(hStream, attr, value);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute(hStream, attr, value);
 }
@@ -24830,7 +25444,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(hStream, attr, param);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute(hStream, attr, param);
 }
@@ -24866,7 +25481,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(pdptr, handle, Flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle(pdptr, handle, Flags);
 }
@@ -24907,7 +25523,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -24948,7 +25565,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate_v2(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -24984,7 +25602,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync(CUarrayMapIn
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync(mapInfoList, count, hStream);
 }
@@ -25019,7 +25638,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync(CUdeviceptr dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(dptr, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync(dptr, hStream);
 }
@@ -25055,7 +25675,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync(CUdeviceptr *dp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync(dptr, bytesize, hStream);
 }
@@ -25092,7 +25713,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
 }
@@ -25129,7 +25751,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
 }
@@ -25166,7 +25789,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
 }
@@ -25204,7 +25828,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -25242,7 +25867,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
 }
@@ -25279,7 +25905,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress(const char *sy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
 }
@@ -25314,7 +25941,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetRestoreTh
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(pid, tid);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetRestoreThreadId(pid, tid);
 }
@@ -25349,7 +25977,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetState(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(pid, state);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetState(pid, state);
 }
@@ -25384,7 +26013,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessLock(int pid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessLock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(pid, args);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessLock(pid, args);
 }
@@ -25419,7 +26049,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessCheckpoint(i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessCheckpoint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(pid, args);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessCheckpoint(pid, args);
 }
@@ -25454,7 +26085,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessRestore(int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessRestore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(pid, args);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessRestore(pid, args);
 }
@@ -25489,7 +26121,8 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessUnlock(int p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessUnlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(pid, args);
-        return (CUresult)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessUnlock(pid, args);
 }

@@ -1159,7 +1159,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeInit(flags);
 }
@@ -1194,7 +1195,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGet(pCount, phDrivers);
 }
@@ -1229,7 +1231,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
 }
@@ -1264,7 +1267,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
 }
@@ -1299,7 +1303,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetIpcProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
 }
@@ -1335,7 +1340,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
 }
@@ -1371,7 +1377,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
 }
@@ -1407,7 +1414,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
 }
@@ -1443,7 +1451,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetSubDevices]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
 }
@@ -1478,7 +1487,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
 }
@@ -1513,7 +1523,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
 }
@@ -1548,7 +1559,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
 }
@@ -1584,7 +1596,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroup
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
 }
@@ -1620,7 +1633,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
 }
@@ -1655,7 +1669,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
 }
@@ -1691,7 +1706,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
 }
@@ -1726,7 +1742,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetImageProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
 }
@@ -1761,7 +1778,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryPro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
 }
@@ -1797,7 +1815,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
 }
@@ -1833,7 +1852,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
 }
@@ -1870,7 +1890,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetStatus(hDevice);
 }
@@ -1909,7 +1930,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
 }
@@ -1945,7 +1967,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
 }
@@ -1983,7 +2006,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreateEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
 }
@@ -2020,7 +2044,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextDestroy(hContext);
 }
@@ -2057,7 +2082,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextGetStatus(hContext);
 }
@@ -2094,7 +2120,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
 }
@@ -2131,7 +2158,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
 }
@@ -2168,7 +2196,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
 }
@@ -2203,7 +2232,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
 }
@@ -2240,7 +2270,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
 }
@@ -2277,7 +2308,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreateImmediate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
 }
@@ -2314,7 +2346,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_comm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListDestroy(hCommandList);
 }
@@ -2351,7 +2384,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListClose(hCommandList);
 }
@@ -2388,7 +2422,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListReset(hCommandList);
 }
@@ -2429,7 +2464,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlob
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2469,7 +2505,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2512,7 +2549,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2547,7 +2585,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextSystemBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
 }
@@ -2590,7 +2629,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2634,7 +2674,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFil
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2682,7 +2723,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2726,7 +2768,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2768,7 +2811,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2812,7 +2856,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2855,7 +2900,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2898,7 +2944,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -2937,7 +2984,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
 }
@@ -2978,7 +3026,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
 }
@@ -3016,7 +3065,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
 }
@@ -3053,7 +3103,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventPoolDestroy(hEventPool);
 }
@@ -3092,7 +3143,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
 }
@@ -3129,7 +3181,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventDestroy(hEvent);
 }
@@ -3164,7 +3217,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
 }
@@ -3200,7 +3254,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
 }
@@ -3237,7 +3292,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
 }
@@ -3275,7 +3331,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
 }
@@ -3314,7 +3371,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
 }
@@ -3348,7 +3406,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSignal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventHostSignal(hEvent);
 }
@@ -3383,7 +3442,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
 }
@@ -3417,7 +3477,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventQueryStatus(hEvent);
 }
@@ -3455,7 +3516,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventRese
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendEventReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
 }
@@ -3489,7 +3551,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventHostReset(hEvent);
 }
@@ -3524,7 +3587,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
 }
@@ -3568,7 +3632,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3604,7 +3669,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
 }
@@ -3641,7 +3707,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFenceDestroy(hFence);
 }
@@ -3676,7 +3743,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
 }
@@ -3710,7 +3778,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFenceQueryStatus(hFence);
 }
@@ -3744,7 +3813,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFenceReset(hFence);
 }
@@ -3780,7 +3850,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
 }
@@ -3817,7 +3888,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
 }
@@ -3854,7 +3926,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageDestroy(hImage);
 }
@@ -3894,7 +3967,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocShared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
 }
@@ -3933,7 +4007,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
 }
@@ -3971,7 +4046,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
 }
@@ -4006,7 +4082,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemFree(hContext, ptr);
 }
@@ -4043,7 +4120,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAllocProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
 }
@@ -4080,7 +4158,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
 }
@@ -4116,7 +4195,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
 }
@@ -4154,7 +4234,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
 }
@@ -4189,7 +4270,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
 }
@@ -4227,7 +4309,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
 }
@@ -4264,7 +4347,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleDestroy(hModule);
 }
@@ -4300,7 +4384,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDynamicLink]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
 }
@@ -4337,7 +4422,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
 }
@@ -4373,7 +4459,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogGetString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
 }
@@ -4409,7 +4496,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetNativeBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
 }
@@ -4446,7 +4534,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
 }
@@ -4482,7 +4571,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetKernelNames]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
 }
@@ -4517,7 +4607,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_mod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
 }
@@ -4553,7 +4644,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
 }
@@ -4590,7 +4682,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelDestroy(hKernel);
 }
@@ -4626,7 +4719,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
 }
@@ -4666,7 +4760,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
 }
@@ -4706,7 +4801,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
 }
@@ -4741,7 +4837,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativ
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
 }
@@ -4781,7 +4878,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetArgumentValue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
 }
@@ -4819,7 +4917,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
 }
@@ -4857,7 +4956,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
 }
@@ -4896,7 +4996,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
 }
@@ -4934,7 +5035,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_ke
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
 }
@@ -4969,7 +5071,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_ker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
 }
@@ -5005,7 +5108,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
 }
@@ -5048,7 +5152,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -5091,7 +5196,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -5134,7 +5240,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -5178,7 +5285,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMul
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -5215,7 +5323,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeMemoryResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
@@ -5252,7 +5361,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
 }
@@ -5288,7 +5398,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeImageResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
 }
@@ -5324,7 +5435,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
 }
@@ -5361,7 +5473,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
 }
@@ -5398,7 +5511,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeSamplerDestroy(hSampler);
 }
@@ -5435,7 +5549,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
 }
@@ -5471,7 +5586,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
 }
@@ -5508,7 +5624,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
 }
@@ -5545,7 +5662,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
 }
@@ -5583,7 +5701,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
 }
@@ -5622,7 +5741,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
 }
@@ -5658,7 +5778,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
 }
@@ -5695,7 +5816,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
 }
@@ -5733,7 +5855,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
 }
@@ -5773,7 +5896,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
 }
@@ -5809,7 +5933,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
 }
@@ -5846,7 +5971,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
 }
@@ -5883,7 +6009,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
 }
@@ -5918,7 +6045,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
 }
@@ -5956,7 +6084,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageViewCreateExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
 }
@@ -5994,7 +6123,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
 }
@@ -6029,7 +6159,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
 }
@@ -6074,7 +6205,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6119,7 +6251,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6155,7 +6288,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
 }
@@ -6192,7 +6326,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
 }
@@ -6228,7 +6363,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFreeExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
 }
@@ -6264,7 +6400,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
 }
@@ -6300,7 +6437,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVertices
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
 }
@@ -6335,7 +6473,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesE
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
 }
@@ -6370,7 +6509,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
 }
@@ -6405,7 +6545,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
 }
@@ -6442,7 +6583,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
 }
@@ -6478,7 +6620,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
 }
@@ -6513,7 +6656,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
 }
@@ -6550,7 +6694,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetModuleGetDebugInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
 }
@@ -6585,7 +6730,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
 }
@@ -6621,7 +6767,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
 }
@@ -6655,7 +6802,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugDetach(hDebug);
 }
@@ -6691,7 +6839,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
 }
@@ -6726,7 +6875,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
 }
@@ -6761,7 +6911,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugInterrupt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
 }
@@ -6796,7 +6947,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugResume]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugResume(hDebug, thread);
 }
@@ -6834,7 +6986,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
 }
@@ -6872,7 +7025,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
 }
@@ -6908,7 +7062,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
 }
@@ -6947,7 +7102,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
@@ -6986,7 +7142,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
@@ -7022,7 +7179,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
 }
@@ -7057,7 +7215,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
 }
@@ -7096,7 +7255,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
 }
@@ -7132,7 +7292,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_grou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
 }
@@ -7167,7 +7328,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
 }
@@ -7207,7 +7369,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGrou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetContextActivateMetricGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
 }
@@ -7249,7 +7412,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerOpen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
 }
@@ -7288,7 +7452,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
 }
@@ -7325,7 +7490,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
 }
@@ -7362,7 +7528,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerReadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
 }
@@ -7400,7 +7567,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
 }
@@ -7437,7 +7605,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
 }
@@ -7473,7 +7642,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_met
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
 }
@@ -7510,7 +7680,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
 }
@@ -7547,7 +7718,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
 }
@@ -7585,7 +7757,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
 }
@@ -7626,7 +7799,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -7663,7 +7837,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
 }
@@ -7699,7 +7874,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryGetData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
 }
@@ -7734,7 +7910,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetKernelGetProfileInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
 }
@@ -7770,7 +7947,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
 }
@@ -7807,7 +7985,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_trac
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetTracerExpDestroy(hTracer);
 }
@@ -7845,7 +8024,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetPrologues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
 }
@@ -7883,7 +8063,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
 }
@@ -7921,7 +8102,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
 }
@@ -7962,7 +8144,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMulti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
 }
@@ -7997,7 +8180,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
 }
@@ -8032,7 +8216,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceGetState(hDevice, pState);
 }
@@ -8067,7 +8252,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceReset(hDevice, force);
 }
@@ -8103,7 +8289,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceProcessesGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
 }
@@ -8138,7 +8325,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
 }
@@ -8173,7 +8361,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
 }
@@ -8209,7 +8398,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetBars]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
 }
@@ -8244,7 +8434,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
 }
@@ -8280,7 +8471,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
 }
@@ -8315,7 +8507,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
 }
@@ -8351,7 +8544,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
 }
@@ -8388,7 +8582,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsRunTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
 }
@@ -8423,7 +8618,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccAvailable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
 }
@@ -8458,7 +8654,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccConfigurable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
 }
@@ -8493,7 +8690,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
 }
@@ -8529,7 +8727,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceSetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
 }
@@ -8565,7 +8764,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
 }
@@ -8600,7 +8800,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
 }
@@ -8635,7 +8836,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_eng
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetActivity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
 }
@@ -8670,7 +8872,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEventRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
 }
@@ -8709,7 +8912,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
@@ -8748,7 +8952,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_dr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListenEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
@@ -8784,7 +8989,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
 }
@@ -8819,7 +9025,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
 }
@@ -8854,7 +9061,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetLinkType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
 }
@@ -8889,7 +9097,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
 }
@@ -8924,7 +9133,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
 }
@@ -8959,7 +9169,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetState(hPort, pState);
 }
@@ -8994,7 +9205,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetThroughput]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
 }
@@ -9030,7 +9242,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFans]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
 }
@@ -9065,7 +9278,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
 }
@@ -9100,7 +9314,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
 }
@@ -9134,7 +9349,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetDefaultMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanSetDefaultMode(hFan);
 }
@@ -9169,7 +9385,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
 }
@@ -9204,7 +9421,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
 }
@@ -9240,7 +9458,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
 }
@@ -9276,7 +9495,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
 }
@@ -9311,7 +9531,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
 }
@@ -9347,7 +9568,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmwar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareFlash]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
 }
@@ -9383,7 +9605,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomain
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
 }
@@ -9418,7 +9641,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
 }
@@ -9454,7 +9678,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableCloc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
 }
@@ -9489,7 +9714,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
 }
@@ -9524,7 +9750,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencySetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
 }
@@ -9559,7 +9786,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
 }
@@ -9594,7 +9822,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
 }
@@ -9629,7 +9858,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
 }
@@ -9664,7 +9894,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
 }
@@ -9699,7 +9930,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
 }
@@ -9735,7 +9967,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
 }
@@ -9771,7 +10004,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
 }
@@ -9806,7 +10040,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
 }
@@ -9841,7 +10076,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
 }
@@ -9876,7 +10112,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
 }
@@ -9911,7 +10148,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
 }
@@ -9946,7 +10184,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
 }
@@ -9981,7 +10220,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
 }
@@ -10017,7 +10257,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumLeds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
 }
@@ -10052,7 +10293,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
 }
@@ -10087,7 +10329,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesLedGetState(hLed, pState);
 }
@@ -10122,7 +10365,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesLedSetState(hLed, enable);
 }
@@ -10157,7 +10401,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesLedSetColor(hLed, pColor);
 }
@@ -10193,7 +10438,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
 }
@@ -10228,7 +10474,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
 }
@@ -10263,7 +10510,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesMemoryGetState(hMemory, pState);
 }
@@ -10298,7 +10546,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetBandwidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
 }
@@ -10334,7 +10583,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFact
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
 }
@@ -10369,7 +10619,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
 }
@@ -10404,7 +10655,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
 }
@@ -10439,7 +10691,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
 }
@@ -10475,7 +10728,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
 }
@@ -10510,7 +10764,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
 }
@@ -10545,7 +10800,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pw
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
 }
@@ -10580,7 +10836,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
 }
@@ -10617,7 +10874,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
 }
@@ -10654,7 +10912,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
 }
@@ -10689,7 +10948,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
 }
@@ -10724,7 +10984,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
 }
@@ -10760,7 +11021,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPsus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
 }
@@ -10795,7 +11057,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
 }
@@ -10830,7 +11093,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPsuGetState(hPsu, pState);
 }
@@ -10866,7 +11130,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
 }
@@ -10901,7 +11166,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
 }
@@ -10936,7 +11202,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
 }
@@ -10971,7 +11238,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
 }
@@ -11007,7 +11275,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesRasGetState(hRas, clear, pState);
 }
@@ -11043,7 +11312,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
 }
@@ -11078,7 +11348,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
 }
@@ -11113,7 +11384,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
 }
@@ -11149,7 +11421,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModePr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
 }
@@ -11185,7 +11458,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
 }
@@ -11221,7 +11495,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
 }
@@ -11257,7 +11532,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
 }
@@ -11292,7 +11568,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
 }
@@ -11327,7 +11604,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
 }
@@ -11363,7 +11641,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
 }
@@ -11398,7 +11677,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
 }
@@ -11433,7 +11713,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
 }
@@ -11468,7 +11749,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbySetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesStandbySetMode(hStandby, mode);
 }
@@ -11504,7 +11786,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSens
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
 }
@@ -11539,7 +11822,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
 }
@@ -11574,7 +11858,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
 }
@@ -11609,7 +11894,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
 }
@@ -11644,7 +11930,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
 }
@@ -11680,7 +11967,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
 }
@@ -11716,7 +12004,8 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        return (ze_result_t)cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO, (uintptr_t)cgl_ret);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
 }

@@ -12,7 +12,7 @@ static int resolves;
 void cg_layer_register(cg_layer *l) { (void)l; }
 int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }
 uintptr_t cg_enter(cg_site *s) { (void)s; return 0; }
-uintptr_t cg_leave(uintptr_t t, int c, uintptr_t r) { (void)t, (void)c; return r; }
+void cg_leave(uintptr_t t, int c) { (void)t, (void)c; }
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */
 static double real_many(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3,
