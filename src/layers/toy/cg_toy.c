@@ -23,6 +23,7 @@ enum {
     CGL_toyGetStats,
     CGL_toyResetStats,
     CGL_toySetDims,
+    CGL_toySetErrno,
     CGL_toyCompile_v2,
     CGL_toyCompile_v2_ptds,
     CGL_toyQuery_v2,
@@ -32,6 +33,7 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+static const int cgl_states_toySetErrno[] = {TOY_ERROR_TIMEOUT};
 
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
 static const cg_rule cgl_rules_toySetDims[1];
@@ -51,6 +53,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_toySetDims, 1},
+    [CGL_toySetErrno] = {"toySetErrno", NULL, 0, 0, 0, NULL, NULL, cgl_states_toySetErrno, 1, NULL, 0},
     [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
     [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
     [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -115,6 +118,7 @@ static void *const cgl_wrappers[CGL_NSITES] = {
     [CGL_toyGetStats] = (void *)toyGetStats,
     [CGL_toyResetStats] = (void *)toyResetStats,
     [CGL_toySetDims] = (void *)toySetDims,
+    [CGL_toySetErrno] = (void *)toySetErrno,
     [CGL_toyCompile_v2] = (void *)toyCompile_v2,
     [CGL_toyCompile_v2_ptds] = (void *)toyCompile_v2_ptds,
     [CGL_toyQuery_v2] = (void *)toyQuery_v2,
@@ -538,6 +542,42 @@ CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_
     __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
     return cgl_sl_toySetDims(device, dims);
+}
+
+/* toySetErrno: returns the result type: checked; no handle key */
+struct cgl_fr_toySetErrno {
+    int32_t err;
+    toy_result_t result;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toySetErrno(void *cgl_frame)
+{
+    struct cgl_fr_toySetErrno *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(cgl_f->err, cgl_f->result);
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+}
+static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, toy_result_t result)
+{
+    struct cgl_fr_toySetErrno cgl_fr = {.err = err, .result = result, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toySetErrno], NULL, cgl_th_toySetErrno, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, toy_result_t result)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
+        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toySetErrno(err, result);
+}
+CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
+{
+    __typeof__(toySetErrno) *cgl_fn = (__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(err, result);
+    return cgl_sl_toySetErrno(err, result);
 }
 
 /* toyCompile_v2: returns the result type: checked; keyed by its first parameter (a handle); a variant of toyCompile */
