@@ -9,16 +9,21 @@
  *
  * `direct` holds the real function only while the site has nothing to do
  * (resolved, no statistics, no lock, no runtime transition). Otherwise the
- * wrapper asks cg_enter() whether the call can take a short path (counted
- * statistics, or leaving the CPython GIL, and nothing else: the site's
- * precomputed `mode`); if so it makes the real call itself and then calls
- * cg_leave(). Else it packs its arguments into a frame and calls cg_call(),
- * which does the nesting check, the lock, the runtime transition and the
- * bookkeeping, and calls back the generated thunk to make the real call.
+ * wrapper jumps to its out-of-line rest, which asks cg_enter() whether the
+ * call can take a short path (statistics counted, the CPython GIL left, or
+ * both, and nothing else: the site's precomputed `mode`); if so it makes
+ * the real call itself and then calls cg_leave(), with no frame and no
+ * thunk. Else (a lock, thread rules, another runtime's adapter, a call
+ * nested in another, the first call of a site) it packs its arguments into
+ * a frame and calls cg_call(), the general path, which does the nesting
+ * check, the lock, the runtime transition and the bookkeeping, and calls
+ * back the generated thunk to make the real call.
  *
  * Names. A generated layer's own names (its site table cgl_sites, site
  * indices CGL_<entry point>, frames struct cgl_fr_<entry point>, thunks
- * cgl_th_<entry point>, the descriptor cgl_layer, cgl_result_name, ...) are
+ * cgl_th_<entry point>, the short paths cgl_sl_<entry point> and the
+ * general path cgl_gp_<entry point> of each wrapper, the descriptor
+ * cgl_layer, cgl_result_name, ...) are
  * prefixed cgl_ / CGL_: static to the layer, never to be confused with the
  * public cg_ API of callguard.h. What this header declares is the cg_ ABI
  * between layers and libcallguard. CG_LIBRARY_PATH_<API> is set by the
@@ -202,7 +207,11 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 /* The common paths, with no frame and no thunk: the wrapper calls
  *
  *     uintptr_t tok = cg_enter(site);
- *     if (tok) { r = real(args...); cg_leave(tok, code of r); return r; }
+ *     if (tok) {
+ *         r = real(args...);
+ *         if (r is success) cg_leave(tok); else cg_leave_code(tok, code of r);
+ *         return r;
+ *     }
  *     ... the frame and cg_call ...
  *
  * cg_enter returns 0 when the call needs the general path (cg_call): a
@@ -210,10 +219,11 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
  * call, a configuration the short paths do not cover. Otherwise it has
  * done the call's entry (counted it and marked the thread's slot, left the
  * CPython GIL, or both), and the wrapper must call the site's `real`
- * (non-NULL then) and then cg_leave with the token, on the same thread.
- * `code` is what a thunk would return (0 for success or a function with no
- * result code, else the code as an int, CG_RESULT_ZERO for a code of 0
- * where success is another value). cg_leave touches no errno (CPython's re-entry keeps it): the
+ * (non-NULL then) and then, on the same thread, cg_leave with the token
+ * when the result is the API's success or the function returns no result
+ * code, else cg_leave_code with the code a thunk would return (the code as
+ * an int, CG_RESULT_ZERO for a code of 0 where success is another value):
+ * success costs the runtime no test. Neither touches errno (CPython's re-entry keeps it): the
  * real call's errno reaches the caller. GCC calls both through the GOT
  * (noplt): one jump fewer each. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -222,7 +232,8 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 #define CG_NOPLT
 #endif
 CG_NOPLT uintptr_t cg_enter(cg_site *site);
-CG_NOPLT void cg_leave(uintptr_t token, int code);
+CG_NOPLT void cg_leave(uintptr_t token);
+CG_NOPLT void cg_leave_code(uintptr_t token, int code);
 
 /* Resolves the real function of a pass-through name (never NULL: the
  * layer's passthrough_missing is returned instead). */

@@ -391,14 +391,15 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fprintf(out, "        %s = %s(", f->ret_member, real);
     emit_args(out, f, "");
     fputs(");\n", out);
-    char *code = f->ret_result ? xasprintf("CG_LIKELY(cgl_ret == %s) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO",
-                                           p->success)
-                               : xstrdup("0");
-    if (f->ret_void)
-        fputs("        cg_leave(cgl_tok, 0);\n        return;\n    }\n", out);
+    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk would return. */
+    if (f->ret_result)
+        fprintf(out,
+                "        if (CG_LIKELY(cgl_ret == %s))\n            cg_leave(cgl_tok);\n        else\n"
+                "            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);\n",
+                p->success);
     else
-        fprintf(out, "        cg_leave(cgl_tok, %s);\n        return cgl_ret;\n    }\n", code);
-    free(code);
+        fputs("        cg_leave(cgl_tok);\n", out);
+    fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
     free(real);
     fprintf(out, "    %scgl_gp_%s(", f->ret_void ? "" : "return ", n);
     emit_args(out, f, "");

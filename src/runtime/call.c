@@ -92,21 +92,36 @@ static inline int cgi_nested(void)
     return cgi_depth > 0 || (in && in != &cgi_no_counters);
 }
 
+/* The site whose statistics record is `c` (the base of its variants): a
+ * short path keeps no site, and needs one only to record a stall. Without
+ * the configuration lock (a stall is recorded while the thread may hold its
+ * runtime): layers are only ever added, each published with release
+ * (layer_register.c) after its sites were filled in. */
+static cg_site *cgi_site_of_counters(const cg_counters *c)
+{
+    for (cg_layer *l = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE); l; l = l->next)
+        for (unsigned i = 0; i < l->nsites; i++)
+            if (l->sites[i].ctr == c) return &l->sites[l->sites[i].base];
+    return NULL;
+}
+
 /* After a counted call made without leaving the runtime: did the thread
  * hold its runtime throughout? It holds it now exactly when it held it on
  * entry, as nothing was left. When it did and the call lasted a stall's
- * length, the stall is counted and recorded. Out of line: it may read the
- * Python frame, and keeps errno for the caller. */
-__attribute__((noinline)) static int cgi_counted_held(cg_site *s, uint64_t t0, uint64_t ns)
+ * length, the stall is counted and recorded (s: the site, or NULL to find
+ * it from its record c). Out of line: it may read the Python frame, and
+ * keeps errno for the caller. */
+__attribute__((noinline)) static int cgi_counted_held(cg_site *s, cg_counters *c, uint64_t t0, uint64_t ns)
 {
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
     if (!ad) return 0;
     int saved = errno;
     int held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
     if (held && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&s->ctr->stalls, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&s->ctr->stall_ns, ns, memory_order_relaxed);
-        cgi_stall_record(s, ad, t0, ns, 0);
+        atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->stall_ns, ns, memory_order_relaxed);
+        if (!s) s = cgi_site_of_counters(c);
+        if (s) cgi_stall_record(s, ad, t0, ns, 0);
     }
     errno = saved;
     return held;
@@ -116,7 +131,7 @@ __attribute__((noinline)) static int cgi_counted_held(cg_site *s, uint64_t t0, u
  * runtime was held. */
 __attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, uint64_t t0, uint64_t ns, int err)
 {
-    int held = cgi_counted_held(s, t0, ns);
+    int held = cgi_counted_held(s, c, t0, ns);
     return cgi_trace_call(c, t0, ns, 0, err, held);
 }
 
@@ -162,7 +177,7 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
         return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
     }
     if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
-        cgi_counted_held(s, t0, ns);
+        cgi_counted_held(s, s->ctr, t0, ns);
     return 0;
 }
 
@@ -429,19 +444,12 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
  * struct of pointers, at least 8-byte aligned), the rest a pointer. */
 enum {
     CGI_TOK_COUNTED = 0, /* slot: counted (CGI_MODE_COUNTED, or COUNTED_PY holding nothing) */
-    CGI_TOK_DETECT = 1,  /* slot | 1: counted, the adapter asked after a stall-long call */
     CGI_TOK_TRACED = 2,  /* slot | 2: counted and recorded on the timeline */
     CGI_TOK_LEAN = 4,    /* thread state | 4: the GIL left, nothing counted */
     CGI_TOK_LEFT = 5,    /* thread state | 5: counted with the GIL left (this thread's slot) */
     CGI_TOK_NOTHING = 6, /* nothing to undo (lean, the GIL not this thread's) */
     CGI_TOK_TAG = 7
 };
-
-/* The site of this thread's DETECT, TRACED or LEFT call, for its stall or
- * event (the other tokens need none, so cg_leave takes no site). One per
- * thread is enough: a thread inside a counted call has its slot marked,
- * and a call it makes meanwhile takes cg_call's nested path. */
-static __thread cg_site *cgi_short_site __attribute__((tls_model("initial-exec")));
 
 /* Counts the call in and marks the slot (the in-flight record), as
  * cgi_call_counted does before its call. */
@@ -454,8 +462,10 @@ static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, 
 }
 
 /* cgi_call_counted after its call, for any result. No errno is touched
- * (cgi_counted_held keeps it). */
-static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int path)
+ * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
+ * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
+ * where there is none, or it was left, nothing is recorded. */
+static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int traced)
 {
     cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
     if (err != 0) {
@@ -467,25 +477,22 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
     atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
-    if (path == CGI_PATH_TRACED) {
-        cg_site *s = cgi_short_site;
+    if (traced) {
         if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
-            (void)cgi_trace_held(s, c, t0, ns, err);
+            (void)cgi_trace_held(NULL, c, t0, ns, err);
         else
             (void)cgi_trace_call(c, t0, ns, 0, err, 0);
         return;
     }
-    if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
-        cgi_counted_held(cgi_short_site, t0, ns);
+    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
 }
 
 /* The modes after the two commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
 {
-    if (mode != CGI_MODE_DETECT && mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
+    if (mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-    cgi_short_site = s;
     if (mode == CGI_MODE_COUNTED_PY) {
         /* As cgi_call_counted_left: a call that holds nothing is counted and
          * no stall; else the clock starts once the GIL is left. */
@@ -498,7 +505,7 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
         return (uintptr_t)ts | CGI_TOK_LEFT;
     }
     cgi_enter_counted(s, slot);
-    return (uintptr_t)slot | (mode == CGI_MODE_DETECT ? CGI_TOK_DETECT : CGI_TOK_TRACED);
+    return (uintptr_t)slot | CGI_TOK_TRACED;
 }
 
 uintptr_t cg_enter(cg_site *s)
@@ -521,41 +528,66 @@ uintptr_t cg_enter(cg_site *s)
     return cgi_enter_other(s, mode);
 }
 
+/* Out of line: a call longer than any before at its site, or as long as a
+ * stall. */
+__attribute__((noinline)) static void cgi_leave_long(cg_counters *c, uint64_t t0, uint64_t ns)
+{
+    cgi_max_loop(c, ns);
+    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
+}
+
 /* Everything but a successful COUNTED call and the lean path. */
 __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
 {
     void *p = (void *)(tok & ~(uintptr_t)CGI_TOK_TAG);
     switch (tok & CGI_TOK_TAG) {
-    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, CGI_PATH_COUNTED); return;
-    case CGI_TOK_DETECT: cgi_leave_counted(p, code, CGI_PATH_DETECT); return;
-    case CGI_TOK_TRACED: cgi_leave_counted(p, code, CGI_PATH_TRACED); return;
+    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, 0); return;
+    case CGI_TOK_TRACED: cgi_leave_counted(p, code, 1); return;
+    case CGI_TOK_LEAN: cgi_py.restore(p); return;
     case CGI_TOK_LEFT:
         /* The clock stops before re-entering (TRAPS: CPython may never
-         * return from it at exit). The slot is this thread's, as on entry. */
-        cgi_leave_counted(cgi_my_slot, code, CGI_PATH_COUNTED);
+         * return from it at exit). The slot is this thread's, as on entry;
+         * the call held nothing, so it is no stall. */
+        {
+            cgi_slot *slot = cgi_my_slot;
+            cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+            if (code) code = cgi_stats_result(c, code);
+            uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
+            atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+            atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+            if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+        }
         cgi_py.restore(p);
         return;
     default: return; /* CGI_TOK_NOTHING */
     }
 }
 
-void cg_leave(uintptr_t tok, int code)
+void cg_leave(uintptr_t tok)
 {
-    if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED && code == 0, 1)) {
+    if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED, 1)) {
         /* A successful counted call: cgi_leave_counted's success path, a
-         * leaf but for its rare tail call. */
+         * leaf but for its rare tail call (a call longer than any before
+         * at its site, or as long as a stall). */
         cgi_slot *slot = (cgi_slot *)tok;
         cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
         uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
         uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
         atomic_store_explicit(&slot->counters, NULL, memory_order_release);
         atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-        if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max(c, ns);
+        if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
+            __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
+            cgi_leave_long(c, t0, ns);
         return;
     }
-    if ((tok & CGI_TOK_TAG) == CGI_TOK_LEAN) {
+    /* (Not `(tok & CGI_TOK_TAG) == CGI_TOK_LEAN`: GCC would then compute the tag
+     * for the test above too, one instruction more on the counted path.) */
+    if (((tok - CGI_TOK_LEAN) & CGI_TOK_TAG) == 0) {
+        /* The lean path's re-entry (CPython keeps errno across it). */
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
         return;
     }
-    cgi_leave_other(tok, code);
+    cgi_leave_other(tok, 0);
 }
+
+void cg_leave_code(uintptr_t tok, int code) { cgi_leave_other(tok, code); }

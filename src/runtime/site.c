@@ -54,8 +54,8 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
     switch (path) {
     case CGI_PATH_COUNTED: return CGI_MODE_COUNTED;
     case CGI_PATH_TRACED: return CGI_MODE_TRACED;
-    case CGI_PATH_DETECT: return CGI_MODE_DETECT;
-    case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : CGI_MODE_DETECT;
+    case CGI_PATH_DETECT: return CGI_MODE_COUNTED;
+    case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : CGI_MODE_COUNTED;
     case CGI_PATH_PY: return cgi_site_wants_leave(s) ? CGI_MODE_LEAN : CGI_MODE_NONE;
     }
     return CGI_MODE_NONE;

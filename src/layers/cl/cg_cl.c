@@ -616,7 +616,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformIDs]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
@@ -655,7 +658,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
@@ -694,7 +700,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id pla
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceIDs]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
@@ -733,7 +742,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -772,7 +784,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubDevices]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
@@ -807,7 +822,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id devic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainDevice(device);
@@ -842,7 +860,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseDevice(device);
@@ -879,7 +900,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
@@ -916,7 +940,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
@@ -952,7 +979,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id devic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetHostTimer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetHostTimer(device, host_timestamp);
@@ -994,7 +1024,7 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_context cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
@@ -1035,7 +1065,7 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContextFromType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_context cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(properties, device_type, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
@@ -1070,7 +1100,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainContext(context);
@@ -1105,7 +1138,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseContext(context);
@@ -1144,7 +1180,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetContextInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1181,7 +1220,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetContextDestructorCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
@@ -1221,7 +1263,7 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWit
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
@@ -1256,7 +1298,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_q
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainCommandQueue(command_queue);
@@ -1291,7 +1336,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseCommandQueue(command_queue);
@@ -1330,7 +1378,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetCommandQueueInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1371,7 +1422,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(context, flags, size, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
@@ -1412,7 +1463,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
@@ -1454,7 +1505,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(context, flags, image_format, image_desc, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -1496,7 +1547,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreatePipe]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
@@ -1538,7 +1589,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBufferWithProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(context, properties, flags, size, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
@@ -1581,7 +1632,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImageWithProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -1616,7 +1667,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainMemObject(memobj);
@@ -1651,7 +1705,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseMemObject(memobj);
@@ -1691,7 +1748,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_con
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSupportedImageFormats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
@@ -1730,7 +1790,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetMemObjectInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1769,7 +1832,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetImageInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1808,7 +1874,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pip
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPipeInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1845,7 +1914,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
@@ -1882,7 +1954,7 @@ static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         void *cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(context, flags, size, alignment);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clSVMAlloc(context, flags, size, alignment);
@@ -1915,7 +1987,7 @@ static __attribute__((noinline)) void cgl_sl_clSVMFree(cl_context context, void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(context, svm_pointer);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return;
     }
     cgl_gp_clSVMFree(context, svm_pointer);
@@ -1954,7 +2026,7 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSamplerWithProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_sampler cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(context, sampler_properties, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
@@ -1989,7 +2061,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sample
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainSampler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainSampler(sampler);
@@ -2024,7 +2099,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseSampler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseSampler(sampler);
@@ -2063,7 +2141,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSamplerInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2104,7 +2185,7 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithSource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_program cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(context, count, strings, lengths, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
@@ -2147,7 +2228,7 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
@@ -2188,7 +2269,7 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_program cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(context, num_devices, device_list, kernel_names, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
@@ -2228,7 +2309,7 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithIL]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
@@ -2263,7 +2344,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program progra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainProgram(program);
@@ -2298,7 +2382,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseProgram(program);
@@ -2338,7 +2425,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clBuildProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
@@ -2381,7 +2471,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCompileProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
@@ -2426,7 +2519,7 @@ static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clLinkProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
@@ -2463,7 +2556,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_pr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramReleaseCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
@@ -2501,7 +2597,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
@@ -2536,7 +2635,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadPlatformCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clUnloadPlatformCompiler(platform);
@@ -2575,7 +2677,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2615,7 +2720,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramBuildInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2654,7 +2762,7 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program prog
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_kernel cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(program, kernel_name, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateKernel(program, kernel_name, errcode_ret);
@@ -2692,7 +2800,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernelsInProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
@@ -2733,7 +2844,7 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCloneKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_kernel cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(source_kernel, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCloneKernel(source_kernel, errcode_ret);
@@ -2768,7 +2879,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainKernel(kernel);
@@ -2803,7 +2917,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseKernel(kernel);
@@ -2844,7 +2961,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArg]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
@@ -2884,7 +3004,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kerne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
@@ -2925,7 +3048,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel ker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelExecInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
@@ -2964,7 +3090,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3004,7 +3133,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelArgInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3044,7 +3176,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kerne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3086,7 +3221,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -3122,7 +3260,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_event
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clWaitForEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clWaitForEvents(num_events, event_list);
@@ -3161,7 +3302,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3199,7 +3343,7 @@ static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateUserEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_event cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(context, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateUserEvent(context, errcode_ret);
@@ -3234,7 +3378,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clRetainEvent(event);
@@ -3269,7 +3416,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clReleaseEvent(event);
@@ -3305,7 +3455,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event eve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetUserEventStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetUserEventStatus(event, execution_status);
@@ -3343,7 +3496,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetEventCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
@@ -3382,7 +3538,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventProfilingInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3417,7 +3576,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFlush]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clFlush(command_queue);
@@ -3452,7 +3614,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFinish]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clFinish(command_queue);
@@ -3495,7 +3660,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3543,7 +3711,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3586,7 +3757,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_q
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3634,7 +3808,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_comma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3677,7 +3854,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3720,7 +3900,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3767,7 +3950,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
@@ -3812,7 +3998,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3857,7 +4046,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3899,7 +4091,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -3942,7 +4137,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -3985,7 +4183,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
@@ -4028,7 +4229,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4074,7 +4278,7 @@ static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4122,7 +4326,7 @@ static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4162,7 +4366,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4203,7 +4410,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4249,7 +4459,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -4293,7 +4506,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
@@ -4331,7 +4547,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4369,7 +4588,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4411,7 +4633,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
@@ -4453,7 +4678,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4495,7 +4723,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemFill]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -4537,7 +4768,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4576,7 +4810,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4618,7 +4855,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4653,7 +4893,7 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
     if (CG_LIKELY(cgl_tok != 0)) {
         void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(platform, func_name);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clGetExtensionFunctionAddressForPlatform(platform, func_name);
@@ -4691,7 +4931,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_comm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetCommandQueueProperty]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
@@ -4735,7 +4978,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
@@ -4781,7 +5024,7 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_mem cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
@@ -4817,7 +5060,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarker]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarker(command_queue, event);
@@ -4854,7 +5100,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWaitForEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
@@ -4889,7 +5138,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrier(command_queue);
@@ -4923,7 +5175,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clUnloadCompiler();
@@ -4957,7 +5212,7 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(cons
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(func_name);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clGetExtensionFunctionAddress(func_name);
@@ -4997,7 +5252,7 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateCommandQueue(context, device, properties, errcode_ret);
@@ -5038,7 +5293,7 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSampler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_sampler cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
@@ -5080,7 +5335,10 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueTask]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CL_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);

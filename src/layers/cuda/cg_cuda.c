@@ -2337,7 +2337,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorString(CUresult error
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(error, pStr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGetErrorString(error, pStr);
@@ -2373,7 +2376,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorName(CUresult error, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(error, pStr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGetErrorName(error, pStr);
@@ -2408,7 +2414,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuInit(unsigned int Flags)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuInit(Flags);
@@ -2443,7 +2452,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDriverGetVersion(int *driverV
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDriverGetVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(driverVersion);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDriverGetVersion(driverVersion);
@@ -2479,7 +2491,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGet(CUdevice *device, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(device, ordinal);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGet(device, ordinal);
@@ -2514,7 +2529,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetCount(int *count)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetCount(count);
@@ -2551,7 +2569,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetName(char *name, int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(name, len, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetName(name, len, dev);
@@ -2587,7 +2608,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid_v2(CUuuid *uuid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(uuid, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid_v2(uuid, dev);
@@ -2624,7 +2648,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetLuid(char *luid, uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetLuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(luid, deviceNodeMask, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetLuid(luid, deviceNodeMask, dev);
@@ -2660,7 +2687,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem_v2(size_t *byt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(bytes, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem_v2(bytes, dev);
@@ -2698,7 +2728,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetTexture1DLinearMaxWi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(maxWidthInElements, format, numChannels, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
@@ -2735,7 +2768,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(pi, attrib, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetAttribute(pi, attrib, dev);
@@ -2773,7 +2809,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetHostAtomicCapabiliti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
@@ -2810,7 +2849,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetNvSciSyncAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(nvSciSyncAttrList, dev, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
@@ -2846,7 +2888,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetMemPool(CUdevice dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(dev, pool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceSetMemPool(dev, pool);
@@ -2882,7 +2927,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetMemPool(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(pool, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetMemPool(pool, dev);
@@ -2918,7 +2966,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDefaultMemPool(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(pool_out, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDefaultMemPool(pool_out, dev);
@@ -2955,7 +3006,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetExecAffinitySupport(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(pi, type, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetExecAffinitySupport(pi, type, dev);
@@ -2991,7 +3045,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFlushGPUDirectRDMAWrites(CUfl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(target, scope);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFlushGPUDirectRDMAWrites(target, scope);
@@ -3027,7 +3084,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetProperties(CUdevprop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(prop, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetProperties(prop, dev);
@@ -3064,7 +3124,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceComputeCapability(int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceComputeCapability]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(major, minor, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceComputeCapability(major, minor, dev);
@@ -3100,7 +3163,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRetain(CUcont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRetain(pctx, dev);
@@ -3135,7 +3201,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease_v2(dev);
@@ -3171,7 +3240,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(dev, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
@@ -3208,7 +3280,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxGetState(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxGetState(dev, flags, active);
@@ -3243,7 +3318,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset_v2(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset_v2(dev);
@@ -3281,7 +3359,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v4(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v4]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(pctx, ctxCreateParams, flags, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
@@ -3316,7 +3397,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy_v2(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy_v2(ctx);
@@ -3351,7 +3435,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent_v2(ctx);
@@ -3386,7 +3473,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent_v2(CUcontext *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(pctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent_v2(pctx);
@@ -3421,7 +3511,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetCurrent(ctx);
@@ -3456,7 +3549,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(pctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetCurrent(pctx);
@@ -3491,7 +3587,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice(CUdevice *device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice(device);
@@ -3527,7 +3626,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice_v2(CUdevice *dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(device, ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice_v2(device, ctx);
@@ -3562,7 +3664,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetFlags(unsigned int *fla
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetFlags(flags);
@@ -3597,7 +3702,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetFlags(unsigned int flag
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetFlags(flags);
@@ -3633,7 +3741,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetId(CUcontext ctx, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(ctx, ctxId);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetId(ctx, ctxId);
@@ -3667,7 +3778,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize();
@@ -3702,7 +3816,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize_v2(ctx);
@@ -3738,7 +3855,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetLimit(CUlimit limit, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(limit, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetLimit(limit, value);
@@ -3774,7 +3894,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetLimit(size_t *pvalue, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(pvalue, limit);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetLimit(pvalue, limit);
@@ -3809,7 +3932,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(pconfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetCacheConfig(pconfig);
@@ -3844,7 +3970,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetCacheConfig(config);
@@ -3880,7 +4009,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetApiVersion(CUcontext ct
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(ctx, version);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetApiVersion(ctx, version);
@@ -3916,7 +4048,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetStreamPriorityRange(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetStreamPriorityRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
@@ -3950,7 +4085,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxResetPersistingL2Cache(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxResetPersistingL2Cache]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxResetPersistingL2Cache();
@@ -3986,7 +4124,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetExecAffinity(CUexecAffi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetExecAffinity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(pExecAffinity, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetExecAffinity(pExecAffinity, type);
@@ -4022,7 +4163,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxRecordEvent(CUcontext hCtx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxRecordEvent(hCtx, hEvent);
@@ -4058,7 +4202,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxWaitEvent(CUcontext hCtx, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxWaitEvent(hCtx, hEvent);
@@ -4094,7 +4241,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxAttach(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(pctx, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxAttach(pctx, flags);
@@ -4129,7 +4279,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDetach(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDetach(ctx);
@@ -4164,7 +4317,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetSharedMemConfig(pConfig);
@@ -4199,7 +4355,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetSharedMemConfig(config);
@@ -4235,7 +4394,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoad(CUmodule *module, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(module, fname);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoad(module, fname);
@@ -4271,7 +4433,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadData(CUmodule *modu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(module, image);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadData(module, image);
@@ -4310,7 +4475,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadDataEx(CUmodule *mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadDataEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
@@ -4346,7 +4514,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadFatBinary(CUmodule 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadFatBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(module, fatCubin);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadFatBinary(module, fatCubin);
@@ -4381,7 +4552,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleUnload(CUmodule hmod)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(hmod);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleUnload(hmod);
@@ -4416,7 +4590,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetLoadingMode(CUmodule
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetLoadingMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetLoadingMode(mode);
@@ -4453,7 +4630,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(hfunc, hmod, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunction(hfunc, hmod, name);
@@ -4489,7 +4669,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunctionCount(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunctionCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(count, mod);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunctionCount(count, mod);
@@ -4526,7 +4709,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleEnumerateFunctions(CUfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleEnumerateFunctions]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(functions, numFunctions, mod);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleEnumerateFunctions(functions, numFunctions, mod);
@@ -4564,7 +4750,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
@@ -4602,7 +4791,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate_v2(unsigned int nu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
@@ -4644,7 +4836,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
@@ -4684,7 +4879,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
@@ -4721,7 +4919,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkComplete(CUlinkState stat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkComplete]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(state, cubinOut, sizeOut);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkComplete(state, cubinOut, sizeOut);
@@ -4756,7 +4957,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkDestroy(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(state);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkDestroy(state);
@@ -4793,7 +4997,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetTexRef(CUtexref *pTe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(pTexRef, hmod, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetTexRef(pTexRef, hmod, name);
@@ -4830,7 +5037,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetSurfRef(CUsurfref *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetSurfRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(pSurfRef, hmod, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetSurfRef(pSurfRef, hmod, name);
@@ -4872,7 +5082,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadData(CUlibrary *li
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -4914,7 +5127,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadFromFile(CUlibrary
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadFromFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -4949,7 +5165,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryUnload(CUlibrary libra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(library);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryUnload(library);
@@ -4986,7 +5205,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernel(CUkernel *pK
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(pKernel, library, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernel(pKernel, library, name);
@@ -5022,7 +5244,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernelCount(unsigne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernelCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(count, lib);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernelCount(count, lib);
@@ -5059,7 +5284,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryEnumerateKernels(CUker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryEnumerateKernels]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(kernels, numKernels, lib);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryEnumerateKernels(kernels, numKernels, lib);
@@ -5095,7 +5323,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetModule(CUmodule *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(pMod, library);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetModule(pMod, library);
@@ -5131,7 +5362,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(pFunc, kernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetFunction(pFunc, kernel);
@@ -5167,7 +5401,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetLibrary(CUlibrary *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetLibrary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(pLib, kernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetLibrary(pLib, kernel);
@@ -5205,7 +5442,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetGlobal(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(dptr, bytes, library, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetGlobal(dptr, bytes, library, name);
@@ -5243,7 +5483,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetManaged(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(dptr, bytes, library, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetManaged(dptr, bytes, library, name);
@@ -5280,7 +5523,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetUnifiedFunction(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetUnifiedFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(fptr, library, symbol);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetUnifiedFunction(fptr, library, symbol);
@@ -5318,7 +5564,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(pi, attrib, kernel, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetAttribute(pi, attrib, kernel, dev);
@@ -5356,7 +5605,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetAttribute(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(attrib, val, kernel, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelSetAttribute(attrib, val, kernel, dev);
@@ -5393,7 +5645,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetCacheConfig(CUkernel
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(kernel, config, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelSetCacheConfig(kernel, config, dev);
@@ -5429,7 +5684,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetName(const char **na
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(name, hfunc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetName(name, hfunc);
@@ -5467,7 +5725,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetParamInfo(CUkernel k
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(kernel, paramIndex, paramOffset, paramSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
@@ -5503,7 +5764,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo_v2(size_t *free, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(free, total);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo_v2(free, total);
@@ -5539,7 +5803,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc_v2(CUdeviceptr *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(dptr, bytesize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAlloc_v2(dptr, bytesize);
@@ -5578,7 +5845,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch_v2(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -5613,7 +5883,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree_v2(CUdeviceptr dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemFree_v2(dptr);
@@ -5650,7 +5923,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange_v2(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(pbase, psize, dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange_v2(pbase, psize, dptr);
@@ -5686,7 +5962,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost_v2(void **pp, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(pp, bytesize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost_v2(pp, bytesize);
@@ -5721,7 +6000,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeHost(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(p);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeHost(p);
@@ -5758,7 +6040,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostAlloc(void **pp, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(pp, bytesize, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostAlloc(pp, bytesize, Flags);
@@ -5795,7 +6080,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(pdptr, p, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
@@ -5831,7 +6119,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetFlags(unsigned int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(pFlags, p);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetFlags(pFlags, p);
@@ -5868,7 +6159,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocManaged(CUdeviceptr *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(dptr, bytesize, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocManaged(dptr, bytesize, flags);
@@ -5906,7 +6200,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceRegisterAsyncNotificati
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(device, callbackFunc, userData, callback);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
@@ -5942,7 +6239,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceUnregisterAsyncNotifica
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(device, callback);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceUnregisterAsyncNotification(device, callback);
@@ -5978,7 +6278,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetByPCIBusId(CUdevice 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetByPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(dev, pciBusId);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetByPCIBusId(dev, pciBusId);
@@ -6015,7 +6318,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetPCIBusId(char *pciBu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetPCIBusId(pciBusId, len, dev);
@@ -6051,7 +6357,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetEventHandle(CUipcEventH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(pHandle, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcGetEventHandle(pHandle, event);
@@ -6087,7 +6396,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenEventHandle(CUevent *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(phEvent, handle);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenEventHandle(phEvent, handle);
@@ -6123,7 +6435,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetMemHandle(CUipcMemHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(pHandle, dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcGetMemHandle(pHandle, dptr);
@@ -6160,7 +6475,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(pdptr, handle, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
@@ -6195,7 +6513,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcCloseMemHandle(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcCloseMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcCloseMemHandle(dptr);
@@ -6232,7 +6553,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister_v2(void *p, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(p, bytesize, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister_v2(p, bytesize, Flags);
@@ -6267,7 +6591,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostUnregister(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostUnregister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(p);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostUnregister(p);
@@ -6304,7 +6631,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy_ptds(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(dst, src, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy_ptds(dst, src, ByteCount);
@@ -6343,7 +6673,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer_ptds(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -6380,7 +6713,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
@@ -6417,7 +6753,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
@@ -6454,7 +6793,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
@@ -6492,7 +6834,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
@@ -6530,7 +6875,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
@@ -6568,7 +6916,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
@@ -6606,7 +6957,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
@@ -6645,7 +6999,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -6680,7 +7037,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2_ptds(pCopy);
@@ -6715,7 +7075,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2_ptds(con
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2_ptds(pCopy);
@@ -6750,7 +7113,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2_ptds(pCopy);
@@ -6785,7 +7151,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer_ptds(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer_ptds(pCopy);
@@ -6823,7 +7192,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync_ptsz(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
@@ -6863,7 +7235,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -6901,7 +7276,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
@@ -6939,7 +7317,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
@@ -6977,7 +7358,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
@@ -7016,7 +7400,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2_ptsz(CUarr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -7055,7 +7442,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -7091,7 +7481,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
@@ -7127,7 +7520,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
@@ -7163,7 +7559,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync_ptsz(const 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
@@ -7205,7 +7604,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
@@ -7243,7 +7645,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2_ptsz(si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
@@ -7280,7 +7685,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2_ptds(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(dstDevice, uc, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2_ptds(dstDevice, uc, N);
@@ -7317,7 +7725,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(dstDevice, us, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2_ptds(dstDevice, us, N);
@@ -7354,7 +7765,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(dstDevice, ui, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2_ptds(dstDevice, ui, N);
@@ -7393,7 +7807,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
@@ -7432,7 +7849,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
@@ -7471,7 +7891,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
@@ -7509,7 +7932,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
@@ -7547,7 +7973,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
@@ -7585,7 +8014,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
@@ -7625,7 +8057,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -7665,7 +8100,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -7705,7 +8143,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -7741,7 +8182,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate_v2(CUarray *pHand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayCreate_v2(pHandle, pAllocateArray);
@@ -7777,7 +8221,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor_v2(CUDA_AR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
@@ -7813,7 +8260,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetSparseProperties(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, array);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetSparseProperties(sparseProperties, array);
@@ -7849,7 +8299,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetSparseProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, mipmap);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
@@ -7886,7 +8339,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetMemoryRequirements(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, array, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
@@ -7923,7 +8379,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetMemoryRequir
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, mipmap, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
@@ -7960,7 +8419,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetPlane(CUarray *pPlane
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetPlane]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(pPlaneArray, hArray, planeIdx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
@@ -7995,7 +8457,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayDestroy(CUarray hArray)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(hArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayDestroy(hArray);
@@ -8031,7 +8496,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate_v2(CUarray *pHa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate_v2(pHandle, pAllocateArray);
@@ -8067,7 +8535,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor_v2(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
@@ -8104,7 +8575,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayCreate(CUmipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
@@ -8141,7 +8615,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetLevel(CUarra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetLevel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipmappedArray, level);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
@@ -8176,7 +8653,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayDestroy(CUmipma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayDestroy(hMipmappedArray);
@@ -8215,7 +8695,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetHandleForAddressRange(v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetHandleForAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(handle, dptr, size, handleType, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
@@ -8254,7 +8737,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
@@ -8293,7 +8779,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressReserve(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAddressReserve(ptr, size, alignment, addr, flags);
@@ -8329,7 +8818,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressFree(CUdeviceptr pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAddressFree(ptr, size);
@@ -8367,7 +8859,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemCreate(CUmemGenericAllocat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemCreate(handle, size, prop, flags);
@@ -8402,7 +8897,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRelease(CUmemGenericAlloca
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(handle);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemRelease(handle);
@@ -8441,7 +8939,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMap(CUdeviceptr ptr, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemMap(ptr, size, offset, handle, flags);
@@ -8478,7 +8979,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync_ptsz(CUarray
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
@@ -8514,7 +9018,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemUnmap(CUdeviceptr ptr, siz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemUnmap(ptr, size);
@@ -8552,7 +9059,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetAccess(CUdeviceptr ptr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemSetAccess(ptr, size, desc, count);
@@ -8589,7 +9099,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAccess(unsigned long lo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAccess(flags, location, ptr);
@@ -8627,7 +9140,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemExportToShareableHandle(vo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
@@ -8664,7 +9180,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemImportFromShareableHandle(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
@@ -8701,7 +9220,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationGranularity(s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationGranularity(granularity, prop, option);
@@ -8737,7 +9259,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationPropertiesFro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationPropertiesFromHandle(prop, handle);
@@ -8773,7 +9298,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRetainAllocationHandle(CUm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRetainAllocationHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemRetainAllocationHandle(handle, addr);
@@ -8809,7 +9337,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync_ptsz(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(dptr, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync_ptsz(dptr, hStream);
@@ -8846,7 +9377,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
@@ -8882,7 +9416,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolTrimTo(CUmemoryPool po
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolTrimTo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(pool, minBytesToKeep);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolTrimTo(pool, minBytesToKeep);
@@ -8919,7 +9456,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAttribute(pool, attr, value);
@@ -8956,7 +9496,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAttribute(pool, attr, value);
@@ -8993,7 +9536,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAccess(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(pool, map, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAccess(pool, map, count);
@@ -9030,7 +9576,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAccess(CUmemAccess_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(flags, memPool, location);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAccess(flags, memPool, location);
@@ -9066,7 +9615,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolCreate(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(pool, poolProps);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolCreate(pool, poolProps);
@@ -9101,7 +9653,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolDestroy(CUmemoryPool p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(pool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolDestroy(pool);
@@ -9138,7 +9693,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetDefaultMemPool(CUmemory
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(pool_out, location, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetDefaultMemPool(pool_out, location, type);
@@ -9175,7 +9733,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetMemPool(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(pool, location, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetMemPool(pool, location, type);
@@ -9212,7 +9773,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetMemPool(CUmemLocation *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(location, type, pool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemSetMemPool(location, type, pool);
@@ -9250,7 +9814,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
@@ -9288,7 +9855,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportToShareableHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(handle_out, pool, handleType, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
@@ -9326,7 +9896,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportFromShareableHan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(pool_out, handle, handleType, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
@@ -9362,7 +9935,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportPointer(CUmemPoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(shareData_out, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportPointer(shareData_out, ptr);
@@ -9399,7 +9975,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportPointer(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(ptr_out, pool, shareData);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportPointer(ptr_out, pool, shareData);
@@ -9435,7 +10014,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastCreate(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(mcHandle, prop);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastCreate(mcHandle, prop);
@@ -9471,7 +10053,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastAddDevice(CUmemGener
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastAddDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(mcHandle, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastAddDevice(mcHandle, dev);
@@ -9511,7 +10096,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindMem(CUmemGeneric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
@@ -9550,7 +10138,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindAddr(CUmemGeneri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindAddr]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(mcHandle, mcOffset, memptr, size, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
@@ -9588,7 +10179,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastUnbind(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastUnbind]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(mcHandle, dev, mcOffset, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
@@ -9625,7 +10219,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastGetGranularity(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastGetGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastGetGranularity(granularity, prop, option);
@@ -9662,7 +10259,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttribute(void *dat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttribute(data, attribute, ptr);
@@ -9701,7 +10301,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
@@ -9739,7 +10342,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise_v2(CUdeviceptr devP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(devPtr, count, advice, location);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAdvise_v2(devPtr, count, advice, location);
@@ -9781,7 +10387,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -9820,7 +10429,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync_ptsz(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
@@ -9862,7 +10474,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -9901,7 +10516,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttribute(void *da
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(data, dataSize, attribute, devPtr, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
@@ -9941,7 +10559,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttributes(void **
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(data, dataSizes, attributes, numAttributes, devPtr, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -9978,7 +10599,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerSetAttribute(const voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(value, attribute, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuPointerSetAttribute(value, attribute, ptr);
@@ -10016,7 +10640,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttributes(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
@@ -10052,7 +10679,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreate(CUstream *phStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(phStream, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCreate(phStream, Flags);
@@ -10089,7 +10719,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreateWithPriority(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreateWithPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(phStream, flags, priority);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCreateWithPriority(phStream, flags, priority);
@@ -10125,7 +10758,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(hStream, priority);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority_ptsz(hStream, priority);
@@ -10161,7 +10797,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(hStream, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice_ptsz(hStream, device);
@@ -10197,7 +10836,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(hStream, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags_ptsz(hStream, flags);
@@ -10233,7 +10875,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(hStream, streamId);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetId_ptsz(hStream, streamId);
@@ -10269,7 +10914,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_ptsz(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(hStream, pctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_ptsz(hStream, pctx);
@@ -10306,7 +10954,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
@@ -10343,7 +10994,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
@@ -10381,7 +11035,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
@@ -10417,7 +11074,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(hStream, mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2_ptsz(hStream, mode);
@@ -10460,7 +11120,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph_pts
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
@@ -10495,7 +11158,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuThreadExchangeStreamCaptureMo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuThreadExchangeStreamCaptureMode(mode);
@@ -10531,7 +11197,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(hStream, phGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture_ptsz(hStream, phGraph);
@@ -10567,7 +11236,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(hStream, captureStatus);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing_ptsz(hStream, captureStatus);
@@ -10608,7 +11280,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -10647,7 +11322,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
@@ -10685,7 +11363,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
@@ -10720,7 +11401,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamQuery_ptsz(hStream);
@@ -10755,7 +11439,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize_ptsz(hStream);
@@ -10790,7 +11477,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy_v2(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy_v2(hStream);
@@ -10826,7 +11516,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(dst, src);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes_ptsz(dst, src);
@@ -10863,7 +11556,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
@@ -10900,7 +11596,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute_ptsz(hStream, attr, value);
@@ -10936,7 +11635,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventCreate(CUevent *phEvent,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(phEvent, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventCreate(phEvent, Flags);
@@ -10972,7 +11674,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord_ptsz(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(hEvent, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecord_ptsz(hEvent, hStream);
@@ -11009,7 +11714,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags_ptsz(CUe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(hEvent, hStream, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
@@ -11044,7 +11752,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventQuery(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventQuery(hEvent);
@@ -11079,7 +11790,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventSynchronize(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventSynchronize(hEvent);
@@ -11114,7 +11828,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy_v2(CUevent hEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventDestroy_v2(hEvent);
@@ -11151,7 +11868,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime_v2(float *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
@@ -11187,7 +11907,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalMemory(CUextern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuImportExternalMemory(extMem_out, memHandleDesc);
@@ -11224,7 +11947,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedBuffer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
@@ -11261,7 +11987,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedMipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(mipmap, extMem, mipmapDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
@@ -11296,7 +12025,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalMemory(CUexter
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(extMem);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalMemory(extMem);
@@ -11332,7 +12064,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalSemaphore(CUext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuImportExternalSemaphore(extSem_out, semHandleDesc);
@@ -11370,7 +12105,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
@@ -11408,7 +12146,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync_p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
@@ -11443,7 +12184,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalSemaphore(CUex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalSemaphore(extSem);
@@ -11481,7 +12225,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
@@ -11519,7 +12266,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
@@ -11557,7 +12307,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
@@ -11595,7 +12348,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
@@ -11633,7 +12389,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2_ptsz(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
@@ -11670,7 +12429,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetAttribute(int *pi, CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(pi, attrib, hfunc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetAttribute(pi, attrib, hfunc);
@@ -11707,7 +12469,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetAttribute(CUfunction h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(hfunc, attrib, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetAttribute(hfunc, attrib, value);
@@ -11743,7 +12508,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetCacheConfig(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(hfunc, config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetCacheConfig(hfunc, config);
@@ -11779,7 +12547,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetModule(CUmodule *hmod,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(hmod, hfunc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetModule(hmod, hfunc);
@@ -11815,7 +12586,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetName(const char **name
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(name, hfunc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetName(name, hfunc);
@@ -11853,7 +12627,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetParamInfo(CUfunction f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(func, paramIndex, paramOffset, paramSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
@@ -11889,7 +12666,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncIsLoaded(CUfunctionLoadin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncIsLoaded]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(state, function);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncIsLoaded(state, function);
@@ -11924,7 +12704,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncLoad(CUfunction function)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(function);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncLoad(function);
@@ -11969,7 +12752,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel_ptsz(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -12007,7 +12793,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx_ptsz(const CUl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
@@ -12051,7 +12840,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -12088,7 +12880,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernelMultiD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
@@ -12125,7 +12920,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(hStream, fn, userData);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc_ptsz(hStream, fn, userData);
@@ -12163,7 +12961,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetBlockShape(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetBlockShape]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(hfunc, x, y, z);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetBlockShape(hfunc, x, y, z);
@@ -12199,7 +13000,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedSize(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(hfunc, bytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedSize(hfunc, bytes);
@@ -12235,7 +13039,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetSize(CUfunction hfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(hfunc, numbytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetSize(hfunc, numbytes);
@@ -12272,7 +13079,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSeti(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSeti]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(hfunc, offset, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuParamSeti(hfunc, offset, value);
@@ -12309,7 +13119,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetf(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetf]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(hfunc, offset, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetf(hfunc, offset, value);
@@ -12347,7 +13160,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetv(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(hfunc, offset, ptr, numbytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetv(hfunc, offset, ptr, numbytes);
@@ -12382,7 +13198,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunch(CUfunction f)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(f);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunch(f);
@@ -12419,7 +13238,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGrid(CUfunction f, int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGrid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(f, grid_width, grid_height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchGrid(f, grid_width, grid_height);
@@ -12457,7 +13279,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGridAsync(CUfunction f,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGridAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(f, grid_width, grid_height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
@@ -12494,7 +13319,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetTexRef(CUfunction hfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(hfunc, texunit, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetTexRef(hfunc, texunit, hTexRef);
@@ -12530,7 +13358,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedMemConfig(CUfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(hfunc, config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedMemConfig(hfunc, config);
@@ -12566,7 +13397,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphCreate(CUgraph *phGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(phGraph, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphCreate(phGraph, flags);
@@ -12608,7 +13442,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode_v2(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -12647,7 +13484,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
@@ -12686,7 +13526,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
@@ -12729,7 +13572,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemcpyNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemcpyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
@@ -12768,7 +13614,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
@@ -12807,7 +13656,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
@@ -12850,7 +13702,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemsetNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemsetNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
@@ -12889,7 +13744,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeGetParams(hNode, nodeParams);
@@ -12928,7 +13786,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeSetParams(hNode, nodeParams);
@@ -12970,7 +13831,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddHostNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddHostNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13009,7 +13873,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeGetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeGetParams(hNode, nodeParams);
@@ -13048,7 +13915,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeSetParams(hNode, nodeParams);
@@ -13091,7 +13961,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddChildGraphNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddChildGraphNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
@@ -13130,7 +14003,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphChildGraphNodeGetGraph(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(hNode, phGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
@@ -13171,7 +14047,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEmptyNode(CUgraphNode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEmptyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
@@ -13213,7 +14092,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventRecordNode(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventRecordNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -13252,7 +14134,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeGetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeGetEvent(hNode, event_out);
@@ -13291,7 +14176,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeSetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeSetEvent(hNode, event);
@@ -13333,7 +14221,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventWaitNode(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -13372,7 +14263,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeGetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeGetEvent(hNode, event_out);
@@ -13411,7 +14305,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeSetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeSetEvent(hNode, event);
@@ -13453,7 +14350,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresSig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13492,7 +14392,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
@@ -13531,7 +14434,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
@@ -13573,7 +14479,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresWai
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13612,7 +14521,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
@@ -13651,7 +14563,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
@@ -13693,7 +14608,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddBatchMemOpNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddBatchMemOpNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13732,7 +14650,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeGetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
@@ -13771,7 +14692,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
@@ -13812,7 +14736,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecBatchMemOpNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -13854,7 +14781,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemAllocNode(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemAllocNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13893,7 +14823,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemAllocNodeGetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemAllocNodeGetParams(hNode, params_out);
@@ -13935,7 +14868,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemFreeNode(CUgraphNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemFreeNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
@@ -13974,7 +14910,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemFreeNodeGetParams(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(hNode, dptr_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
@@ -14009,7 +14948,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGraphMemTrim(CUdevice d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGraphMemTrim]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGraphMemTrim(device);
@@ -14046,7 +14988,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetGraphMemAttribute(device, attr, value);
@@ -14083,7 +15028,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceSetGraphMemAttribute(device, attr, value);
@@ -14122,7 +15070,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphClone(CUgraph *phGraphCl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(phGraphClone, originalGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphClone(phGraphClone, originalGraph);
@@ -14163,7 +15114,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeFindInClone(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeFindInClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(phNode, hOriginalNode, hClonedGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
@@ -14202,7 +15156,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetType(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(hNode, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetType(hNode, type);
@@ -14242,7 +15199,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetNodes(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(hGraph, nodes, numNodes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetNodes(hGraph, nodes, numNodes);
@@ -14282,7 +15242,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetRootNodes(CUgraph hGr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetRootNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(hGraph, rootNodes, numRootNodes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
@@ -14324,7 +15287,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges_v2(CUgraph hGra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numEdges);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
@@ -14365,7 +15331,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(hNode, dependencies, edgeData, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
@@ -14406,7 +15375,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes_v2
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(hNode, dependentNodes, edgeData, numDependentNodes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
@@ -14448,7 +15420,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies_v2(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
@@ -14490,7 +15465,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
@@ -14528,7 +15506,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroyNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(hNode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDestroyNode(hNode);
@@ -14568,7 +15549,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithFlags(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(phGraphExec, hGraph, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
@@ -14608,7 +15592,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams_pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
@@ -14647,7 +15634,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecGetFlags(CUgraphExec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(hGraphExec, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecGetFlags(hGraphExec, flags);
@@ -14688,7 +15678,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
@@ -14730,7 +15723,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemcpyNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, copyParams, ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
@@ -14772,7 +15768,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemsetNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, memsetParams, ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
@@ -14813,7 +15812,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecHostNodeSetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -14855,7 +15857,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecChildGraphNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, childGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
@@ -14896,7 +15901,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventRecordNodeSetEv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
@@ -14937,7 +15945,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventWaitNodeSetEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
@@ -14978,7 +15989,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresSi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -15019,7 +16033,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresWa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -15060,7 +16077,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
@@ -15101,7 +16121,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
@@ -15140,7 +16163,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphUpload_ptsz(hGraphExec, hStream);
@@ -15179,7 +16205,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch_ptsz(hGraphExec, hStream);
@@ -15217,7 +16246,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecDestroy(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(hGraphExec);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecDestroy(hGraphExec);
@@ -15255,7 +16287,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroy(CUgraph hGraph)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(hGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDestroy(hGraph);
@@ -15296,7 +16331,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate_v2(CUgraphExe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(hGraphExec, hGraph, resultInfo);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
@@ -15336,7 +16374,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeCopyAttributes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(dst, src);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeCopyAttributes(dst, src);
@@ -15376,7 +16417,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
@@ -15416,7 +16460,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetAttribute(hNode, attr, value);
@@ -15456,7 +16503,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDebugDotPrint(CUgraph hG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDebugDotPrint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(hGraph, path, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDebugDotPrint(hGraph, path, flags);
@@ -15495,7 +16545,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectCreate(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(object_out, ptr, destroy, initialRefcount, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
@@ -15531,7 +16584,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRetain(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(object, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectRetain(object, count);
@@ -15567,7 +16623,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRelease(CUuserObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(object, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectRelease(object, count);
@@ -15608,7 +16667,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRetainUserObject(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRetainUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(graph, object, count, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRetainUserObject(graph, object, count, flags);
@@ -15648,7 +16710,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphReleaseUserObject(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphReleaseUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(graph, object, count);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphReleaseUserObject(graph, object, count);
@@ -15691,7 +16756,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode_v2(CUgraphNode *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
@@ -15730,7 +16798,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetParams(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetParams(hNode, nodeParams);
@@ -15771,7 +16842,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -15813,7 +16887,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphConditionalHandleCreate(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphConditionalHandleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -15851,7 +16928,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
@@ -15890,7 +16970,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -15930,7 +17013,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -15971,7 +17057,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -16009,7 +17098,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyAvailableDynamicSMem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(dynamicSmemSize, func, numBlocks, blockSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
@@ -16046,7 +17138,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialClusterS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(clusterSize, func, config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
@@ -16083,7 +17178,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveClusters(in
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveClusters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(numClusters, func, config);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveClusters(numClusters, func, config);
@@ -16120,7 +17218,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetArray(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(hTexRef, hArray, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetArray(hTexRef, hArray, Flags);
@@ -16157,7 +17258,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmappedArray(CUtex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(hTexRef, hMipmappedArray, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
@@ -16195,7 +17299,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress_v2(size_t *B
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
@@ -16233,7 +17340,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v3(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
@@ -16270,7 +17380,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFormat(CUtexref hTex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(hTexRef, fmt, NumPackedComponents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
@@ -16307,7 +17420,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddressMode(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(hTexRef, dim, am);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddressMode(hTexRef, dim, am);
@@ -16343,7 +17459,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFilterMode(CUtexref 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFilterMode(hTexRef, fm);
@@ -16379,7 +17498,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapFilterMode(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapFilterMode(hTexRef, fm);
@@ -16415,7 +17537,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelBias(CUte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(hTexRef, bias);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelBias(hTexRef, bias);
@@ -16452,7 +17577,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelClamp(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -16488,7 +17616,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMaxAnisotropy(CUtexr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(hTexRef, maxAniso);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
@@ -16524,7 +17655,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetBorderColor(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(hTexRef, pBorderColor);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetBorderColor(hTexRef, pBorderColor);
@@ -16560,7 +17694,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFlags(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(hTexRef, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFlags(hTexRef, Flags);
@@ -16596,7 +17733,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(pdptr, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress_v2(pdptr, hTexRef);
@@ -16632,7 +17772,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetArray(CUarray *phArr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(phArray, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetArray(phArray, hTexRef);
@@ -16668,7 +17811,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmappedArray(CUmip
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(phMipmappedArray, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
@@ -16705,7 +17851,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddressMode(CUaddres
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(pam, hTexRef, dim);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddressMode(pam, hTexRef, dim);
@@ -16741,7 +17890,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFilterMode(CUfilter_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFilterMode(pfm, hTexRef);
@@ -16778,7 +17930,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFormat(CUarray_forma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
@@ -16814,7 +17969,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapFilterMode(CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
@@ -16850,7 +18008,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelBias(floa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
@@ -16887,7 +18048,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelClamp(flo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
@@ -16923,7 +18087,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMaxAnisotropy(int *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAniso, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
@@ -16959,7 +18126,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetBorderColor(float *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(pBorderColor, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetBorderColor(pBorderColor, hTexRef);
@@ -16995,7 +18165,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFlags(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(pFlags, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFlags(pFlags, hTexRef);
@@ -17030,7 +18203,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefCreate(CUtexref *pTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(pTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefCreate(pTexRef);
@@ -17065,7 +18241,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefDestroy(CUtexref hTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefDestroy(hTexRef);
@@ -17102,7 +18281,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefSetArray(CUsurfref hSu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(hSurfRef, hArray, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSurfRefSetArray(hSurfRef, hArray, Flags);
@@ -17138,7 +18320,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefGetArray(CUarray *phAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(phArray, hSurfRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSurfRefGetArray(phArray, hSurfRef);
@@ -17176,7 +18361,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectCreate(CUtexObject *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -17211,7 +18399,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectDestroy(CUtexObject 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(texObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectDestroy(texObject);
@@ -17247,7 +18438,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceDesc(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceDesc(pResDesc, texObject);
@@ -17283,7 +18477,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetTextureDesc(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetTextureDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetTextureDesc(pTexDesc, texObject);
@@ -17319,7 +18516,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceViewDesc(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
@@ -17355,7 +18555,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectCreate(CUsurfObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(pSurfObject, pResDesc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectCreate(pSurfObject, pResDesc);
@@ -17390,7 +18593,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectDestroy(CUsurfObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(surfObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectDestroy(surfObject);
@@ -17426,7 +18632,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectGetResourceDesc(CUD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, surfObject);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
@@ -17472,7 +18681,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeTiled(CUtensor
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeTiled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -17521,7 +18733,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2col(CUtenso
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2col]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -17571,7 +18786,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2colWide(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
@@ -17607,7 +18825,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapReplaceAddress(CUten
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapReplaceAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(tensorMap, globalAddress);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapReplaceAddress(tensorMap, globalAddress);
@@ -17644,7 +18865,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceCanAccessPeer(int *canA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, dev, peerDev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
@@ -17680,7 +18904,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxEnablePeerAccess(CUcontext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxEnablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(peerContext, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxEnablePeerAccess(peerContext, Flags);
@@ -17715,7 +18942,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDisablePeerAccess(CUcontex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDisablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(peerContext);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDisablePeerAccess(peerContext);
@@ -17753,7 +18983,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAttribute(int *va
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attrib, srcDevice, dstDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
@@ -17792,7 +19025,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAtomicCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, srcDevice, dstDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
@@ -17827,7 +19063,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnregisterResource(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnregisterResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnregisterResource(resource);
@@ -17865,7 +19104,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsSubResourceGetMappedA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(pArray, resource, arrayIndex, mipLevel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
@@ -17901,7 +19143,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedMipm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(pMipmappedArray, resource);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
@@ -17938,7 +19183,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
@@ -17974,7 +19222,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(resource, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags_v2(resource, flags);
@@ -18011,7 +19262,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources_ptsz(uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources_ptsz(count, resources, hStream);
@@ -18048,7 +19302,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources_ptsz(u
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
@@ -18087,7 +19344,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress_v2(const char 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags, symbolStatus);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -18124,7 +19384,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttribute(attrib, value, size);
@@ -18161,7 +19424,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttributeGlobal(attrib, value, size);
@@ -18198,7 +19464,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttribute(attrib, value, size);
@@ -18235,7 +19504,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttributeGlobal(attrib, value, size);
@@ -18273,7 +19545,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxCreate(CUgreenCtx *ph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(phCtx, desc, dev, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxCreate(phCtx, desc, dev, flags);
@@ -18308,7 +19583,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxDestroy(CUgreenCtx hC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(hCtx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxDestroy(hCtx);
@@ -18344,7 +19622,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxFromGreenCtx(CUcontext *pC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxFromGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(pContext, hCtx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxFromGreenCtx(pContext, hCtx);
@@ -18381,7 +19662,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDevResource(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(device, resource, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDevResource(device, resource, type);
@@ -18418,7 +19702,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevResource(CUcontext h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevResource(hCtx, resource, type);
@@ -18455,7 +19742,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetDevResource(CUgree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetDevResource(hCtx, resource, type);
@@ -18495,7 +19785,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevSmResourceSplitByCount(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevSmResourceSplitByCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(result, nbGroups, input, remaining, useFlags, minCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
@@ -18532,7 +19825,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevResourceGenerateDesc(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevResourceGenerateDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(phDesc, resources, nbResources);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
@@ -18568,7 +19864,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxRecordEvent(CUgreenCt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxRecordEvent(hCtx, hEvent);
@@ -18604,7 +19903,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxWaitEvent(CUgreenCtx 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxWaitEvent(hCtx, hEvent);
@@ -18640,7 +19942,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetGreenCtx(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(hStream, phCtx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetGreenCtx(hStream, phCtx);
@@ -18678,7 +19983,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxStreamCreate(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(phStream, greenCtx, flags, priority);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
@@ -18714,7 +20022,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetId(CUgreenCtx gree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(greenCtx, greenCtxId);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetId(greenCtx, greenCtxId);
@@ -18751,7 +20062,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsRegisterCallback(CUlogsCa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsRegisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(callbackFunc, userData, callback_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
@@ -18786,7 +20100,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsUnregisterCallback(CUlogs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsUnregisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(callback);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLogsUnregisterCallback(callback);
@@ -18822,7 +20139,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsCurrent(CUlogIterator *it
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(iterator_out, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLogsCurrent(iterator_out, flags);
@@ -18859,7 +20179,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToFile(CUlogIterator 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(iterator, pathToFile, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToFile(iterator, pathToFile, flags);
@@ -18897,7 +20220,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToMemory(CUlogIterato
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(iterator, buffer, size, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToMemory(iterator, buffer, size, flags);
@@ -18934,7 +20260,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister(void *p, size
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(p, bytesize, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister(p, bytesize, Flags);
@@ -18970,7 +20299,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(resource, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags(resource, flags);
@@ -19008,7 +20340,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate(unsigned int numOp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkCreate(numOptions, options, optionValues, stateOut);
@@ -19050,7 +20385,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
@@ -19090,7 +20428,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
@@ -19128,7 +20469,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v2(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
@@ -19164,7 +20508,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(bytes, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem(bytes, dev);
@@ -19201,7 +20548,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(pctx, flags, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate(pctx, flags, dev);
@@ -19238,7 +20588,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v2(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(pctx, flags, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v2(pctx, flags, dev);
@@ -19277,7 +20630,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v3(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(pctx, paramsArray, numParams, flags, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
@@ -19315,7 +20671,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal(dptr, bytes, hmod, name);
@@ -19351,7 +20710,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo(unsigned int *free
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(free, total);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo(free, total);
@@ -19387,7 +20749,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc(CUdeviceptr_v1 *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(dptr, bytesize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAlloc(dptr, bytesize);
@@ -19426,7 +20791,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch(CUdeviceptr_v1 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -19461,7 +20829,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree(CUdeviceptr_v1 dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemFree(dptr);
@@ -19498,7 +20869,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange(pbase, psize, dptr);
@@ -19534,7 +20908,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost(void **pp, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(pp, bytesize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost(pp, bytesize);
@@ -19571,7 +20948,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(pdptr, p, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer(pdptr, p, Flags);
@@ -19608,7 +20988,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
@@ -19645,7 +21028,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH(void *dstHost, CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
@@ -19682,7 +21068,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
@@ -19720,7 +21109,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
@@ -19758,7 +21150,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
@@ -19796,7 +21191,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
@@ -19834,7 +21232,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH(void *dstHost, CUa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
@@ -19873,7 +21274,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -19912,7 +21316,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync(CUarray dstAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -19951,7 +21358,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -19986,7 +21396,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D(const CUDA_MEMCPY2D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D(pCopy);
@@ -20021,7 +21434,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned(pCopy);
@@ -20056,7 +21472,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D(const CUDA_MEMCPY3D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D(pCopy);
@@ -20094,7 +21513,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
@@ -20132,7 +21554,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
@@ -20170,7 +21595,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
@@ -20206,7 +21634,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync(pCopy, hStream);
@@ -20242,7 +21673,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync(pCopy, hStream);
@@ -20279,7 +21713,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8(CUdeviceptr_v1 dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(dstDevice, uc, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8(dstDevice, uc, N);
@@ -20316,7 +21753,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(dstDevice, us, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16(dstDevice, us, N);
@@ -20353,7 +21793,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(dstDevice, ui, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32(dstDevice, ui, N);
@@ -20392,7 +21835,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
@@ -20431,7 +21877,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
@@ -20470,7 +21919,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
@@ -20506,7 +21958,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate(CUarray *pHandle,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayCreate(pHandle, pAllocateArray);
@@ -20542,7 +21997,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor(CUDA_ARRAY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor(pArrayDescriptor, hArray);
@@ -20578,7 +22036,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate(CUarray *pHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate(pHandle, pAllocateArray);
@@ -20614,7 +22075,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor(CUDA_ARR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
@@ -20652,7 +22116,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress(unsigned int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
@@ -20690,7 +22157,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D(CUtexref h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
@@ -20726,7 +22196,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress(CUdeviceptr_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(pdptr, hTexRef);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress(pdptr, hTexRef);
@@ -20763,7 +22236,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
@@ -20798,7 +22274,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy(ctx);
@@ -20833,7 +22312,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(pctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent(pctx);
@@ -20868,7 +22350,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(ctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent(ctx);
@@ -20903,7 +22388,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy(CUstream hStrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy(hStream);
@@ -20938,7 +22426,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventDestroy(hEvent);
@@ -20975,7 +22466,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime(float *pMill
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
@@ -21010,7 +22504,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease(dev);
@@ -21045,7 +22542,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset(dev);
@@ -21081,7 +22581,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags(dev, flags);
@@ -21117,7 +22620,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid(CUuuid *uuid, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(uuid, dev);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid(uuid, dev);
@@ -21154,7 +22660,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
@@ -21191,7 +22700,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
@@ -21228,7 +22740,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
@@ -21266,7 +22781,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
@@ -21304,7 +22822,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
@@ -21342,7 +22863,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
@@ -21380,7 +22904,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
@@ -21419,7 +22946,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -21458,7 +22988,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -21497,7 +23030,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -21532,7 +23068,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2(pCopy);
@@ -21567,7 +23106,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2(const CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2(pCopy);
@@ -21602,7 +23144,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2(pCopy);
@@ -21640,7 +23185,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
@@ -21678,7 +23226,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
@@ -21716,7 +23267,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
@@ -21752,7 +23306,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2(pCopy, hStream);
@@ -21788,7 +23345,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2(pCopy, hStream);
@@ -21825,7 +23385,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2(CUdeviceptr dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(dstDevice, uc, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2(dstDevice, uc, N);
@@ -21862,7 +23425,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(dstDevice, us, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2(dstDevice, us, N);
@@ -21899,7 +23465,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(dstDevice, ui, N);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2(dstDevice, ui, N);
@@ -21938,7 +23507,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
@@ -21977,7 +23549,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
@@ -22016,7 +23591,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
@@ -22053,7 +23631,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy(CUdeviceptr dst, CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(dst, src, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy(dst, src, ByteCount);
@@ -22091,7 +23672,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync(dst, src, ByteCount, hStream);
@@ -22130,7 +23714,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer(CUdeviceptr dstDev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -22170,7 +23757,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -22205,7 +23795,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer(const CUDA_MEMCP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(pCopy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer(pCopy);
@@ -22241,7 +23834,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(pCopy, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync(pCopy, hStream);
@@ -22284,7 +23880,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
@@ -22323,7 +23922,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync(size_t num
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
@@ -22366,7 +23968,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
@@ -22405,7 +24010,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_ptsz(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
@@ -22447,7 +24055,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
@@ -22485,7 +24096,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2(size_t 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
@@ -22523,7 +24137,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async(dstDevice, uc, N, hStream);
@@ -22561,7 +24178,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async(dstDevice, us, N, hStream);
@@ -22599,7 +24219,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async(dstDevice, ui, N, hStream);
@@ -22639,7 +24262,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -22679,7 +24305,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -22719,7 +24348,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -22755,7 +24387,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(hStream, priority);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority(hStream, priority);
@@ -22791,7 +24426,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId(CUstream hStream,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(hStream, streamId);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetId(hStream, streamId);
@@ -22827,7 +24465,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(hStream, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags(hStream, flags);
@@ -22863,7 +24504,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(hStream, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice(hStream, device);
@@ -22899,7 +24543,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx(CUstream hStream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(hStream, pctx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx(hStream, pctx);
@@ -22936,7 +24583,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
@@ -22973,7 +24623,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent(hStream, hEvent, Flags);
@@ -23011,7 +24664,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback(hStream, callback, userData, flags);
@@ -23049,7 +24705,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync(hStream, dptr, length, flags);
@@ -23084,7 +24743,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery(CUstream hStream)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamQuery(hStream);
@@ -23119,7 +24781,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize(hStream);
@@ -23155,7 +24820,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord(CUevent hEvent, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(hEvent, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecord(hEvent, hStream);
@@ -23192,7 +24860,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags(CUevent 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(hEvent, hStream, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags(hEvent, hStream, flags);
@@ -23237,7 +24908,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel(CUfunction f, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -23275,7 +24949,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx(const CUlaunch
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx(config, f, kernelParams, extra);
@@ -23312,7 +24989,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(hStream, fn, userData);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc(hStream, fn, userData);
@@ -23349,7 +25029,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(count, resources, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources(count, resources, hStream);
@@ -23386,7 +25069,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources(count, resources, hStream);
@@ -23424,7 +25110,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32(stream, addr, value, flags);
@@ -23462,7 +25151,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32(stream, addr, value, flags);
@@ -23500,7 +25192,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64(stream, addr, value, flags);
@@ -23538,7 +25233,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64(stream, addr, value, flags);
@@ -23576,7 +25274,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp(CUstream str
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp(stream, count, paramArray, flags);
@@ -23614,7 +25315,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
@@ -23652,7 +25356,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
@@ -23690,7 +25397,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
@@ -23728,7 +25438,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
@@ -23766,7 +25479,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
@@ -23804,7 +25520,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2(stream, addr, value, flags);
@@ -23842,7 +25561,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2(stream, addr, value, flags);
@@ -23880,7 +25602,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2(stream, addr, value, flags);
@@ -23918,7 +25643,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2(stream, addr, value, flags);
@@ -23956,7 +25684,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
@@ -23994,7 +25725,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
@@ -24032,7 +25766,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
@@ -24071,7 +25808,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
@@ -24109,7 +25849,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise(CUdeviceptr devPtr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(devPtr, count, advice, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAdvise(devPtr, count, advice, device);
@@ -24151,7 +25894,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -24190,7 +25936,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
@@ -24232,7 +25981,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -24276,7 +26028,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel(CUfun
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -24314,7 +26069,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -24352,7 +26110,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync(c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -24387,7 +26148,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture(hStream);
@@ -24422,7 +26186,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_ptsz(hStream);
@@ -24458,7 +26225,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(hStream, mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2(hStream, mode);
@@ -24501,7 +26271,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
@@ -24537,7 +26310,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(hStream, phGraph);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture(hStream, phGraph);
@@ -24573,7 +26349,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(hStream, captureStatus);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing(hStream, captureStatus);
@@ -24610,7 +26389,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
@@ -24647,7 +26429,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
@@ -24687,7 +26472,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
@@ -24727,7 +26515,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
@@ -24768,7 +26559,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -24810,7 +26604,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -24849,7 +26646,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams(hNode, nodeParams);
@@ -24888,7 +26688,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams(hNode, nodeParams);
@@ -24929,7 +26732,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -24969,7 +26775,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
@@ -25011,7 +26820,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate(CUgraphExec h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
@@ -25050,7 +26862,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(hGraph, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphUpload(hGraph, hStream);
@@ -25089,7 +26904,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(hGraph, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch(hGraph, hStream);
@@ -25130,7 +26948,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(hGraph, from, to, numEdges);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges(hGraph, from, to, numEdges);
@@ -25170,7 +26991,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(hNode, dependencies, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
@@ -25210,7 +27034,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(hNode, dependentNodes, numDependentNodes);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
@@ -25251,7 +27078,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies(CUgraph 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies(hGraph, from, to, numDependencies);
@@ -25292,7 +27122,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
@@ -25334,7 +27167,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode(CUgraphNode *phG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -25370,7 +27206,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(dstStream, srcStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes(dstStream, srcStream);
@@ -25407,7 +27246,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(hStream, attr, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute(hStream, attr, value);
@@ -25444,7 +27286,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(hStream, attr, param);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute(hStream, attr, param);
@@ -25481,7 +27326,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(pdptr, handle, Flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle(pdptr, handle, Flags);
@@ -25523,7 +27371,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
@@ -25565,7 +27416,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate_v2(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
@@ -25602,7 +27456,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync(CUarrayMapIn
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync(mapInfoList, count, hStream);
@@ -25638,7 +27495,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync(CUdeviceptr dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(dptr, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync(dptr, hStream);
@@ -25675,7 +27535,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync(CUdeviceptr *dp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync(dptr, bytesize, hStream);
@@ -25713,7 +27576,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
@@ -25751,7 +27617,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
@@ -25789,7 +27658,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
@@ -25828,7 +27700,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
@@ -25867,7 +27742,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
@@ -25905,7 +27783,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress(const char *sy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
@@ -25941,7 +27822,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetRestoreTh
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(pid, tid);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetRestoreThreadId(pid, tid);
@@ -25977,7 +27861,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetState(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(pid, state);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetState(pid, state);
@@ -26013,7 +27900,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessLock(int pid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessLock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(pid, args);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessLock(pid, args);
@@ -26049,7 +27939,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessCheckpoint(i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessCheckpoint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(pid, args);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessCheckpoint(pid, args);
@@ -26085,7 +27978,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessRestore(int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessRestore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(pid, args);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessRestore(pid, args);
@@ -26121,7 +28017,10 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessUnlock(int p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessUnlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(pid, args);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == CUDA_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessUnlock(pid, args);

@@ -175,7 +175,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyGetDevice(index, device);
@@ -213,7 +216,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyCompile(device, source, sleep_us, program);
@@ -248,7 +254,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyProgramRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyProgramRelease(program);
@@ -284,7 +293,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyWait]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyWait(device, ms);
@@ -321,7 +333,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyAdd]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyAdd(a, b, sum);
@@ -355,7 +370,7 @@ static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyNop]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int32_t cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(x);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return cgl_ret;
     }
     return cgl_gp_toyNop(x);
@@ -387,7 +402,7 @@ static __attribute__((noinline)) void cgl_sl_toyTouch(const void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyTouch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(p);
-        cg_leave(cgl_tok, 0);
+        cg_leave(cgl_tok);
         return;
     }
     cgl_gp_toyTouch(p);
@@ -424,7 +439,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyRunCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyRunCallback(device, callback, user);
@@ -459,7 +477,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyGetStats(stats);
@@ -493,7 +514,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyResetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyResetStats();
@@ -532,7 +556,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetDims]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toySetDims(device, dims);
@@ -568,7 +595,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, to
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toySetErrno(err, result);
@@ -607,7 +637,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
@@ -646,7 +679,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
@@ -681,7 +717,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyQuery_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyQuery_v2(value);
@@ -718,7 +757,10 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const cha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetProcAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == TOY_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_toyGetProcAddress(name, version, pfn);

@@ -1159,7 +1159,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeInit(flags);
@@ -1195,7 +1198,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGet(pCount, phDrivers);
@@ -1231,7 +1237,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
@@ -1267,7 +1276,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
@@ -1303,7 +1315,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetIpcProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
@@ -1340,7 +1355,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
@@ -1377,7 +1395,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
@@ -1414,7 +1435,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
@@ -1451,7 +1475,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetSubDevices]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
@@ -1487,7 +1514,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
@@ -1523,7 +1553,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
@@ -1559,7 +1592,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
@@ -1596,7 +1632,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroup
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
@@ -1633,7 +1672,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
@@ -1669,7 +1711,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
@@ -1706,7 +1751,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
@@ -1742,7 +1790,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetImageProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
@@ -1778,7 +1829,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryPro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
@@ -1815,7 +1869,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
@@ -1852,7 +1909,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
@@ -1890,7 +1950,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetStatus(hDevice);
@@ -1930,7 +1993,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
@@ -1967,7 +2033,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
@@ -2006,7 +2075,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreateEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
@@ -2044,7 +2116,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextDestroy(hContext);
@@ -2082,7 +2157,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextGetStatus(hContext);
@@ -2120,7 +2198,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
@@ -2158,7 +2239,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
@@ -2196,7 +2280,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
@@ -2232,7 +2319,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
@@ -2270,7 +2360,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
@@ -2308,7 +2401,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreateImmediate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
@@ -2346,7 +2442,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_comm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListDestroy(hCommandList);
@@ -2384,7 +2483,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListClose(hCommandList);
@@ -2422,7 +2524,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListReset(hCommandList);
@@ -2464,7 +2569,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlob
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2505,7 +2613,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2549,7 +2660,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2585,7 +2699,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextSystemBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
@@ -2629,7 +2746,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2674,7 +2794,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFil
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2723,7 +2846,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2768,7 +2894,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2811,7 +2940,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2856,7 +2988,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2900,7 +3035,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2944,7 +3082,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2984,7 +3125,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
@@ -3026,7 +3170,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
@@ -3065,7 +3212,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
@@ -3103,7 +3253,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolDestroy(hEventPool);
@@ -3143,7 +3296,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
@@ -3181,7 +3337,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventDestroy(hEvent);
@@ -3217,7 +3376,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
@@ -3254,7 +3416,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
@@ -3292,7 +3457,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
@@ -3331,7 +3499,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
@@ -3371,7 +3542,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
@@ -3406,7 +3580,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSignal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSignal(hEvent);
@@ -3442,7 +3619,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
@@ -3477,7 +3657,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryStatus(hEvent);
@@ -3516,7 +3699,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventRese
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendEventReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
@@ -3551,7 +3737,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostReset(hEvent);
@@ -3587,7 +3776,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
@@ -3632,7 +3824,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3669,7 +3864,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
@@ -3707,7 +3905,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFenceDestroy(hFence);
@@ -3743,7 +3944,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
@@ -3778,7 +3982,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFenceQueryStatus(hFence);
@@ -3813,7 +4020,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFenceReset(hFence);
@@ -3850,7 +4060,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
@@ -3888,7 +4101,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
@@ -3926,7 +4142,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageDestroy(hImage);
@@ -3967,7 +4186,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocShared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
@@ -4007,7 +4229,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
@@ -4046,7 +4271,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
@@ -4082,7 +4310,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemFree(hContext, ptr);
@@ -4120,7 +4351,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAllocProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
@@ -4158,7 +4392,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
@@ -4195,7 +4432,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
@@ -4234,7 +4474,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
@@ -4270,7 +4513,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
@@ -4309,7 +4555,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
@@ -4347,7 +4596,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleDestroy(hModule);
@@ -4384,7 +4636,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDynamicLink]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
@@ -4422,7 +4677,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
@@ -4459,7 +4717,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogGetString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
@@ -4496,7 +4757,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetNativeBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
@@ -4534,7 +4798,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
@@ -4571,7 +4838,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetKernelNames]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
@@ -4607,7 +4877,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_mod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
@@ -4644,7 +4917,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
@@ -4682,7 +4958,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelDestroy(hKernel);
@@ -4719,7 +4998,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
@@ -4760,7 +5042,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
@@ -4801,7 +5086,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
@@ -4837,7 +5125,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativ
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
@@ -4878,7 +5169,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetArgumentValue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
@@ -4917,7 +5211,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
@@ -4956,7 +5253,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
@@ -4996,7 +5296,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
@@ -5035,7 +5338,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_ke
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
@@ -5071,7 +5377,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_ker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
@@ -5108,7 +5417,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
@@ -5152,7 +5464,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5196,7 +5511,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5240,7 +5558,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5285,7 +5606,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMul
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5323,7 +5647,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeMemoryResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
@@ -5361,7 +5688,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
@@ -5398,7 +5728,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeImageResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
@@ -5435,7 +5768,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
@@ -5473,7 +5809,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
@@ -5511,7 +5850,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeSamplerDestroy(hSampler);
@@ -5549,7 +5891,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
@@ -5586,7 +5931,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
@@ -5624,7 +5972,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
@@ -5662,7 +6013,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
@@ -5701,7 +6055,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
@@ -5741,7 +6098,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
@@ -5778,7 +6138,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
@@ -5816,7 +6179,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
@@ -5855,7 +6221,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
@@ -5896,7 +6265,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
@@ -5933,7 +6305,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
@@ -5971,7 +6346,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
@@ -6009,7 +6387,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
@@ -6045,7 +6426,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
@@ -6084,7 +6468,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageViewCreateExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
@@ -6123,7 +6510,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
@@ -6159,7 +6549,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
@@ -6205,7 +6598,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6251,7 +6647,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6288,7 +6687,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
@@ -6326,7 +6728,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
@@ -6363,7 +6768,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFreeExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
@@ -6400,7 +6808,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
@@ -6437,7 +6848,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVertices
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
@@ -6473,7 +6887,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesE
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
@@ -6509,7 +6926,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
@@ -6545,7 +6965,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
@@ -6583,7 +7006,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
@@ -6620,7 +7046,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
@@ -6656,7 +7085,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
@@ -6694,7 +7126,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetModuleGetDebugInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
@@ -6730,7 +7165,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
@@ -6767,7 +7205,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
@@ -6802,7 +7243,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugDetach(hDebug);
@@ -6839,7 +7283,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
@@ -6875,7 +7322,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
@@ -6911,7 +7361,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugInterrupt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
@@ -6947,7 +7400,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugResume]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugResume(hDebug, thread);
@@ -6986,7 +7442,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
@@ -7025,7 +7484,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
@@ -7062,7 +7524,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
@@ -7102,7 +7567,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7142,7 +7610,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7179,7 +7650,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
@@ -7215,7 +7689,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
@@ -7255,7 +7732,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
@@ -7292,7 +7772,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_grou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
@@ -7328,7 +7811,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
@@ -7369,7 +7855,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGrou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetContextActivateMetricGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
@@ -7412,7 +7901,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerOpen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
@@ -7452,7 +7944,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
@@ -7490,7 +7985,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
@@ -7528,7 +8026,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerReadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
@@ -7567,7 +8068,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
@@ -7605,7 +8109,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
@@ -7642,7 +8149,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_met
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
@@ -7680,7 +8190,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
@@ -7718,7 +8231,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
@@ -7757,7 +8273,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
@@ -7799,7 +8318,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -7837,7 +8359,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
@@ -7874,7 +8399,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryGetData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
@@ -7910,7 +8438,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetKernelGetProfileInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
@@ -7947,7 +8478,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
@@ -7985,7 +8519,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_trac
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpDestroy(hTracer);
@@ -8024,7 +8561,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetPrologues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
@@ -8063,7 +8603,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
@@ -8102,7 +8645,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
@@ -8144,7 +8690,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMulti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
@@ -8180,7 +8729,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
@@ -8216,7 +8768,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetState(hDevice, pState);
@@ -8252,7 +8807,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceReset(hDevice, force);
@@ -8289,7 +8847,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceProcessesGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
@@ -8325,7 +8886,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
@@ -8361,7 +8925,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
@@ -8398,7 +8965,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetBars]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
@@ -8434,7 +9004,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
@@ -8471,7 +9044,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
@@ -8507,7 +9083,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
@@ -8544,7 +9123,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
@@ -8582,7 +9164,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsRunTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
@@ -8618,7 +9203,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccAvailable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
@@ -8654,7 +9242,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccConfigurable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
@@ -8690,7 +9281,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
@@ -8727,7 +9321,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceSetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
@@ -8764,7 +9361,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
@@ -8800,7 +9400,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
@@ -8836,7 +9439,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_eng
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetActivity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
@@ -8872,7 +9478,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEventRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
@@ -8912,7 +9521,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -8952,7 +9564,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_dr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListenEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -8989,7 +9604,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
@@ -9025,7 +9643,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
@@ -9061,7 +9682,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetLinkType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
@@ -9097,7 +9721,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
@@ -9133,7 +9760,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
@@ -9169,7 +9799,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetState(hPort, pState);
@@ -9205,7 +9838,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetThroughput]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
@@ -9242,7 +9878,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFans]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
@@ -9278,7 +9917,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
@@ -9314,7 +9956,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
@@ -9349,7 +9994,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetDefaultMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetDefaultMode(hFan);
@@ -9385,7 +10033,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
@@ -9421,7 +10072,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
@@ -9458,7 +10112,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
@@ -9495,7 +10152,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
@@ -9531,7 +10191,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
@@ -9568,7 +10231,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmwar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareFlash]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
@@ -9605,7 +10271,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomain
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
@@ -9641,7 +10310,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
@@ -9678,7 +10350,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableCloc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
@@ -9714,7 +10389,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
@@ -9750,7 +10428,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencySetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
@@ -9786,7 +10467,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
@@ -9822,7 +10506,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
@@ -9858,7 +10545,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
@@ -9894,7 +10584,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
@@ -9930,7 +10623,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
@@ -9967,7 +10663,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
@@ -10004,7 +10703,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
@@ -10040,7 +10742,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
@@ -10076,7 +10781,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
@@ -10112,7 +10820,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
@@ -10148,7 +10859,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
@@ -10184,7 +10898,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
@@ -10220,7 +10937,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
@@ -10257,7 +10977,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumLeds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
@@ -10293,7 +11016,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
@@ -10329,7 +11055,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesLedGetState(hLed, pState);
@@ -10365,7 +11094,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesLedSetState(hLed, enable);
@@ -10401,7 +11133,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesLedSetColor(hLed, pColor);
@@ -10438,7 +11173,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
@@ -10474,7 +11212,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
@@ -10510,7 +11251,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetState(hMemory, pState);
@@ -10546,7 +11290,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetBandwidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
@@ -10583,7 +11330,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFact
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
@@ -10619,7 +11369,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
@@ -10655,7 +11408,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
@@ -10691,7 +11447,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
@@ -10728,7 +11487,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
@@ -10764,7 +11526,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
@@ -10800,7 +11565,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pw
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
@@ -10836,7 +11604,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
@@ -10874,7 +11645,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
@@ -10912,7 +11686,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
@@ -10948,7 +11725,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
@@ -10984,7 +11764,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
@@ -11021,7 +11804,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPsus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
@@ -11057,7 +11843,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
@@ -11093,7 +11882,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetState(hPsu, pState);
@@ -11130,7 +11922,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
@@ -11166,7 +11961,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
@@ -11202,7 +12000,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
@@ -11238,7 +12039,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
@@ -11275,7 +12079,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetState(hRas, clear, pState);
@@ -11312,7 +12119,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
@@ -11348,7 +12158,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
@@ -11384,7 +12197,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
@@ -11421,7 +12237,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModePr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
@@ -11458,7 +12277,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
@@ -11495,7 +12317,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
@@ -11532,7 +12357,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
@@ -11568,7 +12396,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
@@ -11604,7 +12435,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
@@ -11641,7 +12475,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
@@ -11677,7 +12514,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
@@ -11713,7 +12553,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
@@ -11749,7 +12592,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbySetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesStandbySetMode(hStandby, mode);
@@ -11786,7 +12632,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSens
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
@@ -11822,7 +12671,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
@@ -11858,7 +12710,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
@@ -11894,7 +12749,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
@@ -11930,7 +12788,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
@@ -11967,7 +12828,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
@@ -12004,7 +12868,10 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        cg_leave(cgl_tok, CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS) ? 0 : (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
