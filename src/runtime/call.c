@@ -487,9 +487,19 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
     if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
 }
 
-/* The modes after the two commonest, out of line. */
+/* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
 {
+    if (mode == CGI_MODE_LEAN) {
+        /* The interpreter not looked up when the mode was computed:
+         * holds() looks it up; then the site gets the mode for it. */
+        if (cgi_depth != 0) return 0;
+        int held = cgi_py_holds();
+        uint32_t lean = CGI_MODE_LEAN, want = cgi_mode_lean();
+        if (want != CGI_MODE_LEAN)
+            atomic_compare_exchange_strong_explicit(&s->mode, &lean, want, memory_order_release, memory_order_relaxed);
+        return held ? (uintptr_t)cgi_py.save() | CGI_TOK_LEAN : CGI_TOK_NOTHING;
+    }
     if (mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
@@ -518,11 +528,17 @@ uintptr_t cg_enter(cg_site *s)
         cgi_enter_counted(s, slot);
         return (uintptr_t)slot;
     }
-    if (mode == CGI_MODE_LEAN) {
-        /* cg_call's lean path: not inside a guarded call that may hold a
-         * lock; the GIL left when this thread holds it. */
+    /* cg_call's lean path: not inside a guarded call that may hold a lock;
+     * the GIL left when this thread holds it (python.h). The mode says
+     * which interpreter it is. */
+    if (mode == CGI_MODE_LEAN_PT) {
         if (cgi_depth != 0) return 0;
-        if (__builtin_expect(cgi_py_holds(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
+        if (__builtin_expect(cgi_py_holds_per_thread(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
+        return CGI_TOK_NOTHING;
+    }
+    if (mode == CGI_MODE_LEAN_SH) {
+        if (cgi_depth != 0) return 0;
+        if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
         return CGI_TOK_NOTHING;
     }
     return cgi_enter_other(s, mode);

@@ -46,6 +46,12 @@ static int cgi_site_wants_leave(const cg_site *s)
     return t == CG_TRANSITION_ALWAYS || (t == CG_TRANSITION_BLOCKING && atomic_load(&s->blocking));
 }
 
+uint32_t cgi_mode_lean(void)
+{
+    int st = atomic_load_explicit(&cgi_py.state, memory_order_acquire);
+    return st == CGI_PY_PER_THREAD ? CGI_MODE_LEAN_PT : st == CGI_PY_SHARED ? CGI_MODE_LEAN_SH : CGI_MODE_LEAN;
+}
+
 /* The site's mode under `path` (site.h): the checks cg_call makes on each
  * call of its short paths, made once here. */
 static uint32_t cgi_site_mode(const cg_site *s, int path)
@@ -56,7 +62,7 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
     case CGI_PATH_TRACED: return CGI_MODE_TRACED;
     case CGI_PATH_DETECT: return CGI_MODE_COUNTED;
     case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : CGI_MODE_COUNTED;
-    case CGI_PATH_PY: return cgi_site_wants_leave(s) ? CGI_MODE_LEAN : CGI_MODE_NONE;
+    case CGI_PATH_PY: return cgi_site_wants_leave(s) ? cgi_mode_lean() : CGI_MODE_NONE;
     }
     return CGI_MODE_NONE;
 }

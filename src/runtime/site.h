@@ -46,9 +46,15 @@ enum {
                              * site stays in CPython: counted; a call as long as a stall asks the
                              * adapter, if any, whether the runtime was held */
     CGI_MODE_TRACED = 3,    /* CGI_PATH_TRACED */
-    CGI_MODE_LEAN = 4,      /* CGI_PATH_PY, the site leaves CPython */
-    CGI_MODE_COUNTED_PY = 5 /* CGI_PATH_COUNTED_PY, the site leaves CPython */
+    CGI_MODE_LEAN = 4,       /* CGI_PATH_PY, the site leaves CPython (the interpreter not looked up yet) */
+    CGI_MODE_COUNTED_PY = 5, /* CGI_PATH_COUNTED_PY, the site leaves CPython */
+    CGI_MODE_LEAN_PT = 6,    /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */
+    CGI_MODE_LEAN_SH = 7     /* CGI_MODE_LEAN, the interpreter known to keep one for the process (<= 3.11) */
 };
+/* The lean mode for the interpreter as far as it is known (python.h): a
+ * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and
+ * cg_enter may upgrade a site's LEAN to them at any time. */
+CGI_HIDDEN uint32_t cgi_mode_lean(void);
 /* Recomputes cgi_cfg.path, and every site's mode when it changed. Caller
  * holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_path_refresh(void);
