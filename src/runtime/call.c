@@ -490,6 +490,7 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
 /* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
 {
+    if (mode == CGI_MODE_NONE) return 0; /* first: the general path pays least */
     if (mode == CGI_MODE_LEAN) {
         /* The interpreter not looked up when the mode was computed:
          * holds() looks it up; then the site gets the mode for it. */
