@@ -31,4 +31,16 @@ if LD_LIBRARY_PATH= ldd "$p/lib/callguard/shims/libOpenCL.so.1" | grep -q "libca
 fi
 PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags callguard | grep -q "$p/lib/pkgconfig/../../include" ||
   { echo "callguard.pc is not relative to itself"; exit 1; }
+# The shipped quirks file is read when an API first initializes, not at
+# start-up: with it broken, a program that never initializes OpenCL says
+# nothing; one that does names the file and line, and runs on unchanged.
+printf '[quirk:broken]\napi = cl\nno_such_key = 1\n' >"$p/share/callguard/quirks.ini"
+out=$("$p/bin/callguard" run --api cl -- /bin/true 2>&1) || { echo "run /bin/true failed: $out"; exit 1; }
+[ -z "$out" ] || { echo "the shipped quirks file was read by a process that never initialized OpenCL: $out"; exit 1; }
+if [ -x "$build/bin/cl_vadd" ]; then
+  out=$(POCL_MAX_PTHREAD_COUNT=1 "$p/bin/callguard" run --api cl -- "$build/bin/cl_vadd" 2>&1) ||
+    { echo "cl_vadd failed: $out"; exit 1; }
+  grep -q "the shipped quirks file is not used: .*quirks.ini:3" <<<"$out" ||
+    { echo "the broken shipped quirks file is not named at OpenCL's initialization: $out"; exit 1; }
+fi
 echo "install is relocatable"

@@ -952,6 +952,73 @@ static int test_abort_in_the_driver_leaves_its_calls_in_flight(int argc, char **
     return 0;
 }
 
+static void *wait_long(void *arg)
+{
+    (void)arg;
+    toyWait(dev(0), 1000);
+    return NULL;
+}
+
+/* A stall, then a fork while another thread is inside toyWait: the child
+ * writes its report (argv[0]), the parent its own (argv[1]). */
+static int child_stall_then_fork(int argc, char **argv)
+{
+    if (argc < 2) return 9;
+    alarm(20);
+    if (cg_stats_enable(1) != CG_OK || cg_set_stall_ms(20) != CG_OK ||
+        cg_set_adapter(&counting_adapter, CG_ADAPTER_DETECT) != CG_OK)
+        return 3;
+    toyWait(dev(0), 40); /* a stall of the parent */
+    pthread_t t;
+    pthread_create(&t, NULL, wait_long, NULL);
+    cgtest_sleep_ms(100); /* the other thread is inside toyWait, in its slot */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int32_t sum;
+        toyAdd(1, 1, &sum); /* a process with no call has no section */
+        _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 4);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    int rc = cg_report_write(argv[1], CG_REPORT_JSON) == CG_OK && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 5;
+    pthread_join(t, NULL);
+    return rc;
+}
+
+/* A forked child starts with none of its parent's stalls, threads in flight
+ * or counts, whether its statistics are a new file in the run's directory
+ * (the file is new: nothing of it needs clearing) or private memory copied
+ * from the parent (what the parent wrote is cleared). */
+static int test_fork_child_starts_without_its_parents_stalls_and_threads(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (int with_dir = 0; with_dir < 2; with_dir++) {
+        char dir[512], var[600], child[600], parent[600];
+        snprintf(dir, sizeof dir, "%s/stats-fork-stall", cgtest_tmpdir());
+        if (with_dir) CHECK(mkdir(dir, 0700) == 0);
+        snprintf(var, sizeof var, "CALLGUARD_STATS_DIR=%s", dir);
+        snprintf(child, sizeof child, "%s/fork-child-%d.json", cgtest_tmpdir(), with_dir);
+        snprintf(parent, sizeof parent, "%s/fork-parent-%d.json", cgtest_tmpdir(), with_dir);
+        const char *env[] = {with_dir ? var : "CALLGUARD_STATS_DIR", NULL}, *args[] = {child, parent, NULL};
+        cgtest_result r;
+        CHECK(cgtest_child(&r, env, "child_stall_then_fork", args) == 0);
+        CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "dir %d: status 0x%x: %s", with_dir, r.status, r.err);
+        char check[2048];
+        snprintf(check, sizeof check,
+                 "import json; c=json.load(open('%s'))['processes'][0]; p=json.load(open('%s'))['processes'][0];"
+                 "w=lambda q: [s for s in q['sites'] if s['name']=='toyWait'] or [{'calls': 0, 'stalls': 0}];"
+                 "assert len(p['stalls'])==1 and [f['name'] for f in p['in_flight']]==['toyWait'], p;"
+                 "assert w(p)[0]['calls']==2 and w(p)[0]['stalls']==1, w(p);"
+                 "assert c['stalls']==[] and c['stalls_dropped']==0 and c['in_flight']==[], c;"
+                 "assert w(c)[0]['calls']==0 and w(c)[0]['stalls']==0 and c['ppid']==p['pid'], (w(c), c['ppid'])",
+                 child, parent);
+        const char *py[] = {"/usr/bin/env", "python3", "-c", check, NULL};
+        CHECK(cgtest_run(&r, NULL, py) == 0);
+        CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "dir %d: %s", with_dir, r.err);
+    }
+    return 0;
+}
+
 /* Forty stalls of 1 to 40 ms: the worst 32 are kept, worst first, with the
  * thread and the runtime held; the other 8 are counted. */
 static int test_stall_list_keeps_the_worst_and_counts_the_rest(int argc, char **argv)
@@ -1029,6 +1096,9 @@ const cgtest_case cgtest_cases[] = {
     {"transition_policy_picks_calls_to_leave", test_transition_policy_picks_calls_to_leave},
     {"stall_is_a_long_call_with_the_runtime_held", test_stall_is_a_long_call_with_the_runtime_held},
     {"abort_in_the_driver_leaves_its_calls_in_flight", test_abort_in_the_driver_leaves_its_calls_in_flight},
+    {"child_stall_then_fork", child_stall_then_fork},
+    {"fork_child_starts_without_its_parents_stalls_and_threads",
+     test_fork_child_starts_without_its_parents_stalls_and_threads},
     {"stall_list_keeps_the_worst_and_counts_the_rest", test_stall_list_keeps_the_worst_and_counts_the_rest},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

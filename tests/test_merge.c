@@ -396,9 +396,10 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     snprintf(want, sizeof want, "callguard: the trace file of process %d was cut short while read: thread 77's events "
                                 "are left out of the timeline\n", SYNTH_PID0 + 1);
     CHECKF(strstr(err, want), "no '%s' on stderr", want);
-    snprintf(want, sizeof want, "\"name\": \"toySiteA\", \"pid\": %d, \"tid\": 77, \"ts\": 3000.000", SYNTH_PID0);
+    snprintf(want, sizeof want, "\"name\":\"toySiteA\",\"cat\":\"call\",\"pid\":%d,\"tid\":77,\"ts\":3000.000",
+             SYNTH_PID0);
     CHECKF(strstr(s, want), "no '%s' in the timeline", want);
-    snprintf(want, sizeof want, "\"pid\": %d, \"tid\": 77, \"ts\"", SYNTH_PID0 + 1);
+    snprintf(want, sizeof want, "\"pid\":%d,\"tid\":77,\"ts\"", SYNTH_PID0 + 1);
     CHECK(!strstr(s, want));
     free(err), free(s);
     remove_dir(dir);

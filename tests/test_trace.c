@@ -102,8 +102,8 @@ static int test_trace_records_every_thread_into_the_stats_dir(int argc, char **a
            (unsigned long)t.dropped);
     char *json = slurp(out);
     CHECK(json);
-    CHECKF(count_in(json, "\"ph\": \"X\"") == THREADS * CALLS && count_in(json, "\"thread_name\"") == THREADS,
-           "%ld complete events", count_in(json, "\"ph\": \"X\""));
+    CHECKF(count_in(json, "\"ph\":\"X\"") == THREADS * CALLS && count_in(json, "\"thread_name\"") == THREADS,
+           "%ld complete events", count_in(json, "\"ph\":\"X\""));
     free(json);
     return 0;
 }
@@ -122,7 +122,7 @@ static int test_trace_written_at_exit_while_threads_call(int argc, char **argv)
     CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status, r.err);
     char *json = slurp(path);
     CHECK(json);
-    long x = count_in(json, "\"ph\": \"X\"");
+    long x = count_in(json, "\"ph\":\"X\"");
     CHECKF(x >= THREADS * CALLS && count_in(json, "\"thread_name\"") == THREADS + 1, "%ld complete events", x);
     CHECKF(strstr(json, "\"otherData\"") && json[strlen(json) - 2] == '}', "a whole document: ...%s",
            json + strlen(json) - 40);

@@ -13,7 +13,48 @@
 #include "stats.h"
 #include "threads.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static uint32_t cgi_name_hash(const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    return h;
+}
+
+/* Each variant's base site (its `base` names another entry point of the
+ * layer), found through a table of the layer's names: looking each one up
+ * among all sites was quadratic (the CUDA layer: 118,000 strcmp calls in
+ * every process). Without memory for the table, the plain search. */
+static void cgi_find_bases(cg_layer *l)
+{
+    unsigned n = l->nsites, any = 0;
+    for (unsigned i = 0; i < n; i++) any |= l->defaults[i].base != NULL;
+    if (!any) return;
+    unsigned size = 16;
+    while (size < 2 * n) size *= 2;
+    unsigned *t = calloc(size, sizeof *t); /* site index + 1; 0: empty */
+    for (unsigned i = 0; t && i < n; i++) {
+        unsigned h = cgi_name_hash(l->defaults[i].name) & (size - 1);
+        while (t[h]) h = (h + 1) & (size - 1);
+        t[h] = i + 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const char *base = l->defaults[i].base;
+        if (!base) continue;
+        /* The last site of that name, as the plain search gave: one probe
+         * sequence meets a name's sites in the order they were put in. */
+        if (t) {
+            for (unsigned h = cgi_name_hash(base) & (size - 1); t[h]; h = (h + 1) & (size - 1))
+                if (strcmp(l->defaults[t[h] - 1].name, base) == 0) l->sites[i].base = t[h] - 1;
+        } else {
+            for (unsigned j = 0; j < n; j++)
+                if (strcmp(l->defaults[j].name, base) == 0) l->sites[i].base = j;
+        }
+    }
+    free(t);
+}
 
 void cg_layer_register(cg_layer *l)
 {
@@ -39,15 +80,12 @@ void cg_layer_register(cg_layer *l)
     cgi_note_if_shim(l);
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];
-        const cg_site_default *d = &l->defaults[i];
-        s->name = d->name;
+        s->name = l->defaults[i].name;
         s->layer = l;
         s->index = i;
         s->base = i;
-        if (d->base)
-            for (unsigned j = 0; j < l->nsites; j++)
-                if (strcmp(l->defaults[j].name, d->base) == 0) s->base = j;
     }
+    cgi_find_bases(l);
     cgi_thr_layer_registered(l);
     for (unsigned i = 0; i < l->nsites; i++) {
         cg_site *s = &l->sites[i];

@@ -3,8 +3,11 @@
  * library loaded in the process), each with its fix: entry points to
  * serialize in a lock domain (docs/quirks.md).
  *
- * The file is read with the policy files' reader (src/policy/policy_ini.c)
- * when the process starts. Nothing more happens until an API initializes:
+ * The file is read with the policy files' reader (src/policy/policy_ini.c):
+ * a file the user named (CALLGUARD_QUIRKS) when the process starts, the
+ * shipped one when the first API initializes (a process that never does,
+ * a shell or a compiler of a build under callguard run, never reads it).
+ * Nothing more happens until an API initializes:
  * the layer's hand-written wrapper of its initializing call then calls
  * cg_layer_identify, which runs the layer's probe once per API (only when a
  * quirk names that API), matches every quirk of the API against the
@@ -64,6 +67,10 @@ typedef struct cgi_quirk_set {
  * that have quirks ("" when none). */
 static cgi_quirk_set cgi_quirks;
 static int cgi_quirks_chosen; /* CALLGUARD_QUIRKS said off or a file */
+/* The shipped file, found at start-up and read at the first initialization
+ * (cgi_quirks_load_default): 1 while it is still to be read. */
+static _Atomic int cgi_quirks_default_pending;
+static char cgi_quirks_default_path[PATH_MAX]; /* the directory of libcallguard */
 static char cgi_quirks_apis[256];
 static _Atomic size_t cgi_quirks_count; /* cgi_quirks.n, for cg_layer_identify's first look */
 
@@ -218,6 +225,7 @@ int cgi_quirks_set_locked(const char *value)
     }
     cgi_quirks_use(&set);
     cgi_quirks_chosen = 1;
+    atomic_store(&cgi_quirks_default_pending, 0);
     return CG_OK;
 }
 
@@ -225,25 +233,43 @@ int cgi_quirks_set_locked(const char *value)
 #define CG_QUIRKS_REL "../share/callguard/quirks.ini"
 #endif
 
+/* Where the shipped file is is decided now (libcallguard's own path: the
+ * program may change its working directory later); it is read when an API
+ * initializes. */
 void cgi_quirks_default(void)
 {
     if (cgi_quirks_chosen) return;
     Dl_info info;
     if (!dladdr((const void *)cgi_quirks_default, &info) || !info.dli_fname || !strchr(info.dli_fname, '/')) return;
-    const char *rel[] = {CG_QUIRKS_REL, "../share/callguard/quirks.ini"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        char path[PATH_MAX];
-        int dir = (int)(strrchr(info.dli_fname, '/') - info.dli_fname);
-        if (snprintf(path, sizeof path, "%.*s/%s", dir, info.dli_fname, rel[i]) >= (int)sizeof path) continue;
-        if (access(path, F_OK) != 0) continue;
-        cgi_quirk_set set;
-        if (cgi_quirks_read(path, &set) != CG_OK) {
-            fprintf(stderr, "callguard: the shipped quirks file is not used: %s\n", cg_last_error());
-            return;
-        }
-        cgi_quirks_use(&set);
+    int dir = (int)(strrchr(info.dli_fname, '/') - info.dli_fname);
+    if (snprintf(cgi_quirks_default_path, sizeof cgi_quirks_default_path, "%.*s", dir, info.dli_fname) >=
+        (int)sizeof cgi_quirks_default_path)
         return;
+    atomic_store(&cgi_quirks_default_pending, 1);
+}
+
+/* The shipped file, the first time an API initializes. A missing file
+ * means no quirks; a broken one is named on stderr and ignored. */
+static void cgi_quirks_load_default(void)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    if (atomic_load(&cgi_quirks_default_pending) && !cgi_quirks_chosen) {
+        atomic_store(&cgi_quirks_default_pending, 0);
+        /* The install layout's, then the build tree's (lib/../share). */
+        const char *rel[] = {CG_QUIRKS_REL, "../share/callguard/quirks.ini"};
+        for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", cgi_quirks_default_path, rel[i]) >= (int)sizeof path) continue;
+            if (access(path, F_OK) != 0) continue;
+            cgi_quirk_set set;
+            if (cgi_quirks_read(path, &set) != CG_OK)
+                fprintf(stderr, "callguard: the shipped quirks file is not used: %s\n", cg_last_error());
+            else
+                cgi_quirks_use(&set);
+            break;
+        }
     }
+    pthread_mutex_unlock(&cgi_cfg_lock);
 }
 
 void cgi_quirks_after_fork_child(void)
@@ -413,9 +439,9 @@ static int cgi_probe_done(const char *api)
 
 void cg_layer_identify(cg_layer *layer, cg_probe probe)
 {
-    if (!layer || !probe || !layer->api || !atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) ||
-        cgi_probe_done(layer->api))
-        return;
+    if (!layer || !probe || !layer->api) return;
+    if (atomic_load_explicit(&cgi_quirks_default_pending, memory_order_acquire)) cgi_quirks_load_default();
+    if (!atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) || cgi_probe_done(layer->api)) return;
     pthread_mutex_lock(&cgi_probe_lock);
     char item[CGI_API_NAME_MAX + 2];
     snprintf(item, sizeof item, ",%s,", layer->api);

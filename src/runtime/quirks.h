@@ -11,8 +11,10 @@
  * changes nothing. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN int cgi_quirks_set_locked(const char *value);
 /* At start-up, when CALLGUARD_QUIRKS said nothing: the shipped file beside
- * libcallguard ($ORIGIN/../share/callguard/quirks.ini). A shipped file that
- * is missing means no quirks; a broken one is named on stderr and ignored. */
+ * libcallguard ($ORIGIN/../share/callguard/quirks.ini), read when an API
+ * first initializes (cg_layer_identify), before that call returns. A
+ * shipped file that is missing means no quirks; a broken one is named on
+ * stderr and ignored. */
 CGI_HIDDEN void cgi_quirks_default(void);
 /* A layer joining the process: the fixes of quirks already applied reach
  * its sites too. Caller holds cgi_cfg_lock. */

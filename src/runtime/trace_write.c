@@ -17,115 +17,203 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void cgi_tj_str(FILE *out, const char *s, size_t max)
-{
-    fputc('"', out);
-    for (size_t i = 0; i < max && s[i]; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20 || ch == 0x7f)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
+/* The JSON is built in one buffer and written a large block at a time:
+ * a trace holds up to 65,535 events per thread, and each event's text is
+ * its site's and its thread's fixed parts, escaped once (cgi_tj_names),
+ * and four numbers. Keys without a value to tell are left out: `error`,
+ * `runtime_held` and `stall` appear only when true (docs/report.md). */
+#define CGI_TJ_BUF (1u << 18)
+/* The longest event pair (a lock wait and its call): fixed text, five
+ * numbers, and the site's names escaped to at most 6 bytes a byte. */
+#define CGI_TJ_EVENT_MAX (1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX))
 
 typedef struct cgi_tj {
     FILE *out;
     cgi_outfile file; /* out is file.f: a new file renamed into place (outfile.h) */
-    size_t nevents; /* written so far: the separator */
+    char *b;          /* CGI_TJ_BUF bytes, written out before an event could overflow it */
+    size_t n;
+    int failed;      /* 0; else an errno: what failed. The rest is not attempted; nothing is renamed into place */
+    size_t nevents;  /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
     int tsc; /* the events' ticks were TSC counts */
+    struct cgi_tj_names *nm; /* the sites' text of the process being written */
 } cgi_tj;
 
-/* One event's text, built without stdio (a trace holds up to 65,535
- * events per thread; fprintf per field cost about 0.7 us an event). The
- * longest line: fixed text, five numbers, and three names of at most
- * CGI_NAME_MAX, CGI_API_NAME_MAX and CGI_DOMAIN_NAME_MAX bytes escaped to
- * at most 6 bytes each. */
-typedef struct cgi_ln {
-    char b[1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX)];
-    size_t n;
-} cgi_ln;
-
-static void cgi_ln_s(cgi_ln *l, const char *s)
+static void cgi_tj_flush(cgi_tj *j)
 {
-    size_t k = strlen(s);
-    memcpy(l->b + l->n, s, k);
-    l->n += k;
+    if (j->n && !j->failed && fwrite_unlocked(j->b, 1, j->n, j->out) != j->n) j->failed = errno ? errno : EIO;
+    j->n = 0;
 }
 
-static void cgi_ln_u(cgi_ln *l, uint64_t v)
+/* Room for one more event (or metadata line). */
+static inline void cgi_tj_room(cgi_tj *j)
+{
+    if (j->n > CGI_TJ_BUF - CGI_TJ_EVENT_MAX) cgi_tj_flush(j);
+}
+
+static inline void cgi_tj_mem(cgi_tj *j, const char *s, size_t k)
+{
+    memcpy(j->b + j->n, s, k);
+    j->n += k;
+}
+#define cgi_tj_lit(j, s) cgi_tj_mem((j), (s), sizeof(s) - 1)
+
+static const char cgi_tj_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                       "8081828384858687888990919293949596979899";
+
+static inline void cgi_tj_u(cgi_tj *j, uint64_t v)
 {
     char t[24];
-    int i = 0;
-    do t[i++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (i) l->b[l->n++] = t[--i];
+    int i = 24;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100);
+        v /= 100;
+        i -= 2;
+        memcpy(t + i, cgi_tj_digits + 2 * d, 2);
+    }
+    if (v >= 10) {
+        i -= 2;
+        memcpy(t + i, cgi_tj_digits + 2 * v, 2);
+    } else {
+        t[--i] = (char)('0' + v);
+    }
+    cgi_tj_mem(j, t + i, (size_t)(24 - i));
 }
 
 /* Nanoseconds as microseconds with three decimals. One clock
  * (CLOCK_MONOTONIC) for every process of the host, so their events line up. */
-static void cgi_ln_us(cgi_ln *l, uint64_t ns)
+static inline void cgi_tj_us(cgi_tj *j, uint64_t ns)
 {
-    cgi_ln_u(l, ns / 1000);
+    cgi_tj_u(j, ns / 1000);
     unsigned f = (unsigned)(ns % 1000);
-    l->b[l->n++] = '.';
-    l->b[l->n++] = (char)('0' + f / 100);
-    l->b[l->n++] = (char)('0' + f / 10 % 10);
-    l->b[l->n++] = (char)('0' + f % 10);
+    char *p = j->b + j->n;
+    p[0] = '.';
+    p[1] = (char)('0' + f / 100);
+    memcpy(p + 2, cgi_tj_digits + 2 * (f % 100), 2);
+    j->n += 4;
 }
 
-/* A string's JSON escaping, without the quotes. */
-static void cgi_ln_q(cgi_ln *l, const char *s, size_t max)
+/* A string's JSON escaping, without the quotes, into out (6 * max bytes at most). */
+static size_t cgi_tj_escape(char *out, const char *s, size_t max)
 {
     static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
     for (size_t i = 0; i < max && s[i]; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch == '"' || ch == '\\') {
-            l->b[l->n++] = '\\';
-            l->b[l->n++] = (char)ch;
+            out[n++] = '\\';
+            out[n++] = (char)ch;
         } else if (ch < 0x20 || ch == 0x7f) {
-            memcpy(l->b + l->n, "\\u00", 4);
-            l->n += 4;
-            l->b[l->n++] = hex[ch >> 4];
-            l->b[l->n++] = hex[ch & 15];
+            memcpy(out + n, "\\u00", 4);
+            n += 4;
+            out[n++] = hex[ch >> 4];
+            out[n++] = hex[ch & 15];
         } else {
-            l->b[l->n++] = (char)ch;
+            out[n++] = (char)ch;
         }
     }
+    return n;
 }
 
-static void cgi_tj_sep(cgi_tj *j) { fputs(j->nevents++ ? ",\n" : "\n", j->out); }
+static void cgi_tj_str(cgi_tj *j, const char *s, size_t max)
+{
+    j->b[j->n++] = '"';
+    j->n += cgi_tj_escape(j->b + j->n, s, max);
+    j->b[j->n++] = '"';
+}
+
+static void cgi_tj_sep(cgi_tj *j)
+{
+    cgi_tj_room(j);
+    if (j->nevents++) cgi_tj_lit(j, ",\n");
+    else cgi_tj_lit(j, "\n");
+}
+
+/* A site's text, escaped once per process at its first event:
+ *   call:  {"ph":"X","name":"NAME","cat":"call       ...  ,"args":{"api":"API"
+ *   wait:  {"ph":"X","name":"lock wait DOMAIN","cat":"lock_wait   ...  ,"args":{"entry_point":"NAME" */
+typedef struct cgi_tj_site {
+    uint16_t call, call_args, wait, wait_args; /* lengths of the four parts, in text */
+    char text[];
+} cgi_tj_site;
+
+static cgi_tj_site *cgi_tj_site_make(const cgi_stats_record *sr)
+{
+    const char *api = sr ? sr->api : "?", *name = sr ? sr->name : "?";
+    const char *dom = sr && sr->domain[0] ? sr->domain : "?";
+    cgi_tj_site *s = malloc(sizeof *s + 256 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX));
+    if (!s) return NULL;
+    char *p = s->text;
+    size_t n;
+#define CGI_TJ_PUT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
+    n = (size_t)(p - s->text);
+    CGI_TJ_PUT("{\"ph\":\"X\",\"name\":\"");
+    p += cgi_tj_escape(p, name, CGI_NAME_MAX);
+    CGI_TJ_PUT("\",\"cat\":\"call");
+    s->call = (uint16_t)((size_t)(p - s->text) - n);
+    n = (size_t)(p - s->text);
+    CGI_TJ_PUT(",\"args\":{\"api\":\"");
+    p += cgi_tj_escape(p, api, CGI_API_NAME_MAX);
+    CGI_TJ_PUT("\"");
+    s->call_args = (uint16_t)((size_t)(p - s->text) - n);
+    n = (size_t)(p - s->text);
+    CGI_TJ_PUT("{\"ph\":\"X\",\"name\":\"lock wait ");
+    p += cgi_tj_escape(p, dom, CGI_DOMAIN_NAME_MAX);
+    CGI_TJ_PUT("\",\"cat\":\"lock_wait");
+    s->wait = (uint16_t)((size_t)(p - s->text) - n);
+    n = (size_t)(p - s->text);
+    CGI_TJ_PUT(",\"args\":{\"entry_point\":\"");
+    p += cgi_tj_escape(p, name, CGI_NAME_MAX);
+    CGI_TJ_PUT("\"");
+    s->wait_args = (uint16_t)((size_t)(p - s->text) - n);
+#undef CGI_TJ_PUT
+    return s;
+}
+
+/* A process's sites' text, by statistics record; the last slot is for
+ * events of no record. */
+typedef struct cgi_tj_names {
+    cgi_tj_site *site[CGI_STATS_MAX_RECORDS + 1];
+} cgi_tj_names;
+
+static void cgi_tj_names_clear(cgi_tj_names *nm)
+{
+    for (size_t i = 0; i <= CGI_STATS_MAX_RECORDS; i++) free(nm->site[i]), nm->site[i] = NULL;
+}
 
 /* A process's timeline. fd >= 0: v is the header and thread table of that
  * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
  * each ring is read by pread into buf when it is written (never mapped: a
  * file cut short meanwhile is a short read, not SIGBUS). fd < 0: the rings
  * are in memory (this process's own). */
-static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk,
-                           int fd, cgi_trace_event *buf)
+static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r,
+                                 const cgi_trace_clock *clk, int fd, cgi_trace_event *buf)
 {
-    FILE *out = j->out;
+    cgi_tj_names *nm = j->nm;
     int pid = v->h->pid;
     uint64_t kept, dropped;
     cgi_trace_count(v, &kept, &dropped);
     if (kept == 0 && dropped == 0) return;
     j->kept += kept, j->dropped += dropped, j->processes++;
     cgi_tj_sep(j);
-    fprintf(out, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ", pid,
-            pid);
-    cgi_tj_str(out, r && r->h.command[0] ? r->h.command : "?", 200);
-    fputs("}}", out);
+    cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+    cgi_tj_u(j, (uint64_t)pid);
+    cgi_tj_lit(j, ",\"tid\":");
+    cgi_tj_u(j, (uint64_t)pid);
+    cgi_tj_lit(j, ",\"args\":{\"name\":");
+    cgi_tj_str(j, r && r->h.command[0] ? r->h.command : "?", 200);
+    cgi_tj_lit(j, "}}");
     if (dropped) {
         cgi_tj_sep(j);
-        fprintf(out,
-                "{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": %d, \"tid\": %d, \"args\": {\"labels\": "
-                "\"callguard dropped %lu events\"}}",
-                pid, pid, (unsigned long)dropped);
+        cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":");
+        cgi_tj_u(j, (uint64_t)pid);
+        cgi_tj_lit(j, ",\"tid\":");
+        cgi_tj_u(j, (uint64_t)pid);
+        cgi_tj_lit(j, ",\"args\":{\"labels\":\"callguard dropped ");
+        cgi_tj_u(j, dropped);
+        cgi_tj_lit(j, " events\"}}");
     }
     uint32_t nrec = r ? atomic_load(&r->h.nrecords) : 0;
     uint32_t nthreads = atomic_load(&v->h->nthreads);
@@ -146,12 +234,27 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
         uint64_t k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
         j->threads++;
         cgi_tj_sep(j);
-        fprintf(out, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ", pid,
-                t->tid);
+        cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+        cgi_tj_u(j, (uint64_t)pid);
+        cgi_tj_lit(j, ",\"tid\":");
+        cgi_tj_u(j, (uint64_t)t->tid);
+        cgi_tj_lit(j, ",\"args\":{\"name\":");
         char tname[17];
         cgi_trace_thread_name(t, tname);
-        cgi_tj_str(out, tname[0] ? tname : "?", sizeof tname);
-        fputs("}}", out);
+        cgi_tj_str(j, tname[0] ? tname : "?", sizeof tname);
+        cgi_tj_lit(j, "}}");
+        /* The thread's part of every event: ","pid":P,"tid":T,"ts": */
+        char who[64];
+        size_t nwho;
+        {
+            cgi_tj tmp = {.b = who};
+            cgi_tj_lit(&tmp, "\",\"pid\":");
+            cgi_tj_u(&tmp, (uint64_t)pid);
+            cgi_tj_lit(&tmp, ",\"tid\":");
+            cgi_tj_u(&tmp, (uint64_t)t->tid);
+            cgi_tj_lit(&tmp, ",\"ts\":");
+            nwho = tmp.n;
+        }
         for (uint64_t n = w - k; n < w; n++) {
             const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];
             uint64_t t0 = cgi_trace_ns(clk, atomic_load_explicit(&e->t0, memory_order_relaxed));
@@ -159,76 +262,96 @@ static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_r
             uint64_t wait = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
             uint32_t rec = atomic_load_explicit(&e->rec, memory_order_relaxed);
             uint32_t fl = atomic_load_explicit(&e->flags, memory_order_relaxed);
-            const cgi_stats_record *sr = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? &r->r[rec] : NULL;
-            const char *api = sr ? sr->api : "?", *name = sr ? sr->name : "?";
-            cgi_ln l = {.n = 0};
+            uint32_t at = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? rec : CGI_STATS_MAX_RECORDS;
+            cgi_tj_site *s = nm->site[at];
+            if (!s && !(s = nm->site[at] = cgi_tj_site_make(at < CGI_STATS_MAX_RECORDS ? &r->r[at] : NULL))) {
+                j->failed = ENOMEM;
+                return;
+            }
+            const char *call_text = s->text, *call_args = call_text + s->call;
+            const char *wait_text = call_args + s->call_args, *wait_args = wait_text + s->wait;
+            cgi_tj_room(j);
             if (wait) {
                 /* The lock wait ended when the call entered the driver. */
-                cgi_ln_s(&l, j->nevents++ ? ",\n{\"ph\": \"X\", \"cat\": \"" : "\n{\"ph\": \"X\", \"cat\": \"");
-                cgi_ln_s(&l, fl & CGI_EV_WAIT_STALL ? "lock_wait,stall\", \"name\": \"lock wait "
-                                                    : "lock_wait\", \"name\": \"lock wait ");
-                cgi_ln_q(&l, sr && sr->domain[0] ? sr->domain : "?", CGI_DOMAIN_NAME_MAX);
-                cgi_ln_s(&l, "\", \"pid\": ");
-                cgi_ln_u(&l, (uint64_t)pid);
-                cgi_ln_s(&l, ", \"tid\": ");
-                cgi_ln_u(&l, (uint64_t)t->tid);
-                cgi_ln_s(&l, ", \"ts\": ");
-                cgi_ln_us(&l, t0 > wait ? t0 - wait : 0);
-                cgi_ln_s(&l, ", \"dur\": ");
-                cgi_ln_us(&l, wait);
-                cgi_ln_s(&l, ", \"args\": {\"entry_point\": \"");
-                cgi_ln_q(&l, name, CGI_NAME_MAX);
-                cgi_ln_s(&l, fl & CGI_EV_HELD ? "\", \"runtime_held\": true" : "\", \"runtime_held\": false");
-                cgi_ln_s(&l, fl & CGI_EV_WAIT_STALL ? ", \"stall\": true}}" : ", \"stall\": false}}");
+                if (j->nevents++) cgi_tj_lit(j, ",\n");
+                else cgi_tj_lit(j, "\n");
+                cgi_tj_mem(j, wait_text, s->wait);
+                if (fl & CGI_EV_WAIT_STALL) cgi_tj_lit(j, ",stall");
+                cgi_tj_mem(j, who, nwho);
+                cgi_tj_us(j, t0 > wait ? t0 - wait : 0);
+                cgi_tj_lit(j, ",\"dur\":");
+                cgi_tj_us(j, wait);
+                cgi_tj_mem(j, wait_args, s->wait_args);
+                if (fl & CGI_EV_HELD) cgi_tj_lit(j, ",\"runtime_held\":true");
+                if (fl & CGI_EV_WAIT_STALL) cgi_tj_lit(j, ",\"stall\":true");
+                cgi_tj_lit(j, "}}");
             }
-            cgi_ln_s(&l, j->nevents++ ? ",\n{\"ph\": \"X\", \"cat\": \"" : "\n{\"ph\": \"X\", \"cat\": \"");
-            cgi_ln_s(&l, fl & CGI_EV_CALL_STALL ? "call,stall\", \"name\": \"" : "call\", \"name\": \"");
-            cgi_ln_q(&l, name, CGI_NAME_MAX);
-            cgi_ln_s(&l, "\", \"pid\": ");
-            cgi_ln_u(&l, (uint64_t)pid);
-            cgi_ln_s(&l, ", \"tid\": ");
-            cgi_ln_u(&l, (uint64_t)t->tid);
-            cgi_ln_s(&l, ", \"ts\": ");
-            cgi_ln_us(&l, t0);
-            cgi_ln_s(&l, ", \"dur\": ");
-            cgi_ln_us(&l, call);
-            cgi_ln_s(&l, ", \"args\": {\"api\": \"");
-            cgi_ln_q(&l, api, CGI_API_NAME_MAX);
-            cgi_ln_s(&l, fl & CGI_EV_ERROR ? "\", \"error\": true" : "\", \"error\": false");
-            cgi_ln_s(&l, fl & CGI_EV_HELD ? ", \"runtime_held\": true" : ", \"runtime_held\": false");
-            cgi_ln_s(&l, fl & CGI_EV_CALL_STALL ? ", \"stall\": true" : ", \"stall\": false");
+            if (j->nevents++) cgi_tj_lit(j, ",\n");
+            else cgi_tj_lit(j, "\n");
+            cgi_tj_mem(j, call_text, s->call);
+            if (fl & CGI_EV_CALL_STALL) cgi_tj_lit(j, ",stall");
+            cgi_tj_mem(j, who, nwho);
+            cgi_tj_us(j, t0);
+            cgi_tj_lit(j, ",\"dur\":");
+            cgi_tj_us(j, call);
+            cgi_tj_mem(j, call_args, s->call_args);
+            if (fl & CGI_EV_ERROR) cgi_tj_lit(j, ",\"error\":true");
+            if (fl & CGI_EV_HELD) cgi_tj_lit(j, ",\"runtime_held\":true");
+            if (fl & CGI_EV_CALL_STALL) cgi_tj_lit(j, ",\"stall\":true");
             if (wait) {
-                cgi_ln_s(&l, ", \"lock_wait_us\": ");
-                cgi_ln_us(&l, wait);
+                cgi_tj_lit(j, ",\"lock_wait_us\":");
+                cgi_tj_us(j, wait);
             }
-            cgi_ln_s(&l, "}}");
-            fwrite_unlocked(l.b, 1, l.n, out);
+            cgi_tj_lit(j, "}}");
         }
     }
 }
 
+static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk,
+                           int fd, cgi_trace_event *buf)
+{
+    cgi_tj_process_rings(j, v, r, clk, fd, buf);
+    cgi_tj_names_clear(j->nm); /* the next process's records are its own */
+}
+
 static FILE *cgi_tj_open(const char *path, cgi_tj *j)
 {
-    cgi_outfile file;
-    int e = cgi_outfile_open(path, &file);
-    if (e) return errno = e, NULL;
-    FILE *out = file.f;
-    setvbuf(out, NULL, _IOFBF, 1 << 20);
-    *j = (cgi_tj){.out = out, .file = file};
-    fputs("{\"traceEvents\": [", out);
-    return out;
+    *j = (cgi_tj){0};
+    j->b = malloc(CGI_TJ_BUF);
+    j->nm = calloc(1, sizeof *j->nm);
+    int e = j->b && j->nm ? cgi_outfile_open(path, &j->file) : ENOMEM;
+    if (e) {
+        free(j->b), free(j->nm);
+        return errno = e, NULL;
+    }
+    j->out = j->file.f;
+    cgi_tj_lit(j, "{\"traceEvents\":[");
+    return j->out;
 }
 
 static int cgi_tj_close(cgi_tj *j, const char *path)
 {
-    fprintf(j->out,
-            "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"producer\": \"callguard " CALLGUARD_VERSION
-            "\", \"clock\": \"%s\", \"processes\": %zu, \"threads\": %zu, \"events\": %lu, "
-            "\"dropped\": %lu, \"events_per_thread\": %u, \"max_threads\": %u}}\n",
-            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC", j->processes,
-            j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
-            CGI_TRACE_MAX_THREADS);
-    int e = cgi_outfile_close(&j->file, path);
+    cgi_tj_flush(j);
+    if (!j->failed)
+        fprintf(j->out,
+                "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"callguard " CALLGUARD_VERSION
+                "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%lu,"
+                "\"dropped\":%lu,\"events_per_thread\":%u,\"max_threads\":%u}}\n",
+                j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC",
+                j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
+                CGI_TRACE_MAX_THREADS);
+    free(j->b), free(j->nm);
+    int e = j->failed;
+    if (e && j->file.own) {
+        /* Never a half-written trace renamed into place. */
+        fclose(j->file.f);
+        if (j->file.tmp) unlink(j->file.tmp);
+        free(j->file.tmp);
+        j->file = (cgi_outfile){0};
+    } else {
+        int c = cgi_outfile_close(&j->file, path);
+        if (!e) e = c;
+    }
     if (e) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(e));
     return CG_OK;
 }

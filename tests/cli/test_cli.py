@@ -103,6 +103,9 @@ def check_complete_events(trace):
             check(isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0
                   and e["ts"] > 0, "ts and dur in microseconds: %s" % e)
             check(e["cat"].split(",")[0] in ("call", "lock_wait"), "category: %s" % e)
+            check(("api" in e["args"]) == (e["cat"].split(",")[0] == "call"), "a call names its API: %s" % e)
+            check(all(v is not False for v in e["args"].values()), "no key that says false: %s" % e)
+            check(("stall" in e["cat"].split(",")) == (e["args"].get("stall") is True), "a stall says so twice: %s" % e)
 
 
 def run_trace_writes_one_timeline_for_the_tree():
@@ -574,6 +577,27 @@ def run_lost_report_is_loud_and_exits_125():
     check("/dev/full" in r.stderr and os.strerror(28) in r.stderr, "in-process: path and errno: %r" % r.stderr)
 
 
+def run_lost_trace_is_loud_and_leaves_no_half_file():
+    """A trace that cannot be written (a full device) is named with its path
+    and the error, and a program that succeeded gives 125; a trace that can
+    be written is one whole JSON document holding every event, with nothing
+    left beside it."""
+    r = guarded([PROG, "calls", "300"], "--trace", "/dev/full")
+    check(r.returncode == 125, "exit 125: %d %r" % (r.returncode, r.stderr))
+    check("/dev/full" in r.stderr and os.strerror(28) in r.stderr, "path and errno: %r" % r.stderr)
+    r = guarded([PROG, "exit", "3"], "--trace", "/dev/full")
+    check(r.returncode == 3, "the program's status wins: %d" % r.returncode)
+    d = tempfile.mkdtemp(prefix="trace-", dir=TMP)
+    r, trace, rep = trace_of([PROG, "calls", "3000"])
+    check(r.returncode == 0, r.stderr)
+    check_complete_events(trace)
+    check(len(calls_in(trace)) == 3000 and trace["otherData"]["events"] == calls(rep["processes"][0]),
+          "every event: %d, %s" % (len(calls_in(trace)), trace["otherData"]))
+    path = os.path.join(d, "t.json")
+    r = guarded([PROG, "calls", "3"], "--trace", path)
+    check(r.returncode == 0 and os.listdir(d) == ["t.json"], "only the trace: %s" % os.listdir(d))
+
+
 def policy_file_must_be_a_regular_file():
     """CALLGUARD_POLICY=/dev/zero used to hang, a directory read as empty:
     a device, a directory and a FIFO are refused at start-up, in one line,
@@ -928,7 +952,8 @@ def run_trace_marks_a_stall():
     stalls = [e for e in calls_in(trace, name="toyWait") if e["cat"] == "call,stall"]
     check(len(stalls) == 1 and stalls[0]["args"]["stall"] is True and stalls[0]["args"]["runtime_held"] is True
           and stalls[0]["dur"] >= 900000, "the 1 s stall: %s" % calls_in(trace, name="toyWait"))
-    check(all(not e["args"]["stall"] for e in calls_in(trace) if e not in stalls), "nothing else is a stall")
+    check(all("stall" not in e["args"] and e["cat"] == "call" for e in calls_in(trace) if e not in stalls),
+          "nothing else is a stall (a key that would say false is left out)")
 
 
 if __name__ == "__main__":
