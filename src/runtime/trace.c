@@ -53,6 +53,28 @@ static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINE
  * of dlopen'd libraries comes from a small static pool). */
 static __thread cgi_trace_slot *cgi_trace_me __attribute__((tls_model("initial-exec")));
 
+/* Space for [off, off + len) of the trace file, taken now so that a full
+ * file system fails here instead of raising SIGBUS in the program when the
+ * mapping is first written (TRAPS.md). Written as zeros, not fallocated:
+ * the pages are then the file's own delayed-allocation pages, which the
+ * page cache drops when the CLI removes the file after the run; pages
+ * dirtied in fallocated (unwritten) extents are written out to disk by the
+ * next journal commit (an fsync anywhere, ext4's ordered mode), and
+ * removing the file waited for that: 20-50 ms at the end of every traced
+ * run here. Returns 0 or an errno. */
+static int cgi_trace_reserve(int fd, off_t off, size_t len)
+{
+    static const char zeros[CGI_TRACE_STEP * sizeof(cgi_trace_event)];
+    while (len) {
+        size_t n = len < sizeof zeros ? len : sizeof zeros;
+        ssize_t got = pwrite(fd, zeros, n, off);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return got < 0 ? errno : ENOSPC;
+        off += got, len -= (size_t)got;
+    }
+    return 0;
+}
+
 /* The header and table: a file of this process in the directory, or private memory. */
 static int cgi_trace_open_locked(void)
 {
@@ -66,9 +88,8 @@ static int cgi_trace_open_locked(void)
                  ts.tv_nsec);
         int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0) return -1;
-        /* Allocated, not only extended: a full file system then fails
-         * here instead of raising SIGBUS in the program (TRAPS.md). */
-        if (posix_fallocate(fd, 0, (off_t)head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        /* Space taken, not only extended (cgi_trace_reserve). */
+        if (cgi_trace_reserve(fd, 0, head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED) {
             close(fd);
             unlink(path);
@@ -121,7 +142,7 @@ __attribute__((noinline, cold)) static cgi_trace_slot *cgi_trace_claim(void)
         if (cgi_trace_fd >= 0) {
             /* Sized at once (sparse), allocated a step at a time. */
             if (ftruncate(cgi_trace_fd, off + (off_t)CGI_TRACE_RING_BYTES) == 0 &&
-                posix_fallocate(cgi_trace_fd, off, (off_t)(CGI_TRACE_STEP * sizeof(cgi_trace_event))) == 0)
+                cgi_trace_reserve(cgi_trace_fd, off, CGI_TRACE_STEP * sizeof(cgi_trace_event)) == 0)
                 p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, cgi_trace_fd, off);
         } else {
             p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -152,7 +173,7 @@ __attribute__((noinline, cold)) static int cgi_trace_step(cgi_trace_slot *me, ui
     if (at == 0) cgi_trace_name(me->t);
     if (w >= CGI_TRACE_EVENTS || cgi_trace_fd < 0) return 0;
     off_t off = me->off + (off_t)(at * sizeof(cgi_trace_event));
-    if (posix_fallocate(cgi_trace_fd, off, (off_t)(CGI_TRACE_STEP * sizeof(cgi_trace_event))) == 0) return 0;
+    if (cgi_trace_reserve(cgi_trace_fd, off, CGI_TRACE_STEP * sizeof(cgi_trace_event)) == 0) return 0;
     me->dead = 1;
     return -1;
 }

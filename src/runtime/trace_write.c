@@ -95,6 +95,65 @@ static inline void cgi_tj_us(cgi_tj *j, uint64_t ns)
     j->n += 4;
 }
 
+/* The event loop writes through a local pointer: stores of chars through
+ * j->b could alias j->n, and the compiler would reload both after each. */
+static inline char *cgi_o_lit_(char *o, const char *s, size_t k)
+{
+    memcpy(o, s, k);
+    return o + k;
+}
+#define cgi_o_lit(o, s) cgi_o_lit_((o), (s), sizeof(s) - 1)
+
+/* k bytes of s, copied 16 at a time: both sides have room for the
+ * overshoot (the buffer keeps CGI_TJ_EVENT_MAX free; the site's and the
+ * thread's texts are allocated larger than what they hold). */
+static inline char *cgi_o_text(char *o, const char *s, size_t k)
+{
+    for (size_t i = 0; i < k; i += 16) memcpy(o + i, s + i, 16);
+    return o + k;
+}
+
+/* Decimal digits of v (1 for 0). */
+static inline int cgi_ndigits(uint64_t v)
+{
+    static const uint64_t p10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                     100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                     1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                     1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                     1000000000000000000ull, 10000000000000000000ull};
+    int t = (64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* log10 from log2, low by at most one */
+    t += t < 19 && v >= p10[t + 1];
+    return t + 1 - (t > 0 && v < p10[t]);
+}
+
+/* Written in place from the last digit back, two at a time: digits built
+ * in a scratch array and copied as words stalled on store forwarding. */
+static inline char *cgi_o_u(char *o, uint64_t v)
+{
+    int n = cgi_ndigits(v);
+    char *p = o + n;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, cgi_tj_digits + 2 * d, 2);
+    }
+    if (v >= 10) memcpy(p - 2, cgi_tj_digits + 2 * v, 2);
+    else p[-1] = (char)('0' + v);
+    return o + n;
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static inline char *cgi_o_us(char *o, uint64_t ns)
+{
+    o = cgi_o_u(o, ns / 1000);
+    unsigned f = (unsigned)(ns % 1000);
+    o[0] = '.';
+    o[1] = (char)('0' + f / 100);
+    memcpy(o + 2, cgi_tj_digits + 2 * (f % 100), 2);
+    return o + 4;
+}
+
 /* A string's JSON escaping, without the quotes, into out (6 * max bytes at most). */
 static size_t cgi_tj_escape(char *out, const char *s, size_t max)
 {
@@ -221,8 +280,11 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
         const cgi_trace_event *ring = v->ring[i];
         if (!ring) continue;
         if (fd >= 0) {
+            /* A ring that never wrapped holds its events from the start: only those are read. */
+            uint64_t w = atomic_load_explicit(&v->threads[i].written, memory_order_acquire);
+            size_t len = w < CGI_TRACE_EVENTS ? (size_t)w * sizeof(cgi_trace_event) : CGI_TRACE_RING_BYTES;
             off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
-            if (cgi_pread_full(fd, buf, CGI_TRACE_RING_BYTES, at) != CGI_TRACE_RING_BYTES) {
+            if (cgi_pread_full(fd, buf, len, at) != len) {
                 fprintf(stderr, "callguard: the trace file of process %d was cut short while read: thread %d's events "
                                 "are left out of the timeline\n", pid, v->threads[i].tid);
                 continue;
@@ -243,17 +305,17 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
         cgi_trace_thread_name(t, tname);
         cgi_tj_str(j, tname[0] ? tname : "?", sizeof tname);
         cgi_tj_lit(j, "}}");
-        /* The thread's part of every event: ","pid":P,"tid":T,"ts": */
-        char who[64];
+        /* The thread's part of every event: ","pid":P,"tid":T,"ts": (and room to copy it 16 bytes at a time) */
+        char who[128];
         size_t nwho;
         {
-            cgi_tj tmp = {.b = who};
-            cgi_tj_lit(&tmp, "\",\"pid\":");
-            cgi_tj_u(&tmp, (uint64_t)pid);
-            cgi_tj_lit(&tmp, ",\"tid\":");
-            cgi_tj_u(&tmp, (uint64_t)t->tid);
-            cgi_tj_lit(&tmp, ",\"ts\":");
-            nwho = tmp.n;
+            char *o = who;
+            o = cgi_o_lit(o, "\",\"pid\":");
+            o = cgi_o_u(o, (uint64_t)pid);
+            o = cgi_o_lit(o, ",\"tid\":");
+            o = cgi_o_u(o, (uint64_t)t->tid);
+            o = cgi_o_lit(o, ",\"ts\":");
+            nwho = (size_t)(o - who);
         }
         for (uint64_t n = w - k; n < w; n++) {
             const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];
@@ -264,45 +326,46 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
             uint32_t fl = atomic_load_explicit(&e->flags, memory_order_relaxed);
             uint32_t at = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? rec : CGI_STATS_MAX_RECORDS;
             cgi_tj_site *s = nm->site[at];
-            if (!s && !(s = nm->site[at] = cgi_tj_site_make(at < CGI_STATS_MAX_RECORDS ? &r->r[at] : NULL))) {
+            if (__builtin_expect(!s, 0) &&
+                !(s = nm->site[at] = cgi_tj_site_make(at < CGI_STATS_MAX_RECORDS ? &r->r[at] : NULL))) {
                 j->failed = ENOMEM;
                 return;
             }
             const char *call_text = s->text, *call_args = call_text + s->call;
             const char *wait_text = call_args + s->call_args, *wait_args = wait_text + s->wait;
             cgi_tj_room(j);
+            char *o = j->b + j->n;
             if (wait) {
                 /* The lock wait ended when the call entered the driver. */
-                if (j->nevents++) cgi_tj_lit(j, ",\n");
-                else cgi_tj_lit(j, "\n");
-                cgi_tj_mem(j, wait_text, s->wait);
-                if (fl & CGI_EV_WAIT_STALL) cgi_tj_lit(j, ",stall");
-                cgi_tj_mem(j, who, nwho);
-                cgi_tj_us(j, t0 > wait ? t0 - wait : 0);
-                cgi_tj_lit(j, ",\"dur\":");
-                cgi_tj_us(j, wait);
-                cgi_tj_mem(j, wait_args, s->wait_args);
-                if (fl & CGI_EV_HELD) cgi_tj_lit(j, ",\"runtime_held\":true");
-                if (fl & CGI_EV_WAIT_STALL) cgi_tj_lit(j, ",\"stall\":true");
-                cgi_tj_lit(j, "}}");
+                o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
+                o = cgi_o_text(o, wait_text, s->wait);
+                if (fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",stall");
+                o = cgi_o_text(o, who, nwho);
+                o = cgi_o_us(o, t0 > wait ? t0 - wait : 0);
+                o = cgi_o_lit(o, ",\"dur\":");
+                o = cgi_o_us(o, wait);
+                o = cgi_o_text(o, wait_args, s->wait_args);
+                if (fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
+                if (fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",\"stall\":true");
+                o = cgi_o_lit(o, "}}");
             }
-            if (j->nevents++) cgi_tj_lit(j, ",\n");
-            else cgi_tj_lit(j, "\n");
-            cgi_tj_mem(j, call_text, s->call);
-            if (fl & CGI_EV_CALL_STALL) cgi_tj_lit(j, ",stall");
-            cgi_tj_mem(j, who, nwho);
-            cgi_tj_us(j, t0);
-            cgi_tj_lit(j, ",\"dur\":");
-            cgi_tj_us(j, call);
-            cgi_tj_mem(j, call_args, s->call_args);
-            if (fl & CGI_EV_ERROR) cgi_tj_lit(j, ",\"error\":true");
-            if (fl & CGI_EV_HELD) cgi_tj_lit(j, ",\"runtime_held\":true");
-            if (fl & CGI_EV_CALL_STALL) cgi_tj_lit(j, ",\"stall\":true");
+            o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
+            o = cgi_o_text(o, call_text, s->call);
+            if (fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",stall");
+            o = cgi_o_text(o, who, nwho);
+            o = cgi_o_us(o, t0);
+            o = cgi_o_lit(o, ",\"dur\":");
+            o = cgi_o_us(o, call);
+            o = cgi_o_text(o, call_args, s->call_args);
+            if (fl & CGI_EV_ERROR) o = cgi_o_lit(o, ",\"error\":true");
+            if (fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
+            if (fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",\"stall\":true");
             if (wait) {
-                cgi_tj_lit(j, ",\"lock_wait_us\":");
-                cgi_tj_us(j, wait);
+                o = cgi_o_lit(o, ",\"lock_wait_us\":");
+                o = cgi_o_us(o, wait);
             }
-            cgi_tj_lit(j, "}}");
+            o = cgi_o_lit(o, "}}");
+            j->n = (size_t)(o - j->b);
         }
     }
 }

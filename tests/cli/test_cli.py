@@ -666,6 +666,23 @@ def full_tmpfs_raises_no_sigbus():
     check(r.returncode == 3, "no SIGBUS, the program's status: %d %r" % (r.returncode, r.stderr))
     check("cannot keep statistics" in r.stderr, "the loss is said: %r" % r.stderr)
     check(json.load(open(rpath)).get("processes_without_statistics") == 1, "and recorded")
+    # With a timeline, whose file takes its space as it grows: still no SIGBUS.
+    tpath = os.path.join(TMP, "tmpfs-trace.json")
+    script = script.replace('--report "$4" -- "$5" exit 3', '--trace "$4" -- "$5" calls 5000')
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", d, CG, TOYLAYER, tpath, PROG], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "no SIGBUS with --trace: %d %r" % (r.returncode, r.stderr))
+    check(isinstance(json.load(open(tpath))["traceEvents"], list), "the trace is still one JSON document")
+    # Room for the statistics, not for the whole ring: the ring grows until the
+    # file system is full, the later events are dropped and counted, no SIGBUS.
+    script = script.replace("size=1m", "size=3m").replace('dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; ', "")
+    script = script.replace("calls 5000", "calls 50000")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", d, CG, TOYLAYER, tpath, PROG], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "no SIGBUS when the ring cannot grow: %d %r" % (r.returncode, r.stderr))
+    od = json.load(open(tpath))["otherData"]
+    check(0 < od["events"] < 50000 and od["events"] + od["dropped"] == 50000 and "dropped" in r.stderr,
+          "kept until full, the rest counted: %s %r" % (od, r.stderr))
 
 
 def report_refuses_hostile_files():
