@@ -138,6 +138,7 @@ typedef struct row {
     void (*on)(void), (*off)(void);
     void (*base_on)(void), (*base_off)(void); /* around the base loop; NULL: nothing */
     double max_added_ns, max_added_ir, max_ratio; /* targets; 0 = none */
+    int ir_over_idle; /* max_added_ir is over row 1's guarded call (the idle path), not the base */
     double ns_base, ns_cand, ns_added, ir_base, ir_cand;
 } row;
 
@@ -147,7 +148,7 @@ static row rows[] = {
      .cand = loop_guarded, .on = nothing, .off = nothing, .max_added_ns = 1.0, .max_added_ir = 12},
     /* Issue 10: the clock, the counters and the thread's in-flight slot. */
     {.key = "stats", .label = "2 statistics on", .base_label = "direct", .base = loop_direct, .cand = loop_guarded,
-     .on = stats_on, .off = stats_off, .max_added_ns = 25.0, .max_added_ir = 60},
+     .on = stats_on, .off = stats_off, .max_added_ns = 25.0, .max_added_ir = 60, .ir_over_idle = 1},
     {.key = "serialized", .label = "3 serialized, uncontended", .base_label = "direct", .base = loop_direct,
      .cand = loop_guarded, .on = serialize_on, .off = serialize_off},
     {.key = "trace", .label = "5 trace on (--trace)", .base_label = "statistics on", .base = loop_guarded,
@@ -363,9 +364,11 @@ static void print_table(int have_ir)
                ratio);
         if (have_ir) printf(" %8.1f %8.1f %7.1f", w->ir_base, w->ir_cand, added_ir);
         if (w->max_added_ns > 0) {
-            int met = w->ns_added <= w->max_added_ns && (!have_ir || added_ir <= w->max_added_ir);
+            /* Instruction counts are whole numbers per call: round off the loop's remainder. */
+            double over = w->ir_over_idle ? w->ir_cand - rows[0].ir_cand : added_ir;
+            int met = w->ns_added <= w->max_added_ns && (!have_ir || (long)(over + 0.5) <= (long)w->max_added_ir);
             printf("  <= %.0f ns", w->max_added_ns);
-            if (have_ir) printf(", <= %.0f Ir", w->max_added_ir);
+            if (have_ir) printf(", <= %.0f Ir%s", w->max_added_ir, w->ir_over_idle ? " over row 1" : "");
             printf(": %s", met ? "met" : "MISSED");
         } else if (w->max_ratio > 0) {
             printf("  <= %.1fx: %s", w->max_ratio, ratio <= w->max_ratio ? "met" : "MISSED");

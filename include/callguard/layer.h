@@ -9,13 +9,21 @@
  *
  * `direct` holds the real function only while the site has nothing to do
  * (resolved, no statistics, no lock, no runtime transition). Otherwise the
- * wrapper packs its arguments into a frame and calls cg_call(), which does
- * the nesting check, the lock, the runtime transition and the bookkeeping,
- * and calls back the generated thunk to make the real call.
+ * wrapper jumps to its out-of-line rest, which asks cg_enter() whether the
+ * call can take a short path (statistics counted, the CPython GIL left, or
+ * both, and nothing else: the site's precomputed `mode`); if so it makes
+ * the real call itself and then calls cg_leave(), with no frame and no
+ * thunk. Else (a lock, thread rules, another runtime's adapter, a call
+ * nested in another, the first call of a site) it packs its arguments into
+ * a frame and calls cg_call(), the general path, which does the nesting
+ * check, the lock, the runtime transition and the bookkeeping, and calls
+ * back the generated thunk to make the real call.
  *
  * Names. A generated layer's own names (its site table cgl_sites, site
  * indices CGL_<entry point>, frames struct cgl_fr_<entry point>, thunks
- * cgl_th_<entry point>, the descriptor cgl_layer, cgl_result_name, ...) are
+ * cgl_th_<entry point>, the short paths cgl_sl_<entry point> and the
+ * general path cgl_gp_<entry point> of each wrapper, the descriptor
+ * cgl_layer, cgl_result_name, ...) are
  * prefixed cgl_ / CGL_: static to the layer, never to be confused with the
  * public cg_ API of callguard.h. What this header declares is the cg_ ABI
  * between layers and libcallguard. CG_LIBRARY_PATH_<API> is set by the
@@ -73,8 +81,12 @@ extern "C" {
  * 4: a thunk returns the result code itself (not 0/1); each site's default
  * lists the codes that report a state; the layer maps code names back.
  * 5: a layer's driver identity for the quirks file (cg_identity,
- * cg_layer_identify, cg_real_function). */
-#define CG_LAYER_ABI 5
+ * cg_layer_identify, cg_real_function).
+ * 6: the wrapper makes the real call itself on the common paths, between
+ * cg_enter and cg_leave (no frame, no thunk); cg_site gains `mode`, which
+ * the runtime computes and cg_enter reads; the layer's own cgl_sl_<name>
+ * (the short paths) and cgl_gp_<name> (the frame and cg_call). */
+#define CG_LAYER_ABI 6
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -120,6 +132,10 @@ typedef struct cg_site {
     _Atomic uint32_t domain;         /* 0 = not serialized, else domain id + 1 */
     _Atomic uint32_t scope;          /* enum cg_scope */
     _Atomic uint32_t blocking;       /* 1 if the policy marks the site blocking */
+    /* filled in by the runtime whenever the site's policy or the
+     * configuration changes: which of cg_enter's paths the site takes (0:
+     * none, the wrapper goes to cg_call). Read by cg_enter alone. */
+    _Atomic uint32_t mode;
     const char *reason;              /* why it is blocking (static or interned) */
     struct cg_counters *ctr;         /* this site's statistics record */
     uint32_t base;                   /* index of the site whose policy/row this shares (itself if none) */
@@ -187,6 +203,37 @@ void cg_layer_register(cg_layer *layer);
 /* The slow path. Returns 0 when the thunk ran, -1 when the real function
  * could not be found (the wrapper then returns layer->missing_result). */
 int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
+
+/* The common paths, with no frame and no thunk: the wrapper calls
+ *
+ *     uintptr_t tok = cg_enter(site);
+ *     if (tok) {
+ *         r = real(args...);
+ *         if (r is success) cg_leave(tok); else cg_leave_code(tok, code of r);
+ *         return r;
+ *     }
+ *     ... the frame and cg_call ...
+ *
+ * cg_enter returns 0 when the call needs the general path (cg_call): a
+ * lock, thread rules, the site not resolved, the thread inside a guarded
+ * call, a configuration the short paths do not cover. Otherwise it has
+ * done the call's entry (counted it and marked the thread's slot, left the
+ * CPython GIL, or both), and the wrapper must call the site's `real`
+ * (non-NULL then) and then, on the same thread, cg_leave with the token
+ * when the result is the API's success or the function returns no result
+ * code, else cg_leave_code with the code a thunk would return (the code as
+ * an int, CG_RESULT_ZERO for a code of 0 where success is another value):
+ * success costs the runtime no test. Neither touches errno (CPython's re-entry keeps it): the
+ * real call's errno reaches the caller. GCC calls both through the GOT
+ * (noplt): one jump fewer each. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CG_NOPLT __attribute__((noplt))
+#else
+#define CG_NOPLT
+#endif
+CG_NOPLT uintptr_t cg_enter(cg_site *site);
+CG_NOPLT void cg_leave(uintptr_t token);
+CG_NOPLT void cg_leave_code(uintptr_t token, int code);
 
 /* Resolves the real function of a pass-through name (never NULL: the
  * layer's passthrough_missing is returned instead). */

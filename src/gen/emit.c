@@ -318,7 +318,7 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fputs("};\n", out);
     emit_rules(out, f);
 
-    /* The thunk: the real call, made by cg_call() on the slow path. */
+    /* The thunk: the real call, made by cg_call() on the general path. */
     fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);
     fprintf(out, "    struct cgl_fr_%s *cgl_f = cgl_frame;\n", n);
     if (f->ret_void && f->nparams == 0)
@@ -336,19 +336,8 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     else
         fputs("    return 0;\n}\n", out);
 
-    /* The wrapper: the fast path, else the frame through cg_call(). A
-     * hand-written wrapper calls this body as cgl_guarded_NAME. */
-    if (f->hand)
-        fprintf(out, "static __attribute__((unused)) %s\n{\n", f->guarded_head);
-    else
-        fprintf(out, "CG_EXPORT %s\n{\n", f->decl_head);
-    fprintf(out,
-            "    __typeof__(%s) *cgl_fn = (__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].direct, "
-            "memory_order_relaxed);\n",
-            n, n, n);
-    fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
-    emit_args(out, f, "");
-    fputs(f->ret_void ? "); return; }\n" : ");\n", out);
+    /* The general path, out of line: its frame is not on the short paths' stack. */
+    fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->general_head);
     /* Designated: the members left out (cgl_ret) start at zero without -Wextra's complaint.
      * A result code starts as the missing-library result: what the wrapper returns when
      * cg_call() finds no real function, so it returns cgl_ret without testing cg_call's. */
@@ -386,6 +375,52 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     }
     free(call);
     free(key);
+
+    /* The short paths (layer.h, cg_enter), after the wrapper's fast path and
+     * out of line: the registers it keeps across cg_enter are saved here,
+     * not on the fast path. The real call is made here, between cg_enter
+     * and cg_leave, with no frame and no thunk; the code given to cg_leave
+     * is what the thunk returns. Else the general path, a tail call. */
+    fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
+    fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
+    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
+                           n, n);
+    if (f->ret_void)
+        fprintf(out, "        %s(", real);
+    else
+        fprintf(out, "        %s = %s(", f->ret_member, real);
+    emit_args(out, f, "");
+    fputs(");\n", out);
+    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk would return. */
+    if (f->ret_result)
+        fprintf(out,
+                "        if (CG_LIKELY(cgl_ret == %s))\n            cg_leave(cgl_tok);\n        else\n"
+                "            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);\n",
+                p->success);
+    else
+        fputs("        cg_leave(cgl_tok);\n", out);
+    fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
+    free(real);
+    fprintf(out, "    %scgl_gp_%s(", f->ret_void ? "" : "return ", n);
+    emit_args(out, f, "");
+    fputs(");\n}\n", out);
+
+    /* The wrapper: the fast path, else the rest (cgl_sl_NAME, a tail call). A
+     * hand-written wrapper calls this body as cgl_guarded_NAME. */
+    if (f->hand)
+        fprintf(out, "static __attribute__((unused)) %s\n{\n", f->guarded_head);
+    else
+        fprintf(out, "CG_EXPORT %s\n{\n", f->decl_head);
+    fprintf(out,
+            "    __typeof__(%s) *cgl_fn = (__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].direct, "
+            "memory_order_relaxed);\n",
+            n, n, n);
+    fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
+    emit_args(out, f, "");
+    fputs(f->ret_void ? "); return; }\n" : ");\n", out);
+    fprintf(out, "    %scgl_sl_%s(", f->ret_void ? "" : "return ", n);
+    emit_args(out, f, "");
+    fputs(");\n}\n", out);
 }
 
 static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)

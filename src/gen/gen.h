@@ -105,10 +105,13 @@ typedef struct gen_func {
     char *ret_member; /* the frame's `cg_ret` member (a parameter may be named ret), declared with the return type */
     int ret_void;
     int ret_scalar;  /* (T)0 is a valid expression of the return type */
+    int ret_word;    /* an integer, enum or pointer that fits a uintptr_t: returned through cg_leave */
     int ret_result;  /* returns the policy's result type: error-checked */
     char *callconv;  /* calling-convention macro written before the name, or NULL */
     char *decl_head; /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
     char *guarded_head; /* the same, named cgl_guarded_NAME: the body of a hand-written wrapper's guarded call */
+    char *slow_head;    /* the same, named cgl_sl_NAME: the short paths (cg_enter), after the wrapper's fast path */
+    char *general_head; /* the same, named cgl_gp_NAME: the general path (the frame and cg_call) */
     char *base;         /* the entry point whose policy and report row this one shares, or NULL */
     int hand;           /* wrapper = hand (its own or its base's section): the exported wrapper is hand-written */
     int forward;        /* wrapper = forward: no site; forwarded untouched like a pass-through name */

@@ -460,6 +460,11 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     f->ret_void = ret_can.kind == CXType_Void;
     f->ret_scalar = !f->ret_void && ret_can.kind != CXType_Record;
     f->ret_result = returns_result(c, ret);
+    /* An integer, enum or pointer of at most a word: passed through cg_leave (layer.h). */
+    f->ret_word = (ret_can.kind == CXType_Pointer || ret_can.kind == CXType_Enum ||
+                   (ret_can.kind >= CXType_Bool && ret_can.kind <= CXType_LongLong && ret_can.kind != CXType_Char16 &&
+                    ret_can.kind != CXType_Char32 && ret_can.kind != CXType_WChar && ret_can.kind != CXType_UInt128)) &&
+                  clang_Type_getSizeOf(ret_can) > 0 && clang_Type_getSizeOf(ret_can) <= 8;
     f->callconv = calling_convention(c, cur, f->name);
 
     int n = clang_Cursor_getNumArguments(cur);
@@ -490,6 +495,12 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     free(inner);
     inner = xasprintf("cgl_guarded_%s(%s)", f->name, f->nparams ? list : "void");
     f->guarded_head = declare(ret, inner);
+    free(inner);
+    inner = xasprintf("cgl_sl_%s(%s)", f->name, f->nparams ? list : "void");
+    f->slow_head = declare(ret, inner);
+    free(inner);
+    inner = xasprintf("cgl_gp_%s(%s)", f->name, f->nparams ? list : "void");
+    f->general_head = declare(ret, inner);
     free(inner);
     free(list);
 }
@@ -962,6 +973,8 @@ static void gen_func_free(gen_func *f)
     free(f->callconv);
     free(f->decl_head);
     free(f->guarded_head);
+    free(f->slow_head);
+    free(f->general_head);
     free(f->base);
     free(f->rules);
 }

@@ -92,21 +92,36 @@ static inline int cgi_nested(void)
     return cgi_depth > 0 || (in && in != &cgi_no_counters);
 }
 
+/* The site whose statistics record is `c` (the base of its variants): a
+ * short path keeps no site, and needs one only to record a stall. Without
+ * the configuration lock (a stall is recorded while the thread may hold its
+ * runtime): layers are only ever added, each published with release
+ * (layer_register.c) after its sites were filled in. */
+static cg_site *cgi_site_of_counters(const cg_counters *c)
+{
+    for (cg_layer *l = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE); l; l = l->next)
+        for (unsigned i = 0; i < l->nsites; i++)
+            if (l->sites[i].ctr == c) return &l->sites[l->sites[i].base];
+    return NULL;
+}
+
 /* After a counted call made without leaving the runtime: did the thread
  * hold its runtime throughout? It holds it now exactly when it held it on
  * entry, as nothing was left. When it did and the call lasted a stall's
- * length, the stall is counted and recorded. Out of line: it may read the
- * Python frame, and keeps errno for the caller. */
-__attribute__((noinline)) static int cgi_counted_held(cg_site *s, uint64_t t0, uint64_t ns)
+ * length, the stall is counted and recorded (s: the site, or NULL to find
+ * it from its record c). Out of line: it may read the Python frame, and
+ * keeps errno for the caller. */
+__attribute__((noinline)) static int cgi_counted_held(cg_site *s, cg_counters *c, uint64_t t0, uint64_t ns)
 {
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
     if (!ad) return 0;
     int saved = errno;
     int held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
     if (held && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&s->ctr->stalls, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&s->ctr->stall_ns, ns, memory_order_relaxed);
-        cgi_stall_record(s, ad, t0, ns, 0);
+        atomic_fetch_add_explicit(&c->stalls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->stall_ns, ns, memory_order_relaxed);
+        if (!s) s = cgi_site_of_counters(c);
+        if (s) cgi_stall_record(s, ad, t0, ns, 0);
     }
     errno = saved;
     return held;
@@ -116,7 +131,7 @@ __attribute__((noinline)) static int cgi_counted_held(cg_site *s, uint64_t t0, u
  * runtime was held. */
 __attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, uint64_t t0, uint64_t ns, int err)
 {
-    int held = cgi_counted_held(s, t0, ns);
+    int held = cgi_counted_held(s, c, t0, ns);
     return cgi_trace_call(c, t0, ns, 0, err, held);
 }
 
@@ -162,7 +177,7 @@ static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg
         return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
     }
     if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
-        cgi_counted_held(s, t0, ns);
+        cgi_counted_held(s, s->ctr, t0, ns);
     return 0;
 }
 
@@ -421,3 +436,175 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     }
     return cgi_call_guarded(s, key, thunk, args);
 }
+
+/* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------
+ * The wrapper makes the real call itself between the two. The token says
+ * what cg_enter did, so cg_leave reads no configuration to undo it: its low
+ * 3 bits are a tag (slots are 64-byte aligned; a PyThreadState is a C
+ * struct of pointers, at least 8-byte aligned), the rest a pointer. */
+enum {
+    CGI_TOK_COUNTED = 0, /* slot: counted (CGI_MODE_COUNTED, or COUNTED_PY holding nothing) */
+    CGI_TOK_TRACED = 2,  /* slot | 2: counted and recorded on the timeline */
+    CGI_TOK_LEAN = 4,    /* thread state | 4: the GIL left, nothing counted */
+    CGI_TOK_LEFT = 5,    /* thread state | 5: counted with the GIL left (this thread's slot) */
+    CGI_TOK_NOTHING = 6, /* nothing to undo (lean, the GIL not this thread's) */
+    CGI_TOK_TAG = 7
+};
+
+/* Counts the call in and marks the slot (the in-flight record), as
+ * cgi_call_counted does before its call. */
+static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
+{
+    cg_counters *c = s->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    atomic_store_explicit(&slot->counters, c, memory_order_release);
+}
+
+/* cgi_call_counted after its call, for any result. No errno is touched
+ * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
+ * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
+ * where there is none, or it was left, nothing is recorded. */
+static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int traced)
+{
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (err != 0) {
+        err = cgi_stats_result(c, err);
+        c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    }
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    if (traced) {
+        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
+            (void)cgi_trace_held(NULL, c, t0, ns, err);
+        else
+            (void)cgi_trace_call(c, t0, ns, 0, err, 0);
+        return;
+    }
+    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
+}
+
+/* The modes after the commonest, out of line. */
+__attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
+{
+    if (mode == CGI_MODE_NONE) return 0; /* first: the general path pays least */
+    if (mode == CGI_MODE_LEAN) {
+        /* The interpreter not looked up when the mode was computed:
+         * holds() looks it up; then the site gets the mode for it. */
+        if (cgi_depth != 0) return 0;
+        int held = cgi_py_holds();
+        uint32_t lean = CGI_MODE_LEAN, want = cgi_mode_lean();
+        if (want != CGI_MODE_LEAN)
+            atomic_compare_exchange_strong_explicit(&s->mode, &lean, want, memory_order_release, memory_order_relaxed);
+        return held ? (uintptr_t)cgi_py.save() | CGI_TOK_LEAN : CGI_TOK_NOTHING;
+    }
+    if (mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
+    cgi_slot *slot = cgi_my_slot;
+    if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+    if (mode == CGI_MODE_COUNTED_PY) {
+        /* As cgi_call_counted_left: a call that holds nothing is counted and
+         * no stall; else the clock starts once the GIL is left. */
+        if (!cgi_py_holds()) {
+            cgi_enter_counted(s, slot);
+            return (uintptr_t)slot | CGI_TOK_COUNTED;
+        }
+        void *ts = cgi_py.save();
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)ts | CGI_TOK_LEFT;
+    }
+    cgi_enter_counted(s, slot);
+    return (uintptr_t)slot | CGI_TOK_TRACED;
+}
+
+uintptr_t cg_enter(cg_site *s)
+{
+    uint32_t mode = atomic_load_explicit(&s->mode, memory_order_acquire);
+    if (__builtin_expect(mode == CGI_MODE_COUNTED, 1)) {
+        cgi_slot *slot = cgi_my_slot;
+        /* Inside a call already (nested, or no slot of its own yet): cg_call. */
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)slot;
+    }
+    /* cg_call's lean path: not inside a guarded call that may hold a lock;
+     * the GIL left when this thread holds it (python.h). The mode says
+     * which interpreter it is. */
+    if (mode == CGI_MODE_LEAN_PT) {
+        if (cgi_depth != 0) return 0;
+        if (__builtin_expect(cgi_py_holds_per_thread(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
+        return CGI_TOK_NOTHING;
+    }
+    if (mode == CGI_MODE_LEAN_SH) {
+        if (cgi_depth != 0) return 0;
+        if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
+        return CGI_TOK_NOTHING;
+    }
+    return cgi_enter_other(s, mode);
+}
+
+/* Out of line: a call longer than any before at its site, or as long as a
+ * stall. */
+__attribute__((noinline)) static void cgi_leave_long(cg_counters *c, uint64_t t0, uint64_t ns)
+{
+    cgi_max_loop(c, ns);
+    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
+}
+
+/* Everything but a successful COUNTED call and the lean path. */
+__attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
+{
+    void *p = (void *)(tok & ~(uintptr_t)CGI_TOK_TAG);
+    switch (tok & CGI_TOK_TAG) {
+    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, 0); return;
+    case CGI_TOK_TRACED: cgi_leave_counted(p, code, 1); return;
+    case CGI_TOK_LEAN: cgi_py.restore(p); return;
+    case CGI_TOK_LEFT:
+        /* The clock stops before re-entering (TRAPS: CPython may never
+         * return from it at exit). The slot is this thread's, as on entry;
+         * the call held nothing, so it is no stall. */
+        {
+            cgi_slot *slot = cgi_my_slot;
+            cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+            if (code) code = cgi_stats_result(c, code);
+            uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
+            atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+            atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+            if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+        }
+        cgi_py.restore(p);
+        return;
+    default: return; /* CGI_TOK_NOTHING */
+    }
+}
+
+void cg_leave(uintptr_t tok)
+{
+    if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED, 1)) {
+        /* A successful counted call: cgi_leave_counted's success path, a
+         * leaf but for its rare tail call (a call longer than any before
+         * at its site, or as long as a stall). */
+        cgi_slot *slot = (cgi_slot *)tok;
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+        uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+        uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+        atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+        atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+        if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
+            __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
+            cgi_leave_long(c, t0, ns);
+        return;
+    }
+    /* (Not `(tok & CGI_TOK_TAG) == CGI_TOK_LEAN`: GCC would then compute the tag
+     * for the test above too, one instruction more on the counted path.) */
+    if (((tok - CGI_TOK_LEAN) & CGI_TOK_TAG) == 0) {
+        /* The lean path's re-entry (CPython keeps errno across it). */
+        cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
+        return;
+    }
+    cgi_leave_other(tok, 0);
+}
+
+void cg_leave_code(uintptr_t tok, int code) { cgi_leave_other(tok, code); }

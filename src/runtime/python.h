@@ -47,15 +47,20 @@ CGI_HIDDEN int cgi_py_holds_slow(void);
  *          PyGILState_Check does, without its two early "return 1"s (no
  *          key yet: covered by Py_IsInitialized; checks disabled once a
  *          subinterpreter exists: there it would say 1 on any thread). */
+static inline int cgi_py_holds_per_thread(void) { return cgi_py.is_initialized() && cgi_py.unchecked_get() != NULL; }
+
+static inline int cgi_py_holds_shared(void)
+{
+    if (!cgi_py.is_initialized()) return 0;
+    void *cur = cgi_py.unchecked_get();
+    return cur && cur == cgi_py.this_thread_state();
+}
+
 static inline int cgi_py_holds(void)
 {
     int st = atomic_load_explicit(&cgi_py.state, memory_order_acquire);
-    if (__builtin_expect(st == CGI_PY_PER_THREAD, 1)) return cgi_py.is_initialized() && cgi_py.unchecked_get() != NULL;
-    if (st == CGI_PY_SHARED) {
-        if (!cgi_py.is_initialized()) return 0;
-        void *cur = cgi_py.unchecked_get();
-        return cur && cur == cgi_py.this_thread_state();
-    }
+    if (__builtin_expect(st == CGI_PY_PER_THREAD, 1)) return cgi_py_holds_per_thread();
+    if (st == CGI_PY_SHARED) return cgi_py_holds_shared();
     if (st == CGI_PY_UNKNOWN) return cgi_py_holds_slow();
     return 0;
 }

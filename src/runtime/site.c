@@ -19,7 +19,7 @@ pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 cg_layer *cgi_layers;
 
 /* The shortest path of cg_call the configuration allows (site.h). */
-void cgi_path_refresh(void)
+static int cgi_path_compute(void)
 {
     const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
     int active = ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE;
@@ -36,7 +36,54 @@ void cgi_path_refresh(void)
         else if (ad == &cgi_cpython_adapter)
             path = CGI_PATH_COUNTED_PY;
     }
+    return path;
+}
+
+/* Does the site's policy say its calls leave the runtime? */
+static int cgi_site_wants_leave(const cg_site *s)
+{
+    uint32_t t = atomic_load(&s->transition);
+    return t == CG_TRANSITION_ALWAYS || (t == CG_TRANSITION_BLOCKING && atomic_load(&s->blocking));
+}
+
+uint32_t cgi_mode_lean(void)
+{
+    int st = atomic_load_explicit(&cgi_py.state, memory_order_acquire);
+    return st == CGI_PY_PER_THREAD ? CGI_MODE_LEAN_PT : st == CGI_PY_SHARED ? CGI_MODE_LEAN_SH : CGI_MODE_LEAN;
+}
+
+/* The site's mode under `path` (site.h): the checks cg_call makes on each
+ * call of its short paths, made once here. */
+static uint32_t cgi_site_mode(const cg_site *s, int path)
+{
+    if (!atomic_load(&s->real) || atomic_load(&s->domain)) return CGI_MODE_NONE;
+    switch (path) {
+    case CGI_PATH_COUNTED: return CGI_MODE_COUNTED;
+    case CGI_PATH_TRACED: return CGI_MODE_TRACED;
+    case CGI_PATH_DETECT: return CGI_MODE_COUNTED;
+    case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : CGI_MODE_COUNTED;
+    case CGI_PATH_PY: return cgi_site_wants_leave(s) ? cgi_mode_lean() : CGI_MODE_NONE;
+    }
+    return CGI_MODE_NONE;
+}
+
+/* Release: a thread that reads the mode sees the site resolved (cg_enter
+ * reads it with acquire, the wrapper then reads `real`). */
+static void cgi_mode_set(cg_site *s, int path)
+{
+    atomic_store_explicit(&s->mode, cgi_site_mode(s, path), memory_order_release);
+}
+
+void cgi_path_refresh(void)
+{
+    int path = cgi_path_compute();
+    if (path == atomic_load(&cgi_cfg.path)) return;
+    /* A call racing this reads each site's mode before or after its store:
+     * it takes a path one of the two configurations allows, as a call
+     * racing a change always did (it finishes the way it started). */
     atomic_store(&cgi_cfg.path, path);
+    for (cg_layer *l = cgi_layers; l; l = l->next)
+        for (unsigned i = 0; i < l->nsites; i++) cgi_mode_set(&l->sites[i], path);
 }
 
 void cgi_site_refresh(cg_site *s)
@@ -48,13 +95,11 @@ void cgi_site_refresh(cg_site *s)
     int idle = real != NULL && !atomic_load(&cgi_cfg.stats_on) && dom == 0;
     if (idle) {
         const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
-        if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE) {
-            uint32_t t = atomic_load(&s->transition);
-            if (t == CG_TRANSITION_ALWAYS || (t == CG_TRANSITION_BLOCKING && atomic_load(&s->blocking))) idle = 0;
-        }
+        if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE && cgi_site_wants_leave(s)) idle = 0;
     }
     atomic_store_explicit(&s->direct, idle ? real : NULL, memory_order_release);
     cgi_path_refresh();
+    cgi_mode_set(s, atomic_load(&cgi_cfg.path));
 }
 
 void cgi_refresh_all(void)

@@ -35,7 +35,28 @@ enum {
                            * timeline: CGI_PATH_DETECT, leaving CPython where the site says */
     CGI_PATH_PY,          /* no statistics, the built-in CPython adapter active: leave it */
 };
-/* Recomputes cgi_cfg.path. Caller holds cgi_cfg_lock. */
+/* A site's `mode` (layer.h): which of cg_enter's short paths it takes,
+ * computed from cgi_cfg.path and the site's own policy whenever either
+ * changes, so cg_enter reads one word. Each but NONE means: resolved, not
+ * serialized, no thread rules; the thread is still checked (not inside a
+ * guarded call). */
+enum {
+    CGI_MODE_NONE = 0,      /* cg_call */
+    CGI_MODE_COUNTED = 1,   /* CGI_PATH_COUNTED, CGI_PATH_DETECT, or CGI_PATH_COUNTED_PY where the
+                             * site stays in CPython: counted; a call as long as a stall asks the
+                             * adapter, if any, whether the runtime was held */
+    CGI_MODE_TRACED = 3,    /* CGI_PATH_TRACED */
+    CGI_MODE_LEAN = 4,       /* CGI_PATH_PY, the site leaves CPython (the interpreter not looked up yet) */
+    CGI_MODE_COUNTED_PY = 5, /* CGI_PATH_COUNTED_PY, the site leaves CPython */
+    CGI_MODE_LEAN_PT = 6,    /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */
+    CGI_MODE_LEAN_SH = 7     /* CGI_MODE_LEAN, the interpreter known to keep one for the process (<= 3.11) */
+};
+/* The lean mode for the interpreter as far as it is known (python.h): a
+ * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and
+ * cg_enter may upgrade a site's LEAN to them at any time. */
+CGI_HIDDEN uint32_t cgi_mode_lean(void);
+/* Recomputes cgi_cfg.path, and every site's mode when it changed. Caller
+ * holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_path_refresh(void);
 /* Finds a site (the base of its variants) by name; NULL if none. */
 CGI_HIDDEN cg_site *cgi_site_find(const char *name);

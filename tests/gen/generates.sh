@@ -78,6 +78,8 @@ gen_forwards_passthrough_names() {
     # (-z defs: nothing left undefined but libcallguard's calls, stubbed here.)
     printf '%s\n' '#include <callguard/layer.h>' 'void cg_layer_register(cg_layer *l) { (void)l; }' \
         'int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }' \
+        'uintptr_t cg_enter(cg_site *s) { (void)s; return 0; }' \
+        'void cg_leave(uintptr_t t) { (void)t; }' 'void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }' \
         'void *cg_resolve_passthrough(cg_layer *l, const char *n) { (void)l, (void)n; return 0; }' >"$WORK/stubs.c"
     "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
         -Wl,-z,defs -I "$INCLUDE" -I . "$out" "$WORK/stubs.c" -ldl -o "$WORK/libcg_plain.so" \

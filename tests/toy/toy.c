@@ -136,6 +136,12 @@ int32_t toyNop(int32_t x) { return x; }
 
 void toyTouch(const void *p) { (void)p; }
 
+toy_result_t toySetErrno(int32_t err, toy_result_t result)
+{
+    errno = err;
+    return result;
+}
+
 toy_result_t toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
     if (!valid(device) || !callback) return TOY_ERROR_INVALID_VALUE;

@@ -54,6 +54,8 @@ TOY_API toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callbac
 TOY_API toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats);
 TOY_API toy_result_t TOY_APICALL toyResetStats(void);
 TOY_API toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3]);
+/* Sets errno to `err` and returns `result`: errno and results through the layer. */
+TOY_API toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result);
 /* toyCompile with flags (none defined: 0); the same compiler, so the same race. */
 TOY_API toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us,
                                                uint32_t flags, toy_program_t *program);

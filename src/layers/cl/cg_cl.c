@@ -605,13 +605,30 @@ static int cgl_th_clGetPlatformIDs(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
+{
+    struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformIDs]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
+}
 static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
-    struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
 
 /* clGetPlatformInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -630,13 +647,30 @@ static int cgl_th_clGetPlatformInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetPlatformInfo) *cgl_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetDeviceIDs: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -655,13 +689,30 @@ static int cgl_th_clGetDeviceIDs(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
+{
+    struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceIDs]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
     __typeof__(clGetDeviceIDs) *cgl_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, device_type, num_entries, devices, num_devices);
-    struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
 }
 
 /* clGetDeviceInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -680,13 +731,30 @@ static int cgl_th_clGetDeviceInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetDeviceInfo) *cgl_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clCreateSubDevices: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -705,13 +773,30 @@ static int cgl_th_clCreateSubDevices(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
+{
+    struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubDevices]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
     __typeof__(clCreateSubDevices) *cgl_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
-    struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
 }
 
 /* clRetainDevice: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -726,13 +811,30 @@ static int cgl_th_clRetainDevice(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id device)
+{
+    struct cgl_fr_clRetainDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id device)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainDevice]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainDevice(device);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
     __typeof__(clRetainDevice) *cgl_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_clRetainDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainDevice(device);
 }
 
 /* clReleaseDevice: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -747,13 +849,30 @@ static int cgl_th_clReleaseDevice(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id device)
+{
+    struct cgl_fr_clReleaseDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id device)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseDevice]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseDevice(device);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
     __typeof__(clReleaseDevice) *cgl_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
-    struct cgl_fr_clReleaseDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseDevice(device);
 }
 
 /* clSetDefaultDeviceCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -770,13 +889,30 @@ static int cgl_th_clSetDefaultDeviceCommandQueue(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
+{
+    struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
     __typeof__(clSetDefaultDeviceCommandQueue) *cgl_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, command_queue);
-    struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetDefaultDeviceCommandQueue(context, device, command_queue);
 }
 
 /* clGetDeviceAndHostTimer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -793,13 +929,30 @@ static int cgl_th_clGetDeviceAndHostTimer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
+{
+    struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
     __typeof__(clGetDeviceAndHostTimer) *cgl_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, device_timestamp, host_timestamp);
-    struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
 }
 
 /* clGetHostTimer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -815,13 +968,30 @@ static int cgl_th_clGetHostTimer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
+{
+    struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetHostTimer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetHostTimer(device, host_timestamp);
+}
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
     __typeof__(clGetHostTimer) *cgl_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, host_timestamp);
-    struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetHostTimer(device, host_timestamp);
 }
 
 /* clCreateContext: returns no result code: never an error; no handle key */
@@ -840,16 +1010,30 @@ static int cgl_th_clCreateContext(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clCreateContext) *cgl_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     struct cgl_fr_clCreateContext cgl_fr = {.properties = properties, .num_devices = num_devices, .devices = devices, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateContext], NULL, cgl_th_clCreateContext, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_context)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContext]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_context cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+}
+CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+{
+    __typeof__(clCreateContext) *cgl_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+    return cgl_sl_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
 }
 
 /* clCreateContextFromType: returns no result code: never an error; no handle key */
@@ -867,16 +1051,30 @@ static int cgl_th_clCreateContextFromType(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clCreateContextFromType) *cgl_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
     struct cgl_fr_clCreateContextFromType cgl_fr = {.properties = properties, .device_type = device_type, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateContextFromType], NULL, cgl_th_clCreateContextFromType, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_context)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContextFromType]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_context cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(properties, device_type, pfn_notify, user_data, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
+}
+CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
+{
+    __typeof__(clCreateContextFromType) *cgl_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
+    return cgl_sl_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
 }
 
 /* clRetainContext: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -891,13 +1089,30 @@ static int cgl_th_clRetainContext(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context context)
+{
+    struct cgl_fr_clRetainContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context context)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainContext]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainContext(context);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
     __typeof__(clRetainContext) *cgl_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
-    struct cgl_fr_clRetainContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainContext(context);
 }
 
 /* clReleaseContext: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -912,13 +1127,30 @@ static int cgl_th_clReleaseContext(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context context)
+{
+    struct cgl_fr_clReleaseContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context context)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseContext]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseContext(context);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
     __typeof__(clReleaseContext) *cgl_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
-    struct cgl_fr_clReleaseContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseContext(context);
 }
 
 /* clGetContextInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -937,13 +1169,30 @@ static int cgl_th_clGetContextInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetContextInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetContextInfo) *cgl_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clSetContextDestructorCallback: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -960,13 +1209,30 @@ static int cgl_th_clSetContextDestructorCallback(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
+{
+    struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetContextDestructorCallback]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
     __typeof__(clSetContextDestructorCallback) *cgl_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, pfn_notify, user_data);
-    struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetContextDestructorCallback(context, pfn_notify, user_data);
 }
 
 /* clCreateCommandQueueWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -983,16 +1249,30 @@ static int cgl_th_clCreateCommandQueueWithProperties(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateCommandQueueWithProperties) *cgl_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
     struct cgl_fr_clCreateCommandQueueWithProperties cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateCommandQueueWithProperties], (const void *)context, cgl_th_clCreateCommandQueueWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_command_queue)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(context, device, properties, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
+}
+CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
+{
+    __typeof__(clCreateCommandQueueWithProperties) *cgl_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    return cgl_sl_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
 }
 
 /* clRetainCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1007,13 +1287,30 @@ static int cgl_th_clRetainCommandQueue(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_queue command_queue)
+{
+    struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainCommandQueue]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainCommandQueue(command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
     __typeof__(clRetainCommandQueue) *cgl_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainCommandQueue(command_queue);
 }
 
 /* clReleaseCommandQueue: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1028,13 +1325,30 @@ static int cgl_th_clReleaseCommandQueue(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_queue command_queue)
+{
+    struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseCommandQueue]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseCommandQueue(command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
     __typeof__(clReleaseCommandQueue) *cgl_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseCommandQueue(command_queue);
 }
 
 /* clGetCommandQueueInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1053,13 +1367,30 @@ static int cgl_th_clGetCommandQueueInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetCommandQueueInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetCommandQueueInfo) *cgl_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clCreateBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1077,16 +1408,30 @@ static int cgl_th_clCreateBuffer(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateBuffer) *cgl_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, host_ptr, errcode_ret);
     struct cgl_fr_clCreateBuffer cgl_fr = {.context = context, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateBuffer], (const void *)context, cgl_th_clCreateBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(context, flags, size, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateBuffer) *cgl_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, host_ptr, errcode_ret);
+    return cgl_sl_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
 }
 
 /* clCreateSubBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1104,16 +1449,30 @@ static int cgl_th_clCreateSubBuffer(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSubBuffer) *cgl_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     struct cgl_fr_clCreateSubBuffer cgl_fr = {.buffer = buffer, .flags = flags, .buffer_create_type = buffer_create_type, .buffer_create_info = buffer_create_info, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateSubBuffer], (const void *)buffer, cgl_th_clCreateSubBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
+{
+    __typeof__(clCreateSubBuffer) *cgl_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    return cgl_sl_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
 }
 
 /* clCreateImage: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1132,16 +1491,30 @@ static int cgl_th_clCreateImage(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage) *cgl_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     struct cgl_fr_clCreateImage cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateImage], (const void *)context, cgl_th_clCreateImage, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateImage) *cgl_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    return cgl_sl_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 
 /* clCreatePipe: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1160,16 +1533,30 @@ static int cgl_th_clCreatePipe(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreatePipe) *cgl_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     struct cgl_fr_clCreatePipe cgl_fr = {.context = context, .flags = flags, .pipe_packet_size = pipe_packet_size, .pipe_max_packets = pipe_max_packets, .properties = properties, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreatePipe], (const void *)context, cgl_th_clCreatePipe, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreatePipe]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
+{
+    __typeof__(clCreatePipe) *cgl_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+    return cgl_sl_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
 }
 
 /* clCreateBufferWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1188,16 +1575,30 @@ static int cgl_th_clCreateBufferWithProperties(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateBufferWithProperties) *cgl_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, size, host_ptr, errcode_ret);
     struct cgl_fr_clCreateBufferWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateBufferWithProperties], (const void *)context, cgl_th_clCreateBufferWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBufferWithProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(context, properties, flags, size, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateBufferWithProperties) *cgl_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, size, host_ptr, errcode_ret);
+    return cgl_sl_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
 }
 
 /* clCreateImageWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1217,16 +1618,30 @@ static int cgl_th_clCreateImageWithProperties(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImageWithProperties) *cgl_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     struct cgl_fr_clCreateImageWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateImageWithProperties], (const void *)context, cgl_th_clCreateImageWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImageWithProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateImageWithProperties) *cgl_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+    return cgl_sl_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 
 /* clRetainMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1241,13 +1656,30 @@ static int cgl_th_clRetainMemObject(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
+{
+    struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainMemObject]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainMemObject(memobj);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
     __typeof__(clRetainMemObject) *cgl_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
-    struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainMemObject(memobj);
 }
 
 /* clReleaseMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1262,13 +1694,30 @@ static int cgl_th_clReleaseMemObject(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
+{
+    struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseMemObject]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseMemObject(memobj);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
     __typeof__(clReleaseMemObject) *cgl_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
-    struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseMemObject(memobj);
 }
 
 /* clGetSupportedImageFormats: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1288,13 +1737,30 @@ static int cgl_th_clGetSupportedImageFormats(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
+{
+    struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSupportedImageFormats]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
+}
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
     __typeof__(clGetSupportedImageFormats) *cgl_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
-    struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
 
 /* clGetMemObjectInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1313,13 +1779,30 @@ static int cgl_th_clGetMemObjectInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetMemObjectInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetMemObjectInfo) *cgl_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetImageInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1338,13 +1821,30 @@ static int cgl_th_clGetImageInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetImageInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetImageInfo) *cgl_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetPipeInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1363,13 +1863,30 @@ static int cgl_th_clGetPipeInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPipeInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetPipeInfo) *cgl_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clSetMemObjectDestructorCallback: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1386,13 +1903,30 @@ static int cgl_th_clSetMemObjectDestructorCallback(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
+{
+    struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
     __typeof__(clSetMemObjectDestructorCallback) *cgl_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, pfn_notify, user_data);
-    struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
 }
 
 /* clSVMAlloc: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1409,13 +1943,27 @@ static int cgl_th_clSVMAlloc(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment);
     return 0;
 }
+static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
+{
+    struct cgl_fr_clSVMAlloc cgl_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
+    (void)cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMAlloc]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(context, flags, size, alignment);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clSVMAlloc(context, flags, size, alignment);
+}
 CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
     __typeof__(clSVMAlloc) *cgl_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, alignment);
-    struct cgl_fr_clSVMAlloc cgl_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
-    (void)cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSVMAlloc(context, flags, size, alignment);
 }
 
 /* clSVMFree: returns void; keyed by its first parameter (a handle) */
@@ -1429,12 +1977,26 @@ static int cgl_th_clSVMFree(void *cgl_frame)
     ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(cgl_f->context, cgl_f->svm_pointer);
     return 0;
 }
+static __attribute__((noinline)) void cgl_gp_clSVMFree(cl_context context, void *svm_pointer)
+{
+    struct cgl_fr_clSVMFree cgl_fr = {.context = context, .svm_pointer = svm_pointer};
+    (void)cg_call(&cgl_sites[CGL_clSVMFree], (const void *)context, cgl_th_clSVMFree, &cgl_fr);
+}
+static __attribute__((noinline)) void cgl_sl_clSVMFree(cl_context context, void *svm_pointer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMFree]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(context, svm_pointer);
+        cg_leave(cgl_tok);
+        return;
+    }
+    cgl_gp_clSVMFree(context, svm_pointer);
+}
 CG_EXPORT void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer)
 {
     __typeof__(clSVMFree) *cgl_fn = (__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(context, svm_pointer); return; }
-    struct cgl_fr_clSVMFree cgl_fr = {.context = context, .svm_pointer = svm_pointer};
-    (void)cg_call(&cgl_sites[CGL_clSVMFree], (const void *)context, cgl_th_clSVMFree, &cgl_fr);
+    cgl_sl_clSVMFree(context, svm_pointer);
 }
 
 /* clCreateSamplerWithProperties: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1450,16 +2012,30 @@ static int cgl_th_clCreateSamplerWithProperties(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSamplerWithProperties) *cgl_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, sampler_properties, errcode_ret);
     struct cgl_fr_clCreateSamplerWithProperties cgl_fr = {.context = context, .sampler_properties = sampler_properties, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateSamplerWithProperties], (const void *)context, cgl_th_clCreateSamplerWithProperties, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_sampler)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSamplerWithProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_sampler cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(context, sampler_properties, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
+}
+CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
+{
+    __typeof__(clCreateSamplerWithProperties) *cgl_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, sampler_properties, errcode_ret);
+    return cgl_sl_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
 }
 
 /* clRetainSampler: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1474,13 +2050,30 @@ static int cgl_th_clRetainSampler(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sampler)
+{
+    struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sampler)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainSampler]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainSampler(sampler);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
     __typeof__(clRetainSampler) *cgl_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
-    struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainSampler(sampler);
 }
 
 /* clReleaseSampler: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1495,13 +2088,30 @@ static int cgl_th_clReleaseSampler(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampler)
+{
+    struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampler)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseSampler]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseSampler(sampler);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
     __typeof__(clReleaseSampler) *cgl_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
-    struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseSampler(sampler);
 }
 
 /* clGetSamplerInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1520,13 +2130,30 @@ static int cgl_th_clGetSamplerInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSamplerInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetSamplerInfo) *cgl_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clCreateProgramWithSource: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1544,16 +2171,30 @@ static int cgl_th_clCreateProgramWithSource(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithSource) *cgl_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, count, strings, lengths, errcode_ret);
     struct cgl_fr_clCreateProgramWithSource cgl_fr = {.context = context, .count = count, .strings = strings, .lengths = lengths, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateProgramWithSource], (const void *)context, cgl_th_clCreateProgramWithSource, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithSource]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(context, count, strings, lengths, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
+}
+CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
+{
+    __typeof__(clCreateProgramWithSource) *cgl_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, count, strings, lengths, errcode_ret);
+    return cgl_sl_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
 }
 
 /* clCreateProgramWithBinary: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1573,16 +2214,30 @@ static int cgl_th_clCreateProgramWithBinary(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithBinary) *cgl_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     struct cgl_fr_clCreateProgramWithBinary cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .lengths = lengths, .binaries = binaries, .binary_status = binary_status, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateProgramWithBinary], (const void *)context, cgl_th_clCreateProgramWithBinary, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBinary]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+}
+CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
+{
+    __typeof__(clCreateProgramWithBinary) *cgl_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+    return cgl_sl_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
 }
 
 /* clCreateProgramWithBuiltInKernels: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1600,16 +2255,30 @@ static int cgl_th_clCreateProgramWithBuiltInKernels(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithBuiltInKernels) *cgl_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, kernel_names, errcode_ret);
     struct cgl_fr_clCreateProgramWithBuiltInKernels cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .kernel_names = kernel_names, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels], (const void *)context, cgl_th_clCreateProgramWithBuiltInKernels, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(context, num_devices, device_list, kernel_names, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
+}
+CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
+{
+    __typeof__(clCreateProgramWithBuiltInKernels) *cgl_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, kernel_names, errcode_ret);
+    return cgl_sl_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
 }
 
 /* clCreateProgramWithIL: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1626,16 +2295,30 @@ static int cgl_th_clCreateProgramWithIL(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
-    __typeof__(clCreateProgramWithIL) *cgl_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, il, length, errcode_ret);
     struct cgl_fr_clCreateProgramWithIL cgl_fr = {.context = context, .il = il, .length = length, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateProgramWithIL], (const void *)context, cgl_th_clCreateProgramWithIL, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithIL]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
+}
+CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
+{
+    __typeof__(clCreateProgramWithIL) *cgl_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, il, length, errcode_ret);
+    return cgl_sl_clCreateProgramWithIL(context, il, length, errcode_ret);
 }
 
 /* clRetainProgram: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1650,13 +2333,30 @@ static int cgl_th_clRetainProgram(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program program)
+{
+    struct cgl_fr_clRetainProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainProgram(program);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
     __typeof__(clRetainProgram) *cgl_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_clRetainProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainProgram(program);
 }
 
 /* clReleaseProgram: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1671,13 +2371,30 @@ static int cgl_th_clReleaseProgram(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program program)
+{
+    struct cgl_fr_clReleaseProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseProgram(program);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
     __typeof__(clReleaseProgram) *cgl_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_clReleaseProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseProgram(program);
 }
 
 /* clBuildProgram: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1697,13 +2414,30 @@ static int cgl_th_clBuildProgram(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clBuildProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     __typeof__(clBuildProgram) *cgl_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, pfn_notify, user_data);
-    struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 }
 
 /* clCompileProgram: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1726,13 +2460,30 @@ static int cgl_th_clCompileProgram(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCompileProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     __typeof__(clCompileProgram) *cgl_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-    struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 }
 
 /* clLinkProgram: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1754,16 +2505,30 @@ static int cgl_th_clLinkProgram(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
-    __typeof__(clLinkProgram) *cgl_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     struct cgl_fr_clLinkProgram cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_programs = num_input_programs, .input_programs = input_programs, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clLinkProgram], (const void *)context, cgl_th_clLinkProgram, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_program)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clLinkProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+}
+CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
+{
+    __typeof__(clLinkProgram) *cgl_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+    return cgl_sl_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
 
 /* clSetProgramReleaseCallback: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1780,13 +2545,30 @@ static int cgl_th_clSetProgramReleaseCallback(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramReleaseCallback]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     __typeof__(clSetProgramReleaseCallback) *cgl_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, pfn_notify, user_data);
-    struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetProgramReleaseCallback(program, pfn_notify, user_data);
 }
 
 /* clSetProgramSpecializationConstant: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1804,13 +2586,30 @@ static int cgl_th_clSetProgramSpecializationConstant(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
+{
+    struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
+}
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
     __typeof__(clSetProgramSpecializationConstant) *cgl_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, spec_id, spec_size, spec_value);
-    struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
 }
 
 /* clUnloadPlatformCompiler: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1825,13 +2624,30 @@ static int cgl_th_clUnloadPlatformCompiler(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platform_id platform)
+{
+    struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platform_id platform)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadPlatformCompiler]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clUnloadPlatformCompiler(platform);
+}
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
     __typeof__(clUnloadPlatformCompiler) *cgl_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform);
-    struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clUnloadPlatformCompiler(platform);
 }
 
 /* clGetProgramInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1850,13 +2666,30 @@ static int cgl_th_clGetProgramInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetProgramInfo) *cgl_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetProgramBuildInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1876,13 +2709,30 @@ static int cgl_th_clGetProgramBuildInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramBuildInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetProgramBuildInfo) *cgl_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clCreateKernel: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1898,16 +2748,30 @@ static int cgl_th_clCreateKernel(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
-    __typeof__(clCreateKernel) *cgl_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, kernel_name, errcode_ret);
     struct cgl_fr_clCreateKernel cgl_fr = {.program = program, .kernel_name = kernel_name, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateKernel], (const void *)program, cgl_th_clCreateKernel, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_kernel)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_kernel cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(program, kernel_name, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateKernel(program, kernel_name, errcode_ret);
+}
+CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
+{
+    __typeof__(clCreateKernel) *cgl_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, kernel_name, errcode_ret);
+    return cgl_sl_clCreateKernel(program, kernel_name, errcode_ret);
 }
 
 /* clCreateKernelsInProgram: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1925,13 +2789,30 @@ static int cgl_th_clCreateKernelsInProgram(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
+{
+    struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernelsInProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
     __typeof__(clCreateKernelsInProgram) *cgl_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_kernels, kernels, num_kernels_ret);
-    struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 }
 
 /* clCloneKernel: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -1949,16 +2830,30 @@ static int cgl_th_clCloneKernel(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(cgl_f->source_kernel, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
-    __typeof__(clCloneKernel) *cgl_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source_kernel, errcode_ret);
     struct cgl_fr_clCloneKernel cgl_fr = {.source_kernel = source_kernel, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCloneKernel], (const void *)source_kernel, cgl_th_clCloneKernel, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_kernel)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCloneKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_kernel cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(source_kernel, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCloneKernel(source_kernel, errcode_ret);
+}
+CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+    __typeof__(clCloneKernel) *cgl_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source_kernel, errcode_ret);
+    return cgl_sl_clCloneKernel(source_kernel, errcode_ret);
 }
 
 /* clRetainKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1973,13 +2868,30 @@ static int cgl_th_clRetainKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
+{
+    struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainKernel(kernel);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
     __typeof__(clRetainKernel) *cgl_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
-    struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainKernel(kernel);
 }
 
 /* clReleaseKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1994,13 +2906,30 @@ static int cgl_th_clReleaseKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
+{
+    struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseKernel(kernel);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
     __typeof__(clReleaseKernel) *cgl_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
-    struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseKernel(kernel);
 }
 
 /* clSetKernelArg: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2021,13 +2950,30 @@ static int cgl_th_clSetKernelArg(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
+{
+    struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArg]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
     __typeof__(clSetKernelArg) *cgl_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_size, arg_value);
-    struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 
 /* clSetKernelArgSVMPointer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2047,13 +2993,30 @@ static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
+{
+    struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
     __typeof__(clSetKernelArgSVMPointer) *cgl_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_value);
-    struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 
 /* clSetKernelExecInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2074,13 +3037,30 @@ static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
+{
+    struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelExecInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
     __typeof__(clSetKernelExecInfo) *cgl_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value);
-    struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
 }
 
 /* clGetKernelInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2099,13 +3079,30 @@ static int cgl_th_clGetKernelInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetKernelInfo) *cgl_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetKernelArgInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2125,13 +3122,30 @@ static int cgl_th_clGetKernelArgInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelArgInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetKernelArgInfo) *cgl_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetKernelWorkGroupInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2151,13 +3165,30 @@ static int cgl_th_clGetKernelWorkGroupInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetKernelWorkGroupInfo) *cgl_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clGetKernelSubGroupInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2179,13 +3210,30 @@ static int cgl_th_clGetKernelSubGroupInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetKernelSubGroupInfo) *cgl_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clWaitForEvents: returns the result type: checked; no handle key */
@@ -2201,13 +3249,30 @@ static int cgl_th_clWaitForEvents(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
+{
+    struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clWaitForEvents]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clWaitForEvents(num_events, event_list);
+}
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
     __typeof__(clWaitForEvents) *cgl_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_events, event_list);
-    struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clWaitForEvents(num_events, event_list);
 }
 
 /* clGetEventInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2226,13 +3291,30 @@ static int cgl_th_clGetEventInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetEventInfo) *cgl_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clCreateUserEvent: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -2247,16 +3329,30 @@ static int cgl_th_clCreateUserEvent(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(cgl_f->context, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
-    __typeof__(clCreateUserEvent) *cgl_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, errcode_ret);
     struct cgl_fr_clCreateUserEvent cgl_fr = {.context = context, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateUserEvent], (const void *)context, cgl_th_clCreateUserEvent, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_event)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateUserEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_event cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(context, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateUserEvent(context, errcode_ret);
+}
+CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+{
+    __typeof__(clCreateUserEvent) *cgl_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, errcode_ret);
+    return cgl_sl_clCreateUserEvent(context, errcode_ret);
 }
 
 /* clRetainEvent: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2271,13 +3367,30 @@ static int cgl_th_clRetainEvent(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
+{
+    struct cgl_fr_clRetainEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clRetainEvent(event);
+}
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
     __typeof__(clRetainEvent) *cgl_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
-    struct cgl_fr_clRetainEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clRetainEvent(event);
 }
 
 /* clReleaseEvent: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2292,13 +3405,30 @@ static int cgl_th_clReleaseEvent(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
+{
+    struct cgl_fr_clReleaseEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clReleaseEvent(event);
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
     __typeof__(clReleaseEvent) *cgl_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
-    struct cgl_fr_clReleaseEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clReleaseEvent(event);
 }
 
 /* clSetUserEventStatus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2314,13 +3444,30 @@ static int cgl_th_clSetUserEventStatus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event event, cl_int execution_status)
+{
+    struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event event, cl_int execution_status)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetUserEventStatus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetUserEventStatus(event, execution_status);
+}
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
     __typeof__(clSetUserEventStatus) *cgl_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, execution_status);
-    struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetUserEventStatus(event, execution_status);
 }
 
 /* clSetEventCallback: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2338,13 +3485,30 @@ static int cgl_th_clSetEventCallback(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
+{
+    struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetEventCallback]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
+}
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
     __typeof__(clSetEventCallback) *cgl_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, command_exec_callback_type, pfn_notify, user_data);
-    struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
 }
 
 /* clGetEventProfilingInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2363,13 +3527,30 @@ static int cgl_th_clGetEventProfilingInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventProfilingInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
+}
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     __typeof__(clGetEventProfilingInfo) *cgl_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
-    struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* clFlush: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2384,13 +3565,30 @@ static int cgl_th_clFlush(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_queue)
+{
+    struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFlush]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clFlush(command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
     __typeof__(clFlush) *cgl_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clFlush(command_queue);
 }
 
 /* clFinish: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2405,13 +3603,30 @@ static int cgl_th_clFinish(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command_queue)
+{
+    struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFinish]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clFinish(command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
     __typeof__(clFinish) *cgl_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clFinish(command_queue);
 }
 
 /* clEnqueueReadBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2434,13 +3649,30 @@ static int cgl_th_clEnqueueReadBuffer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueReadBuffer) *cgl_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueReadBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2468,13 +3700,30 @@ static int cgl_th_clEnqueueReadBufferRect(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBufferRect]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueReadBufferRect) *cgl_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueWriteBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2497,13 +3746,30 @@ static int cgl_th_clEnqueueWriteBuffer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueWriteBuffer) *cgl_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueWriteBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2531,13 +3797,30 @@ static int cgl_th_clEnqueueWriteBufferRect(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueWriteBufferRect) *cgl_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueFillBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2560,13 +3843,30 @@ static int cgl_th_clEnqueueFillBuffer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueFillBuffer) *cgl_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueCopyBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2589,13 +3889,30 @@ static int cgl_th_clEnqueueCopyBuffer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueCopyBuffer) *cgl_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueCopyBufferRect: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2622,13 +3939,30 @@ static int cgl_th_clEnqueueCopyBufferRect(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueCopyBufferRect) *cgl_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueReadImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2653,13 +3987,30 @@ static int cgl_th_clEnqueueReadImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueReadImage) *cgl_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueWriteImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2684,13 +4035,30 @@ static int cgl_th_clEnqueueWriteImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueWriteImage) *cgl_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueFillImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2712,13 +4080,30 @@ static int cgl_th_clEnqueueFillImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueFillImage) *cgl_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueCopyImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2741,13 +4126,30 @@ static int cgl_th_clEnqueueCopyImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueCopyImage) *cgl_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueCopyImageToBuffer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2770,13 +4172,30 @@ static int cgl_th_clEnqueueCopyImageToBuffer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueCopyImageToBuffer) *cgl_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueCopyBufferToImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2799,13 +4218,30 @@ static int cgl_th_clEnqueueCopyBufferToImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueCopyBufferToImage) *cgl_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueMapBuffer: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -2828,16 +4264,30 @@ static int cgl_th_clEnqueueMapBuffer(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    __typeof__(clEnqueueMapBuffer) *cgl_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     struct cgl_fr_clEnqueueMapBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_map = blocking_map, .map_flags = map_flags, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clEnqueueMapBuffer], (const void *)command_queue, cgl_th_clEnqueueMapBuffer, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (void *)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    __typeof__(clEnqueueMapBuffer) *cgl_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return cgl_sl_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
 /* clEnqueueMapImage: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -2862,16 +4312,30 @@ static int cgl_th_clEnqueueMapImage(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    __typeof__(clEnqueueMapImage) *cgl_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     struct cgl_fr_clEnqueueMapImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_map = blocking_map, .map_flags = map_flags, .origin = origin, .region = region, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clEnqueueMapImage], (const void *)command_queue, cgl_th_clEnqueueMapImage, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (void *)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    __typeof__(clEnqueueMapImage) *cgl_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return cgl_sl_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
 /* clEnqueueUnmapMemObject: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2891,13 +4355,30 @@ static int cgl_th_clEnqueueUnmapMemObject(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueUnmapMemObject) *cgl_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueMigrateMemObjects: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2918,13 +4399,30 @@ static int cgl_th_clEnqueueMigrateMemObjects(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueMigrateMemObjects) *cgl_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueNDRangeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2950,13 +4448,30 @@ static int cgl_th_clEnqueueNDRangeKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueNDRangeKernel) *cgl_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueNativeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2980,13 +4495,30 @@ static int cgl_th_clEnqueueNativeKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNativeKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueNativeKernel) *cgl_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueMarkerWithWaitList: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3004,13 +4536,30 @@ static int cgl_th_clEnqueueMarkerWithWaitList(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueMarkerWithWaitList) *cgl_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueBarrierWithWaitList: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3028,13 +4577,30 @@ static int cgl_th_clEnqueueBarrierWithWaitList(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueBarrierWithWaitList) *cgl_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMFree: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3056,13 +4622,30 @@ static int cgl_th_clEnqueueSVMFree(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMFree]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMFree) *cgl_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMMemcpy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3084,13 +4667,30 @@ static int cgl_th_clEnqueueSVMMemcpy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMMemcpy) *cgl_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMMemFill: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3112,13 +4712,30 @@ static int cgl_th_clEnqueueSVMMemFill(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemFill]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMMemFill) *cgl_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMMap: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3140,13 +4757,30 @@ static int cgl_th_clEnqueueSVMMap(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMap]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMMap) *cgl_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMUnmap: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3165,13 +4799,30 @@ static int cgl_th_clEnqueueSVMUnmap(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMUnmap]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMUnmap) *cgl_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clEnqueueSVMMigrateMem: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3193,13 +4844,30 @@ static int cgl_th_clEnqueueSVMMigrateMem(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueSVMMigrateMem) *cgl_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* clGetExtensionFunctionAddressForPlatform: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -3214,13 +4882,27 @@ static int cgl_th_clGetExtensionFunctionAddressForPlatform(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(cgl_f->platform, cgl_f->func_name);
     return 0;
 }
+static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
+{
+    struct cgl_fr_clGetExtensionFunctionAddressForPlatform cgl_fr = {.platform = platform, .func_name = func_name};
+    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(platform, func_name);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetExtensionFunctionAddressForPlatform(platform, func_name);
+}
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
     __typeof__(clGetExtensionFunctionAddressForPlatform) *cgl_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, func_name);
-    struct cgl_fr_clGetExtensionFunctionAddressForPlatform cgl_fr = {.platform = platform, .func_name = func_name};
-    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetExtensionFunctionAddressForPlatform(platform, func_name);
 }
 
 /* clSetCommandQueueProperty: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3238,13 +4920,30 @@ static int cgl_th_clSetCommandQueueProperty(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
+{
+    struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetCommandQueueProperty]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
+}
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
     __typeof__(clSetCommandQueueProperty) *cgl_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, properties, enable, old_properties);
-    struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
 }
 
 /* clCreateImage2D: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -3265,16 +4964,30 @@ static int cgl_th_clCreateImage2D(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage2D) *cgl_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     struct cgl_fr_clCreateImage2D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_row_pitch = image_row_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateImage2D], (const void *)context, cgl_th_clCreateImage2D, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage2D]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateImage2D) *cgl_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+    return cgl_sl_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
 }
 
 /* clCreateImage3D: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -3297,16 +5010,30 @@ static int cgl_th_clCreateImage3D(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    __typeof__(clCreateImage3D) *cgl_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     struct cgl_fr_clCreateImage3D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_depth = image_depth, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateImage3D], (const void *)context, cgl_th_clCreateImage3D, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_mem)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage3D]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_mem cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+}
+CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    __typeof__(clCreateImage3D) *cgl_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+    return cgl_sl_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
 }
 
 /* clEnqueueMarker: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3322,13 +5049,30 @@ static int cgl_th_clEnqueueMarker(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
+{
+    struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarker]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMarker(command_queue, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
     __typeof__(clEnqueueMarker) *cgl_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, event);
-    struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueMarker(command_queue, event);
 }
 
 /* clEnqueueWaitForEvents: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3345,13 +5089,30 @@ static int cgl_th_clEnqueueWaitForEvents(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
+{
+    struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWaitForEvents]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
     __typeof__(clEnqueueWaitForEvents) *cgl_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events, event_list);
-    struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueWaitForEvents(command_queue, num_events, event_list);
 }
 
 /* clEnqueueBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3366,13 +5127,30 @@ static int cgl_th_clEnqueueBarrier(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue command_queue)
+{
+    struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue command_queue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrier]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueBarrier(command_queue);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
     __typeof__(clEnqueueBarrier) *cgl_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
-    struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueBarrier(command_queue);
 }
 
 /* clUnloadCompiler: returns the result type: checked; no handle key */
@@ -3386,13 +5164,30 @@ static int cgl_th_clUnloadCompiler(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
+{
+    struct cgl_fr_clUnloadCompiler cgl_fr = {.cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadCompiler]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clUnloadCompiler();
+}
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
     __typeof__(clUnloadCompiler) *cgl_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_clUnloadCompiler cgl_fr = {.cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clUnloadCompiler();
 }
 
 /* clGetExtensionFunctionAddress: returns no result code: never an error; no handle key */
@@ -3406,13 +5201,27 @@ static int cgl_th_clGetExtensionFunctionAddress(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->func_name);
     return 0;
 }
+static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddress(const char *func_name)
+{
+    struct cgl_fr_clGetExtensionFunctionAddress cgl_fr = {.func_name = func_name};
+    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(const char *func_name)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(func_name);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clGetExtensionFunctionAddress(func_name);
+}
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
 {
     __typeof__(clGetExtensionFunctionAddress) *cgl_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func_name);
-    struct cgl_fr_clGetExtensionFunctionAddress cgl_fr = {.func_name = func_name};
-    (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clGetExtensionFunctionAddress(func_name);
 }
 
 /* clCreateCommandQueue: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -3429,16 +5238,30 @@ static int cgl_th_clCreateCommandQueue(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
-    __typeof__(clCreateCommandQueue) *cgl_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
     struct cgl_fr_clCreateCommandQueue cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateCommandQueue], (const void *)context, cgl_th_clCreateCommandQueue, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_command_queue)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueue]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(context, device, properties, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateCommandQueue(context, device, properties, errcode_ret);
+}
+CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
+{
+    __typeof__(clCreateCommandQueue) *cgl_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    return cgl_sl_clCreateCommandQueue(context, device, properties, errcode_ret);
 }
 
 /* clCreateSampler: returns no result code: never an error; keyed by its first parameter (a handle) */
@@ -3456,16 +5279,30 @@ static int cgl_th_clCreateSampler(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret);
     return 0;
 }
-CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
+static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
-    __typeof__(clCreateSampler) *cgl_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     struct cgl_fr_clCreateSampler cgl_fr = {.context = context, .normalized_coords = normalized_coords, .addressing_mode = addressing_mode, .filter_mode = filter_mode, .errcode_ret = errcode_ret};
     if (cg_call(&cgl_sites[CGL_clCreateSampler], (const void *)context, cgl_th_clCreateSampler, &cgl_fr) != 0) {
         if (errcode_ret) *errcode_ret = (cl_int)(CL_OUT_OF_RESOURCES);
         return (cl_sampler)0;
     }
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSampler]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_sampler cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+}
+CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
+{
+    __typeof__(clCreateSampler) *cgl_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+    return cgl_sl_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
 }
 
 /* clEnqueueTask: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3487,13 +5324,30 @@ static int cgl_th_clEnqueueTask(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueTask]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     __typeof__(clEnqueueTask) *cgl_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-    struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
 
 /* The hand-written wrappers (wrapper = hand: clGetPlatformIDs), in a file beside this one; they see

@@ -23,6 +23,7 @@ enum {
     CGL_toyGetStats,
     CGL_toyResetStats,
     CGL_toySetDims,
+    CGL_toySetErrno,
     CGL_toyCompile_v2,
     CGL_toyCompile_v2_ptds,
     CGL_toyQuery_v2,
@@ -32,6 +33,7 @@ enum {
 
 static cg_site cgl_sites[CGL_NSITES];
 
+static const int cgl_states_toySetErrno[] = {TOY_ERROR_TIMEOUT};
 
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
 static const cg_rule cgl_rules_toySetDims[1];
@@ -51,6 +53,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_toySetDims, 1},
+    [CGL_toySetErrno] = {"toySetErrno", NULL, 0, 0, 0, NULL, NULL, cgl_states_toySetErrno, 1, NULL, 0},
     [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
     [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},
     [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -115,6 +118,7 @@ static void *const cgl_wrappers[CGL_NSITES] = {
     [CGL_toyGetStats] = (void *)toyGetStats,
     [CGL_toyResetStats] = (void *)toyResetStats,
     [CGL_toySetDims] = (void *)toySetDims,
+    [CGL_toySetErrno] = (void *)toySetErrno,
     [CGL_toyCompile_v2] = (void *)toyCompile_v2,
     [CGL_toyCompile_v2_ptds] = (void *)toyCompile_v2_ptds,
     [CGL_toyQuery_v2] = (void *)toyQuery_v2,
@@ -160,13 +164,30 @@ static int cgl_th_toyGetDevice(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index, toy_device_t *device)
+{
+    struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index, toy_device_t *device)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetDevice]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyGetDevice(index, device);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
     __typeof__(toyGetDevice) *cgl_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(index, device);
-    struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyGetDevice(index, device);
 }
 
 /* toyCompile: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -184,13 +205,30 @@ static int cgl_th_toyCompile(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
+{
+    struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyCompile(device, source, sleep_us, program);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
     __typeof__(toyCompile) *cgl_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, program);
-    struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyCompile(device, source, sleep_us, program);
 }
 
 /* toyProgramRelease: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -205,13 +243,30 @@ static int cgl_th_toyProgramRelease(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_program_t program)
+{
+    struct cgl_fr_toyProgramRelease cgl_fr = {.program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_program_t program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyProgramRelease]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyProgramRelease(program);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
     __typeof__(toyProgramRelease) *cgl_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
-    struct cgl_fr_toyProgramRelease cgl_fr = {.program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyProgramRelease(program);
 }
 
 /* toyWait: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -227,13 +282,30 @@ static int cgl_th_toyWait(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device, uint32_t ms)
+{
+    struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device, uint32_t ms)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyWait]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyWait(device, ms);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
     __typeof__(toyWait) *cgl_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ms);
-    struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyWait(device, ms);
 }
 
 /* toyAdd: returns the result type: checked; no handle key */
@@ -250,13 +322,30 @@ static int cgl_th_toyAdd(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b, int32_t *sum)
+{
+    struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b, int32_t *sum)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyAdd]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyAdd(a, b, sum);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
     __typeof__(toyAdd) *cgl_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(a, b, sum);
-    struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyAdd(a, b, sum);
 }
 
 /* toyNop: returns no result code: never an error; no handle key */
@@ -270,13 +359,27 @@ static int cgl_th_toyNop(void *cgl_frame)
     cgl_f->cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(cgl_f->x);
     return 0;
 }
+static __attribute__((noinline)) int32_t cgl_gp_toyNop(int32_t x)
+{
+    struct cgl_fr_toyNop cgl_fr = {.x = x};
+    (void)cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyNop]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        int32_t cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(x);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_toyNop(x);
+}
 CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 {
     __typeof__(toyNop) *cgl_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
-    struct cgl_fr_toyNop cgl_fr = {.x = x};
-    (void)cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyNop(x);
 }
 
 /* toyTouch: returns void; no handle key */
@@ -289,12 +392,26 @@ static int cgl_th_toyTouch(void *cgl_frame)
     ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(cgl_f->p);
     return 0;
 }
+static __attribute__((noinline)) void cgl_gp_toyTouch(const void *p)
+{
+    struct cgl_fr_toyTouch cgl_fr = {.p = p};
+    (void)cg_call(&cgl_sites[CGL_toyTouch], NULL, cgl_th_toyTouch, &cgl_fr);
+}
+static __attribute__((noinline)) void cgl_sl_toyTouch(const void *p)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyTouch]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(p);
+        cg_leave(cgl_tok);
+        return;
+    }
+    cgl_gp_toyTouch(p);
+}
 CG_EXPORT void TOY_APICALL toyTouch(const void *p)
 {
     __typeof__(toyTouch) *cgl_fn = (__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(p); return; }
-    struct cgl_fr_toyTouch cgl_fr = {.p = p};
-    (void)cg_call(&cgl_sites[CGL_toyTouch], NULL, cgl_th_toyTouch, &cgl_fr);
+    cgl_sl_toyTouch(p);
 }
 
 /* toyRunCallback: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -311,13 +428,30 @@ static int cgl_th_toyRunCallback(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
+{
+    struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyRunCallback]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyRunCallback(device, callback, user);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
     __typeof__(toyRunCallback) *cgl_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback, user);
-    struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyRunCallback(device, callback, user);
 }
 
 /* toyGetStats: returns the result type: checked; no handle key */
@@ -332,13 +466,30 @@ static int cgl_th_toyGetStats(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *stats)
+{
+    struct cgl_fr_toyGetStats cgl_fr = {.stats = stats, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *stats)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetStats]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyGetStats(stats);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
     __typeof__(toyGetStats) *cgl_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stats);
-    struct cgl_fr_toyGetStats cgl_fr = {.stats = stats, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyGetStats(stats);
 }
 
 /* toyResetStats: returns the result type: checked; no handle key */
@@ -352,13 +503,30 @@ static int cgl_th_toyResetStats(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
+{
+    struct cgl_fr_toyResetStats cgl_fr = {.cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyResetStats]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyResetStats();
+}
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
     __typeof__(toyResetStats) *cgl_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
-    struct cgl_fr_toyResetStats cgl_fr = {.cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyResetStats();
 }
 
 /* toySetDims: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -377,13 +545,69 @@ static int cgl_th_toySetDims(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t device, const uint32_t dims[3])
+{
+    struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t device, const uint32_t dims[3])
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetDims]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toySetDims(device, dims);
+}
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
     __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
-    struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr);
+    return cgl_sl_toySetDims(device, dims);
+}
+
+/* toySetErrno: returns the result type: checked; no handle key */
+struct cgl_fr_toySetErrno {
+    int32_t err;
+    toy_result_t result;
+    toy_result_t cgl_ret;
+};
+static int cgl_th_toySetErrno(void *cgl_frame)
+{
+    struct cgl_fr_toySetErrno *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(cgl_f->err, cgl_f->result);
+    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
+    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+}
+static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, toy_result_t result)
+{
+    struct cgl_fr_toySetErrno cgl_fr = {.err = err, .result = result, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toySetErrno], NULL, cgl_th_toySetErrno, &cgl_fr);
     return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, toy_result_t result)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toySetErrno(err, result);
+}
+CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
+{
+    __typeof__(toySetErrno) *cgl_fn = (__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(err, result);
+    return cgl_sl_toySetErrno(err, result);
 }
 
 /* toyCompile_v2: returns the result type: checked; keyed by its first parameter (a handle); a variant of toyCompile */
@@ -402,13 +626,30 @@ static int cgl_th_toyCompile_v2(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
     __typeof__(toyCompile_v2) *cgl_fn = (__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
-    struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyCompile_v2(device, source, sleep_us, flags, program);
 }
 
 /* toyCompile_v2_ptds: returns the result type: checked; keyed by its first parameter (a handle); a variant of toyCompile */
@@ -427,13 +668,30 @@ static int cgl_th_toyCompile_v2_ptds(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2_ptds]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
     __typeof__(toyCompile_v2_ptds) *cgl_fn = (__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
-    struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
 }
 
 /* toyQuery_v2: returns the result type: checked; no handle key */
@@ -448,13 +706,30 @@ static int cgl_th_toyQuery_v2(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value)
+{
+    struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyQuery_v2]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyQuery_v2(value);
+}
 CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
     __typeof__(toyQuery_v2) *cgl_fn = (__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value);
-    struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyQuery_v2(value);
 }
 
 /* toyGetProcAddress: returns the result type: checked; no handle key; its exported wrapper is hand-written */
@@ -471,13 +746,30 @@ static int cgl_th_toyGetProcAddress(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) toy_result_t cgl_gp_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
+{
+    struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
+    (void)cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetProcAddress]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
+        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_toyGetProcAddress(name, version, pfn);
+}
 static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
     __typeof__(toyGetProcAddress) *cgl_fn = (__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, version, pfn);
-    struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
-    (void)cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_toyGetProcAddress(name, version, pfn);
 }
 
 /* The hand-written wrappers (wrapper = hand: toyGetProcAddress), in a file beside this one; they see

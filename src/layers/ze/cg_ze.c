@@ -1148,13 +1148,30 @@ static int cgl_th_zeInit(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeInit(ze_init_flags_t flags)
+{
+    struct cgl_fr_zeInit cgl_fr = {.flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeInit]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeInit(flags);
+}
 static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t flags)
 {
     __typeof__(zeInit) *cgl_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
-    struct cgl_fr_zeInit cgl_fr = {.flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeInit(flags);
 }
 
 /* zeDriverGet: returns the result type: checked; no handle key; its exported wrapper is hand-written */
@@ -1170,13 +1187,30 @@ static int cgl_th_zeDriverGet(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
+{
+    struct cgl_fr_zeDriverGet cgl_fr = {.pCount = pCount, .phDrivers = phDrivers, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGet]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGet(pCount, phDrivers);
+}
 static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
     __typeof__(zeDriverGet) *cgl_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCount, phDrivers);
-    struct cgl_fr_zeDriverGet cgl_fr = {.pCount = pCount, .phDrivers = phDrivers, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGet(pCount, phDrivers);
 }
 
 /* zeDriverGetApiVersion: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1192,13 +1226,30 @@ static int cgl_th_zeDriverGetApiVersion(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
+{
+    struct cgl_fr_zeDriverGetApiVersion cgl_fr = {.hDriver = hDriver, .version = version, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetApiVersion]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGetApiVersion(hDriver, version);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
     __typeof__(zeDriverGetApiVersion) *cgl_fn = (__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, version);
-    struct cgl_fr_zeDriverGetApiVersion cgl_fr = {.hDriver = hDriver, .version = version, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGetApiVersion(hDriver, version);
 }
 
 /* zeDriverGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1214,13 +1265,30 @@ static int cgl_th_zeDriverGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
+{
+    struct cgl_fr_zeDriverGetProperties cgl_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
     __typeof__(zeDriverGetProperties) *cgl_fn = (__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pDriverProperties);
-    struct cgl_fr_zeDriverGetProperties cgl_fr = {.hDriver = hDriver, .pDriverProperties = pDriverProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGetProperties(hDriver, pDriverProperties);
 }
 
 /* zeDriverGetIpcProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1236,13 +1304,30 @@ static int cgl_th_zeDriverGetIpcProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
+{
+    struct cgl_fr_zeDriverGetIpcProperties cgl_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetIpcProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
     __typeof__(zeDriverGetIpcProperties) *cgl_fn = (__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pIpcProperties);
-    struct cgl_fr_zeDriverGetIpcProperties cgl_fr = {.hDriver = hDriver, .pIpcProperties = pIpcProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGetIpcProperties(hDriver, pIpcProperties);
 }
 
 /* zeDriverGetExtensionProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1259,13 +1344,30 @@ static int cgl_th_zeDriverGetExtensionProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
+{
+    struct cgl_fr_zeDriverGetExtensionProperties cgl_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
     __typeof__(zeDriverGetExtensionProperties) *cgl_fn = (__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, pExtensionProperties);
-    struct cgl_fr_zeDriverGetExtensionProperties cgl_fr = {.hDriver = hDriver, .pCount = pCount, .pExtensionProperties = pExtensionProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
 }
 
 /* zeDriverGetExtensionFunctionAddress: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1282,13 +1384,30 @@ static int cgl_th_zeDriverGetExtensionFunctionAddress(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
+{
+    struct cgl_fr_zeDriverGetExtensionFunctionAddress cgl_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
     __typeof__(zeDriverGetExtensionFunctionAddress) *cgl_fn = (__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, name, ppFunctionAddress);
-    struct cgl_fr_zeDriverGetExtensionFunctionAddress cgl_fr = {.hDriver = hDriver, .name = name, .ppFunctionAddress = ppFunctionAddress, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
 }
 
 /* zeDeviceGet: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1305,13 +1424,30 @@ static int cgl_th_zeDeviceGet(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
+{
+    struct cgl_fr_zeDeviceGet cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGet]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
     __typeof__(zeDeviceGet) *cgl_fn = (__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phDevices);
-    struct cgl_fr_zeDeviceGet cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phDevices = phDevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGet(hDriver, pCount, phDevices);
 }
 
 /* zeDeviceGetSubDevices: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1328,13 +1464,30 @@ static int cgl_th_zeDeviceGetSubDevices(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
+{
+    struct cgl_fr_zeDeviceGetSubDevices cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetSubDevices]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
     __typeof__(zeDeviceGetSubDevices) *cgl_fn = (__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phSubdevices);
-    struct cgl_fr_zeDeviceGetSubDevices cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phSubdevices = phSubdevices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
 }
 
 /* zeDeviceGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1350,13 +1503,30 @@ static int cgl_th_zeDeviceGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
+{
+    struct cgl_fr_zeDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
     __typeof__(zeDeviceGetProperties) *cgl_fn = (__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDeviceProperties);
-    struct cgl_fr_zeDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pDeviceProperties = pDeviceProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetProperties(hDevice, pDeviceProperties);
 }
 
 /* zeDeviceGetComputeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1372,13 +1542,30 @@ static int cgl_th_zeDeviceGetComputeProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
+{
+    struct cgl_fr_zeDeviceGetComputeProperties cgl_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
     __typeof__(zeDeviceGetComputeProperties) *cgl_fn = (__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pComputeProperties);
-    struct cgl_fr_zeDeviceGetComputeProperties cgl_fr = {.hDevice = hDevice, .pComputeProperties = pComputeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
 }
 
 /* zeDeviceGetModuleProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1394,13 +1581,30 @@ static int cgl_th_zeDeviceGetModuleProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
+{
+    struct cgl_fr_zeDeviceGetModuleProperties cgl_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
     __typeof__(zeDeviceGetModuleProperties) *cgl_fn = (__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pModuleProperties);
-    struct cgl_fr_zeDeviceGetModuleProperties cgl_fr = {.hDevice = hDevice, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
 }
 
 /* zeDeviceGetCommandQueueGroupProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1417,13 +1621,30 @@ static int cgl_th_zeDeviceGetCommandQueueGroupProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
+{
+    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
     __typeof__(zeDeviceGetCommandQueueGroupProperties) *cgl_fn = (__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCommandQueueGroupProperties);
-    struct cgl_fr_zeDeviceGetCommandQueueGroupProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCommandQueueGroupProperties = pCommandQueueGroupProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
 }
 
 /* zeDeviceGetMemoryProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1440,13 +1661,30 @@ static int cgl_th_zeDeviceGetMemoryProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
+{
+    struct cgl_fr_zeDeviceGetMemoryProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
     __typeof__(zeDeviceGetMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pMemProperties);
-    struct cgl_fr_zeDeviceGetMemoryProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pMemProperties = pMemProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
 }
 
 /* zeDeviceGetMemoryAccessProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1462,13 +1700,30 @@ static int cgl_th_zeDeviceGetMemoryAccessProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
+{
+    struct cgl_fr_zeDeviceGetMemoryAccessProperties cgl_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
     __typeof__(zeDeviceGetMemoryAccessProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pMemAccessProperties);
-    struct cgl_fr_zeDeviceGetMemoryAccessProperties cgl_fr = {.hDevice = hDevice, .pMemAccessProperties = pMemAccessProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
 }
 
 /* zeDeviceGetCacheProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1485,13 +1740,30 @@ static int cgl_th_zeDeviceGetCacheProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
+{
+    struct cgl_fr_zeDeviceGetCacheProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
     __typeof__(zeDeviceGetCacheProperties) *cgl_fn = (__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCacheProperties);
-    struct cgl_fr_zeDeviceGetCacheProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pCacheProperties = pCacheProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
 }
 
 /* zeDeviceGetImageProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1507,13 +1779,30 @@ static int cgl_th_zeDeviceGetImageProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
+{
+    struct cgl_fr_zeDeviceGetImageProperties cgl_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetImageProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
     __typeof__(zeDeviceGetImageProperties) *cgl_fn = (__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pImageProperties);
-    struct cgl_fr_zeDeviceGetImageProperties cgl_fr = {.hDevice = hDevice, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetImageProperties(hDevice, pImageProperties);
 }
 
 /* zeDeviceGetExternalMemoryProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1529,13 +1818,30 @@ static int cgl_th_zeDeviceGetExternalMemoryProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
+{
+    struct cgl_fr_zeDeviceGetExternalMemoryProperties cgl_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
     __typeof__(zeDeviceGetExternalMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pExternalMemoryProperties);
-    struct cgl_fr_zeDeviceGetExternalMemoryProperties cgl_fr = {.hDevice = hDevice, .pExternalMemoryProperties = pExternalMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
 }
 
 /* zeDeviceGetP2PProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1552,13 +1858,30 @@ static int cgl_th_zeDeviceGetP2PProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
+{
+    struct cgl_fr_zeDeviceGetP2PProperties cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
     __typeof__(zeDeviceGetP2PProperties) *cgl_fn = (__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, pP2PProperties);
-    struct cgl_fr_zeDeviceGetP2PProperties cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .pP2PProperties = pP2PProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
 }
 
 /* zeDeviceCanAccessPeer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1575,13 +1898,30 @@ static int cgl_th_zeDeviceCanAccessPeer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
+{
+    struct cgl_fr_zeDeviceCanAccessPeer cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
     __typeof__(zeDeviceCanAccessPeer) *cgl_fn = (__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, value);
-    struct cgl_fr_zeDeviceCanAccessPeer cgl_fr = {.hDevice = hDevice, .hPeerDevice = hPeerDevice, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
 }
 
 /* zeDeviceGetStatus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1599,13 +1939,30 @@ static int cgl_th_zeDeviceGetStatus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetStatus(ze_device_handle_t hDevice)
+{
+    struct cgl_fr_zeDeviceGetStatus cgl_fr = {.hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_handle_t hDevice)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetStatus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetStatus(hDevice);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
     __typeof__(zeDeviceGetStatus) *cgl_fn = (__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice);
-    struct cgl_fr_zeDeviceGetStatus cgl_fr = {.hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetStatus(hDevice);
 }
 
 /* zeDeviceGetGlobalTimestamps: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1625,13 +1982,30 @@ static int cgl_th_zeDeviceGetGlobalTimestamps(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
+{
+    struct cgl_fr_zeDeviceGetGlobalTimestamps cgl_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
     __typeof__(zeDeviceGetGlobalTimestamps) *cgl_fn = (__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hostTimestamp, deviceTimestamp);
-    struct cgl_fr_zeDeviceGetGlobalTimestamps cgl_fr = {.hDevice = hDevice, .hostTimestamp = hostTimestamp, .deviceTimestamp = deviceTimestamp, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
 }
 
 /* zeContextCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1648,13 +2022,30 @@ static int cgl_th_zeContextCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
+{
+    struct cgl_fr_zeContextCreate cgl_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextCreate(hDriver, desc, phContext);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
     __typeof__(zeContextCreate) *cgl_fn = (__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, phContext);
-    struct cgl_fr_zeContextCreate cgl_fr = {.hDriver = hDriver, .desc = desc, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextCreate(hDriver, desc, phContext);
 }
 
 /* zeContextCreateEx: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1673,13 +2064,30 @@ static int cgl_th_zeContextCreateEx(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
+{
+    struct cgl_fr_zeContextCreateEx cgl_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreateEx]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
     __typeof__(zeContextCreateEx) *cgl_fn = (__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, numDevices, phDevices, phContext);
-    struct cgl_fr_zeContextCreateEx cgl_fr = {.hDriver = hDriver, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phContext = phContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
 }
 
 /* zeContextDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1697,13 +2105,30 @@ static int cgl_th_zeContextDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextDestroy(ze_context_handle_t hContext)
+{
+    struct cgl_fr_zeContextDestroy cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_handle_t hContext)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextDestroy(hContext);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
     __typeof__(zeContextDestroy) *cgl_fn = (__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
-    struct cgl_fr_zeContextDestroy cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextDestroy(hContext);
 }
 
 /* zeContextGetStatus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1721,13 +2146,30 @@ static int cgl_th_zeContextGetStatus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextGetStatus(ze_context_handle_t hContext)
+{
+    struct cgl_fr_zeContextGetStatus cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_context_handle_t hContext)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextGetStatus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextGetStatus(hContext);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext)
 {
     __typeof__(zeContextGetStatus) *cgl_fn = (__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
-    struct cgl_fr_zeContextGetStatus cgl_fr = {.hContext = hContext, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextGetStatus(hContext);
 }
 
 /* zeCommandQueueCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1745,13 +2187,30 @@ static int cgl_th_zeCommandQueueCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
+{
+    struct cgl_fr_zeCommandQueueCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
     __typeof__(zeCommandQueueCreate) *cgl_fn = (__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandQueue);
-    struct cgl_fr_zeCommandQueueCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandQueue = phCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
 }
 
 /* zeCommandQueueDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1769,13 +2228,30 @@ static int cgl_th_zeCommandQueueDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
+{
+    struct cgl_fr_zeCommandQueueDestroy cgl_fr = {.hCommandQueue = hCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
     __typeof__(zeCommandQueueDestroy) *cgl_fn = (__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue);
-    struct cgl_fr_zeCommandQueueDestroy cgl_fr = {.hCommandQueue = hCommandQueue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandQueueDestroy(hCommandQueue);
 }
 
 /* zeCommandQueueExecuteCommandLists: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1793,13 +2269,30 @@ static int cgl_th_zeCommandQueueExecuteCommandLists(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
+{
+    struct cgl_fr_zeCommandQueueExecuteCommandLists cgl_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
     __typeof__(zeCommandQueueExecuteCommandLists) *cgl_fn = (__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, numCommandLists, phCommandLists, hFence);
-    struct cgl_fr_zeCommandQueueExecuteCommandLists cgl_fr = {.hCommandQueue = hCommandQueue, .numCommandLists = numCommandLists, .phCommandLists = phCommandLists, .hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
 }
 
 /* zeCommandQueueSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1815,13 +2308,30 @@ static int cgl_th_zeCommandQueueSynchronize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
+{
+    struct cgl_fr_zeCommandQueueSynchronize cgl_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueSynchronize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
     __typeof__(zeCommandQueueSynchronize) *cgl_fn = (__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, timeout);
-    struct cgl_fr_zeCommandQueueSynchronize cgl_fr = {.hCommandQueue = hCommandQueue, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandQueueSynchronize(hCommandQueue, timeout);
 }
 
 /* zeCommandListCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1839,13 +2349,30 @@ static int cgl_th_zeCommandListCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
+{
+    struct cgl_fr_zeCommandListCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
     __typeof__(zeCommandListCreate) *cgl_fn = (__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandList);
-    struct cgl_fr_zeCommandListCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
 }
 
 /* zeCommandListCreateImmediate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1863,13 +2390,30 @@ static int cgl_th_zeCommandListCreateImmediate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
+{
+    struct cgl_fr_zeCommandListCreateImmediate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreateImmediate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
     __typeof__(zeCommandListCreateImmediate) *cgl_fn = (__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, altdesc, phCommandList);
-    struct cgl_fr_zeCommandListCreateImmediate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .altdesc = altdesc, .phCommandList = phCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
 }
 
 /* zeCommandListDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1887,13 +2431,30 @@ static int cgl_th_zeCommandListDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
+{
+    struct cgl_fr_zeCommandListDestroy cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListDestroy(hCommandList);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
     __typeof__(zeCommandListDestroy) *cgl_fn = (__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListDestroy cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListDestroy(hCommandList);
 }
 
 /* zeCommandListClose: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1911,13 +2472,30 @@ static int cgl_th_zeCommandListClose(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListClose(ze_command_list_handle_t hCommandList)
+{
+    struct cgl_fr_zeCommandListClose cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_command_list_handle_t hCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListClose]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListClose(hCommandList);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
     __typeof__(zeCommandListClose) *cgl_fn = (__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListClose cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListClose(hCommandList);
 }
 
 /* zeCommandListReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1935,13 +2513,30 @@ static int cgl_th_zeCommandListReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListReset(ze_command_list_handle_t hCommandList)
+{
+    struct cgl_fr_zeCommandListReset cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_command_list_handle_t hCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListReset(hCommandList);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
     __typeof__(zeCommandListReset) *cgl_fn = (__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zeCommandListReset cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListReset(hCommandList);
 }
 
 /* zeCommandListAppendWriteGlobalTimestamp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1963,13 +2558,30 @@ static int cgl_th_zeCommandListAppendWriteGlobalTimestamp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendWriteGlobalTimestamp) *cgl_fn = (__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -1990,13 +2602,30 @@ static int cgl_th_zeCommandListAppendBarrier(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendBarrier cgl_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendBarrier]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendBarrier) *cgl_fn = (__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendBarrier cgl_fr = {.hCommandList = hCommandList, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendMemoryRangesBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2020,13 +2649,30 @@ static int cgl_th_zeCommandListAppendMemoryRangesBarrier(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier cgl_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendMemoryRangesBarrier) *cgl_fn = (__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryRangesBarrier cgl_fr = {.hCommandList = hCommandList, .numRanges = numRanges, .pRangeSizes = pRangeSizes, .pRanges = pRanges, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeContextSystemBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2042,13 +2688,30 @@ static int cgl_th_zeContextSystemBarrier(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
+{
+    struct cgl_fr_zeContextSystemBarrier cgl_fr = {.hContext = hContext, .hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextSystemBarrier]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
     __typeof__(zeContextSystemBarrier) *cgl_fn = (__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice);
-    struct cgl_fr_zeContextSystemBarrier cgl_fr = {.hContext = hContext, .hDevice = hDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextSystemBarrier(hContext, hDevice);
 }
 
 /* zeCommandListAppendMemoryCopy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2072,13 +2735,30 @@ static int cgl_th_zeCommandListAppendMemoryCopy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendMemoryCopy cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendMemoryCopy) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopy cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendMemoryFill: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2103,13 +2783,30 @@ static int cgl_th_zeCommandListAppendMemoryFill(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendMemoryFill cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendMemoryFill) *cgl_fn = (__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryFill cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendMemoryCopyRegion: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2138,13 +2835,30 @@ static int cgl_th_zeCommandListAppendMemoryCopyRegion(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendMemoryCopyRegion cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendMemoryCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopyRegion cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .dstRegion = dstRegion, .dstPitch = dstPitch, .dstSlicePitch = dstSlicePitch, .srcptr = srcptr, .srcRegion = srcRegion, .srcPitch = srcPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendMemoryCopyFromContext: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2169,13 +2883,30 @@ static int cgl_th_zeCommandListAppendMemoryCopyFromContext(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendMemoryCopyFromContext) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendMemoryCopyFromContext cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hContextSrc = hContextSrc, .srcptr = srcptr, .size = size, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendImageCopy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2198,13 +2929,30 @@ static int cgl_th_zeCommandListAppendImageCopy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopy cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopy) *cgl_fn = (__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopy cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendImageCopyRegion: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2229,13 +2977,30 @@ static int cgl_th_zeCommandListAppendImageCopyRegion(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopyRegion cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyRegion cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .hSrcImage = hSrcImage, .pDstRegion = pDstRegion, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendImageCopyToMemory: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2259,13 +3024,30 @@ static int cgl_th_zeCommandListAppendImageCopyToMemory(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopyToMemory cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopyToMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyToMemory cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendImageCopyFromMemory: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2289,13 +3071,30 @@ static int cgl_th_zeCommandListAppendImageCopyFromMemory(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemory cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopyFromMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyFromMemory cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendMemoryPrefetch: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2315,13 +3114,30 @@ static int cgl_th_zeCommandListAppendMemoryPrefetch(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
+{
+    struct cgl_fr_zeCommandListAppendMemoryPrefetch cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
     __typeof__(zeCommandListAppendMemoryPrefetch) *cgl_fn = (__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, size);
-    struct cgl_fr_zeCommandListAppendMemoryPrefetch cgl_fr = {.hCommandList = hCommandList, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
 }
 
 /* zeCommandListAppendMemAdvise: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2343,13 +3159,30 @@ static int cgl_th_zeCommandListAppendMemAdvise(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
+{
+    struct cgl_fr_zeCommandListAppendMemAdvise cgl_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
     __typeof__(zeCommandListAppendMemAdvise) *cgl_fn = (__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDevice, ptr, size, advice);
-    struct cgl_fr_zeCommandListAppendMemAdvise cgl_fr = {.hCommandList = hCommandList, .hDevice = hDevice, .ptr = ptr, .size = size, .advice = advice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
 }
 
 /* zeEventPoolCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2368,13 +3201,30 @@ static int cgl_th_zeEventPoolCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
+{
+    struct cgl_fr_zeEventPoolCreate cgl_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
     __typeof__(zeEventPoolCreate) *cgl_fn = (__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, numDevices, phDevices, phEventPool);
-    struct cgl_fr_zeEventPoolCreate cgl_fr = {.hContext = hContext, .desc = desc, .numDevices = numDevices, .phDevices = phDevices, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
 }
 
 /* zeEventPoolDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2392,13 +3242,30 @@ static int cgl_th_zeEventPoolDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
+{
+    struct cgl_fr_zeEventPoolDestroy cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventPoolDestroy(hEventPool);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
     __typeof__(zeEventPoolDestroy) *cgl_fn = (__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
-    struct cgl_fr_zeEventPoolDestroy cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventPoolDestroy(hEventPool);
 }
 
 /* zeEventCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2418,13 +3285,30 @@ static int cgl_th_zeEventCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
+{
+    struct cgl_fr_zeEventCreate cgl_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
     __typeof__(zeEventCreate) *cgl_fn = (__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, desc, phEvent);
-    struct cgl_fr_zeEventCreate cgl_fr = {.hEventPool = hEventPool, .desc = desc, .phEvent = phEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventCreate(hEventPool, desc, phEvent);
 }
 
 /* zeEventDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2442,13 +3326,30 @@ static int cgl_th_zeEventDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventDestroy(ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeEventDestroy cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventDestroy(hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventDestroy) *cgl_fn = (__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventDestroy cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventDestroy(hEvent);
 }
 
 /* zeEventPoolGetIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2464,13 +3365,30 @@ static int cgl_th_zeEventPoolGetIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
+{
+    struct cgl_fr_zeEventPoolGetIpcHandle cgl_fr = {.hEventPool = hEventPool, .phIpc = phIpc, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
     __typeof__(zeEventPoolGetIpcHandle) *cgl_fn = (__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, phIpc);
-    struct cgl_fr_zeEventPoolGetIpcHandle cgl_fr = {.hEventPool = hEventPool, .phIpc = phIpc, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventPoolGetIpcHandle(hEventPool, phIpc);
 }
 
 /* zeEventPoolOpenIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2487,13 +3405,30 @@ static int cgl_th_zeEventPoolOpenIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
+{
+    struct cgl_fr_zeEventPoolOpenIpcHandle cgl_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
     __typeof__(zeEventPoolOpenIpcHandle) *cgl_fn = (__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hIpc, phEventPool);
-    struct cgl_fr_zeEventPoolOpenIpcHandle cgl_fr = {.hContext = hContext, .hIpc = hIpc, .phEventPool = phEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
 }
 
 /* zeEventPoolCloseIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2511,13 +3446,30 @@ static int cgl_th_zeEventPoolCloseIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
+{
+    struct cgl_fr_zeEventPoolCloseIpcHandle cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
     __typeof__(zeEventPoolCloseIpcHandle) *cgl_fn = (__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
-    struct cgl_fr_zeEventPoolCloseIpcHandle cgl_fr = {.hEventPool = hEventPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventPoolCloseIpcHandle(hEventPool);
 }
 
 /* zeCommandListAppendSignalEvent: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2536,13 +3488,30 @@ static int cgl_th_zeCommandListAppendSignalEvent(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeCommandListAppendSignalEvent cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
     __typeof__(zeCommandListAppendSignalEvent) *cgl_fn = (__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
-    struct cgl_fr_zeCommandListAppendSignalEvent cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendSignalEvent(hCommandList, hEvent);
 }
 
 /* zeCommandListAppendWaitOnEvents: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2562,13 +3531,30 @@ static int cgl_th_zeCommandListAppendWaitOnEvents(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
+{
+    struct cgl_fr_zeCommandListAppendWaitOnEvents cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
     __typeof__(zeCommandListAppendWaitOnEvents) *cgl_fn = (__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents);
-    struct cgl_fr_zeCommandListAppendWaitOnEvents cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
 }
 
 /* zeEventHostSignal: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2583,13 +3569,30 @@ static int cgl_th_zeEventHostSignal(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSignal(ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeEventHostSignal cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSignal]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventHostSignal(hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventHostSignal) *cgl_fn = (__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventHostSignal cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventHostSignal(hEvent);
 }
 
 /* zeEventHostSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2605,13 +3608,30 @@ static int cgl_th_zeEventHostSynchronize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
+{
+    struct cgl_fr_zeEventHostSynchronize cgl_fr = {.hEvent = hEvent, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSynchronize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
     __typeof__(zeEventHostSynchronize) *cgl_fn = (__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, timeout);
-    struct cgl_fr_zeEventHostSynchronize cgl_fr = {.hEvent = hEvent, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventHostSynchronize(hEvent, timeout);
 }
 
 /* zeEventQueryStatus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2626,13 +3646,30 @@ static int cgl_th_zeEventQueryStatus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryStatus(ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeEventQueryStatus cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryStatus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventQueryStatus(hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventQueryStatus) *cgl_fn = (__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventQueryStatus cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventQueryStatus(hEvent);
 }
 
 /* zeCommandListAppendEventReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2651,13 +3688,30 @@ static int cgl_th_zeCommandListAppendEventReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeCommandListAppendEventReset cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendEventReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
     __typeof__(zeCommandListAppendEventReset) *cgl_fn = (__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
-    struct cgl_fr_zeCommandListAppendEventReset cgl_fr = {.hCommandList = hCommandList, .hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendEventReset(hCommandList, hEvent);
 }
 
 /* zeEventHostReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2672,13 +3726,30 @@ static int cgl_th_zeEventHostReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostReset(ze_event_handle_t hEvent)
+{
+    struct cgl_fr_zeEventHostReset cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_handle_t hEvent)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventHostReset(hEvent);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
     __typeof__(zeEventHostReset) *cgl_fn = (__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
-    struct cgl_fr_zeEventHostReset cgl_fr = {.hEvent = hEvent, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventHostReset(hEvent);
 }
 
 /* zeEventQueryKernelTimestamp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2694,13 +3765,30 @@ static int cgl_th_zeEventQueryKernelTimestamp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
+{
+    struct cgl_fr_zeEventQueryKernelTimestamp cgl_fr = {.hEvent = hEvent, .dstptr = dstptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
     __typeof__(zeEventQueryKernelTimestamp) *cgl_fn = (__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, dstptr);
-    struct cgl_fr_zeEventQueryKernelTimestamp cgl_fr = {.hEvent = hEvent, .dstptr = dstptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventQueryKernelTimestamp(hEvent, dstptr);
 }
 
 /* zeCommandListAppendQueryKernelTimestamps: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2725,13 +3813,30 @@ static int cgl_th_zeCommandListAppendQueryKernelTimestamps(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendQueryKernelTimestamps) *cgl_fn = (__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendQueryKernelTimestamps cgl_fr = {.hCommandList = hCommandList, .numEvents = numEvents, .phEvents = phEvents, .dstptr = dstptr, .pOffsets = pOffsets, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeFenceCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2748,13 +3853,30 @@ static int cgl_th_zeFenceCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
+{
+    struct cgl_fr_zeFenceCreate cgl_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
     __typeof__(zeFenceCreate) *cgl_fn = (__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, desc, phFence);
-    struct cgl_fr_zeFenceCreate cgl_fr = {.hCommandQueue = hCommandQueue, .desc = desc, .phFence = phFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFenceCreate(hCommandQueue, desc, phFence);
 }
 
 /* zeFenceDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2772,13 +3894,30 @@ static int cgl_th_zeFenceDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceDestroy(ze_fence_handle_t hFence)
+{
+    struct cgl_fr_zeFenceDestroy cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_handle_t hFence)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFenceDestroy(hFence);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceDestroy) *cgl_fn = (__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceDestroy cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFenceDestroy(hFence);
 }
 
 /* zeFenceHostSynchronize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2794,13 +3933,30 @@ static int cgl_th_zeFenceHostSynchronize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
+{
+    struct cgl_fr_zeFenceHostSynchronize cgl_fr = {.hFence = hFence, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceHostSynchronize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
     __typeof__(zeFenceHostSynchronize) *cgl_fn = (__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence, timeout);
-    struct cgl_fr_zeFenceHostSynchronize cgl_fr = {.hFence = hFence, .timeout = timeout, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFenceHostSynchronize(hFence, timeout);
 }
 
 /* zeFenceQueryStatus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2815,13 +3971,30 @@ static int cgl_th_zeFenceQueryStatus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceQueryStatus(ze_fence_handle_t hFence)
+{
+    struct cgl_fr_zeFenceQueryStatus cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_handle_t hFence)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceQueryStatus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFenceQueryStatus(hFence);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceQueryStatus) *cgl_fn = (__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceQueryStatus cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFenceQueryStatus(hFence);
 }
 
 /* zeFenceReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2836,13 +4009,30 @@ static int cgl_th_zeFenceReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceReset(ze_fence_handle_t hFence)
+{
+    struct cgl_fr_zeFenceReset cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle_t hFence)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFenceReset(hFence);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
     __typeof__(zeFenceReset) *cgl_fn = (__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
-    struct cgl_fr_zeFenceReset cgl_fr = {.hFence = hFence, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFenceReset(hFence);
 }
 
 /* zeImageGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2859,13 +4049,30 @@ static int cgl_th_zeImageGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
+{
+    struct cgl_fr_zeImageGetProperties cgl_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
     __typeof__(zeImageGetProperties) *cgl_fn = (__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, desc, pImageProperties);
-    struct cgl_fr_zeImageGetProperties cgl_fr = {.hDevice = hDevice, .desc = desc, .pImageProperties = pImageProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageGetProperties(hDevice, desc, pImageProperties);
 }
 
 /* zeImageCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2883,13 +4090,30 @@ static int cgl_th_zeImageCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
+{
+    struct cgl_fr_zeImageCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
     __typeof__(zeImageCreate) *cgl_fn = (__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phImage);
-    struct cgl_fr_zeImageCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phImage = phImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageCreate(hContext, hDevice, desc, phImage);
 }
 
 /* zeImageDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2907,13 +4131,30 @@ static int cgl_th_zeImageDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageDestroy(ze_image_handle_t hImage)
+{
+    struct cgl_fr_zeImageDestroy cgl_fr = {.hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_handle_t hImage)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageDestroy(hImage);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
     __typeof__(zeImageDestroy) *cgl_fn = (__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage);
-    struct cgl_fr_zeImageDestroy cgl_fr = {.hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageDestroy(hImage);
 }
 
 /* zeMemAllocShared: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2934,13 +4175,30 @@ static int cgl_th_zeMemAllocShared(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
+{
+    struct cgl_fr_zeMemAllocShared cgl_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocShared]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
     __typeof__(zeMemAllocShared) *cgl_fn = (__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-    struct cgl_fr_zeMemAllocShared cgl_fr = {.hContext = hContext, .device_desc = device_desc, .host_desc = host_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
 }
 
 /* zeMemAllocDevice: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2960,13 +4218,30 @@ static int cgl_th_zeMemAllocDevice(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
+{
+    struct cgl_fr_zeMemAllocDevice cgl_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocDevice]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
     __typeof__(zeMemAllocDevice) *cgl_fn = (__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, size, alignment, hDevice, pptr);
-    struct cgl_fr_zeMemAllocDevice cgl_fr = {.hContext = hContext, .device_desc = device_desc, .size = size, .alignment = alignment, .hDevice = hDevice, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
 }
 
 /* zeMemAllocHost: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -2985,13 +4260,30 @@ static int cgl_th_zeMemAllocHost(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
+{
+    struct cgl_fr_zeMemAllocHost cgl_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocHost]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
     __typeof__(zeMemAllocHost) *cgl_fn = (__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, host_desc, size, alignment, pptr);
-    struct cgl_fr_zeMemAllocHost cgl_fr = {.hContext = hContext, .host_desc = host_desc, .size = size, .alignment = alignment, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
 }
 
 /* zeMemFree: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3007,13 +4299,30 @@ static int cgl_th_zeMemFree(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFree(ze_context_handle_t hContext, void *ptr)
+{
+    struct cgl_fr_zeMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_t hContext, void *ptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFree]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemFree(hContext, ptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
     __typeof__(zeMemFree) *cgl_fn = (__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
-    struct cgl_fr_zeMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemFree(hContext, ptr);
 }
 
 /* zeMemGetAllocProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3031,13 +4340,30 @@ static int cgl_th_zeMemGetAllocProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
+{
+    struct cgl_fr_zeMemGetAllocProperties cgl_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAllocProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
     __typeof__(zeMemGetAllocProperties) *cgl_fn = (__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pMemAllocProperties, phDevice);
-    struct cgl_fr_zeMemGetAllocProperties cgl_fr = {.hContext = hContext, .ptr = ptr, .pMemAllocProperties = pMemAllocProperties, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
 }
 
 /* zeMemGetAddressRange: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3055,13 +4381,30 @@ static int cgl_th_zeMemGetAddressRange(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
+{
+    struct cgl_fr_zeMemGetAddressRange cgl_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAddressRange]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
     __typeof__(zeMemGetAddressRange) *cgl_fn = (__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pBase, pSize);
-    struct cgl_fr_zeMemGetAddressRange cgl_fr = {.hContext = hContext, .ptr = ptr, .pBase = pBase, .pSize = pSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
 }
 
 /* zeMemGetIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3078,13 +4421,30 @@ static int cgl_th_zeMemGetIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
+{
+    struct cgl_fr_zeMemGetIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
     __typeof__(zeMemGetIpcHandle) *cgl_fn = (__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pIpcHandle);
-    struct cgl_fr_zeMemGetIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .pIpcHandle = pIpcHandle, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
 }
 
 /* zeMemOpenIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3103,13 +4463,30 @@ static int cgl_th_zeMemOpenIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
+{
+    struct cgl_fr_zeMemOpenIpcHandle cgl_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemOpenIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
     __typeof__(zeMemOpenIpcHandle) *cgl_fn = (__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, handle, flags, pptr);
-    struct cgl_fr_zeMemOpenIpcHandle cgl_fr = {.hContext = hContext, .hDevice = hDevice, .handle = handle, .flags = flags, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
 }
 
 /* zeMemCloseIpcHandle: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3125,13 +4502,30 @@ static int cgl_th_zeMemCloseIpcHandle(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
+{
+    struct cgl_fr_zeMemCloseIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemCloseIpcHandle]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
     __typeof__(zeMemCloseIpcHandle) *cgl_fn = (__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
-    struct cgl_fr_zeMemCloseIpcHandle cgl_fr = {.hContext = hContext, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemCloseIpcHandle(hContext, ptr);
 }
 
 /* zeModuleCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3150,13 +4544,30 @@ static int cgl_th_zeModuleCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
+{
+    struct cgl_fr_zeModuleCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
     __typeof__(zeModuleCreate) *cgl_fn = (__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phModule, phBuildLog);
-    struct cgl_fr_zeModuleCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phModule = phModule, .phBuildLog = phBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
 }
 
 /* zeModuleDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3174,13 +4585,30 @@ static int cgl_th_zeModuleDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDestroy(ze_module_handle_t hModule)
+{
+    struct cgl_fr_zeModuleDestroy cgl_fr = {.hModule = hModule, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_handle_t hModule)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleDestroy(hModule);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
     __typeof__(zeModuleDestroy) *cgl_fn = (__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule);
-    struct cgl_fr_zeModuleDestroy cgl_fr = {.hModule = hModule, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleDestroy(hModule);
 }
 
 /* zeModuleDynamicLink: returns the result type: checked; no handle key */
@@ -3197,13 +4625,30 @@ static int cgl_th_zeModuleDynamicLink(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
+{
+    struct cgl_fr_zeModuleDynamicLink cgl_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDynamicLink]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
     __typeof__(zeModuleDynamicLink) *cgl_fn = (__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numModules, phModules, phLinkLog);
-    struct cgl_fr_zeModuleDynamicLink cgl_fr = {.numModules = numModules, .phModules = phModules, .phLinkLog = phLinkLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleDynamicLink(numModules, phModules, phLinkLog);
 }
 
 /* zeModuleBuildLogDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3221,13 +4666,30 @@ static int cgl_th_zeModuleBuildLogDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
+{
+    struct cgl_fr_zeModuleBuildLogDestroy cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
     __typeof__(zeModuleBuildLogDestroy) *cgl_fn = (__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog);
-    struct cgl_fr_zeModuleBuildLogDestroy cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleBuildLogDestroy(hModuleBuildLog);
 }
 
 /* zeModuleBuildLogGetString: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3244,13 +4706,30 @@ static int cgl_th_zeModuleBuildLogGetString(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
+{
+    struct cgl_fr_zeModuleBuildLogGetString cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogGetString]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
     __typeof__(zeModuleBuildLogGetString) *cgl_fn = (__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog, pSize, pBuildLog);
-    struct cgl_fr_zeModuleBuildLogGetString cgl_fr = {.hModuleBuildLog = hModuleBuildLog, .pSize = pSize, .pBuildLog = pBuildLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
 }
 
 /* zeModuleGetNativeBinary: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3267,13 +4746,30 @@ static int cgl_th_zeModuleGetNativeBinary(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
+{
+    struct cgl_fr_zeModuleGetNativeBinary cgl_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetNativeBinary]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
     __typeof__(zeModuleGetNativeBinary) *cgl_fn = (__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pSize, pModuleNativeBinary);
-    struct cgl_fr_zeModuleGetNativeBinary cgl_fr = {.hModule = hModule, .pSize = pSize, .pModuleNativeBinary = pModuleNativeBinary, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
 }
 
 /* zeModuleGetGlobalPointer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3291,13 +4787,30 @@ static int cgl_th_zeModuleGetGlobalPointer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
+{
+    struct cgl_fr_zeModuleGetGlobalPointer cgl_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
     __typeof__(zeModuleGetGlobalPointer) *cgl_fn = (__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pGlobalName, pSize, pptr);
-    struct cgl_fr_zeModuleGetGlobalPointer cgl_fr = {.hModule = hModule, .pGlobalName = pGlobalName, .pSize = pSize, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
 }
 
 /* zeModuleGetKernelNames: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3314,13 +4827,30 @@ static int cgl_th_zeModuleGetKernelNames(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
+{
+    struct cgl_fr_zeModuleGetKernelNames cgl_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetKernelNames]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
     __typeof__(zeModuleGetKernelNames) *cgl_fn = (__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pCount, pNames);
-    struct cgl_fr_zeModuleGetKernelNames cgl_fr = {.hModule = hModule, .pCount = pCount, .pNames = pNames, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleGetKernelNames(hModule, pCount, pNames);
 }
 
 /* zeModuleGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3336,13 +4866,30 @@ static int cgl_th_zeModuleGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
+{
+    struct cgl_fr_zeModuleGetProperties cgl_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
     __typeof__(zeModuleGetProperties) *cgl_fn = (__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pModuleProperties);
-    struct cgl_fr_zeModuleGetProperties cgl_fr = {.hModule = hModule, .pModuleProperties = pModuleProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleGetProperties(hModule, pModuleProperties);
 }
 
 /* zeKernelCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3359,13 +4906,30 @@ static int cgl_th_zeKernelCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
+{
+    struct cgl_fr_zeKernelCreate cgl_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
     __typeof__(zeKernelCreate) *cgl_fn = (__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, desc, phKernel);
-    struct cgl_fr_zeKernelCreate cgl_fr = {.hModule = hModule, .desc = desc, .phKernel = phKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelCreate(hModule, desc, phKernel);
 }
 
 /* zeKernelDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3383,13 +4947,30 @@ static int cgl_th_zeKernelDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelDestroy(ze_kernel_handle_t hKernel)
+{
+    struct cgl_fr_zeKernelDestroy cgl_fr = {.hKernel = hKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_handle_t hKernel)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelDestroy(hKernel);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
     __typeof__(zeKernelDestroy) *cgl_fn = (__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel);
-    struct cgl_fr_zeKernelDestroy cgl_fr = {.hKernel = hKernel, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelDestroy(hKernel);
 }
 
 /* zeModuleGetFunctionPointer: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3406,13 +4987,30 @@ static int cgl_th_zeModuleGetFunctionPointer(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
+{
+    struct cgl_fr_zeModuleGetFunctionPointer cgl_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
     __typeof__(zeModuleGetFunctionPointer) *cgl_fn = (__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pFunctionName, pfnFunction);
-    struct cgl_fr_zeModuleGetFunctionPointer cgl_fr = {.hModule = hModule, .pFunctionName = pFunctionName, .pfnFunction = pfnFunction, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
 }
 
 /* zeKernelSetGroupSize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3433,13 +5031,30 @@ static int cgl_th_zeKernelSetGroupSize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
+{
+    struct cgl_fr_zeKernelSetGroupSize cgl_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGroupSize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
     __typeof__(zeKernelSetGroupSize) *cgl_fn = (__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-    struct cgl_fr_zeKernelSetGroupSize cgl_fr = {.hKernel = hKernel, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
 }
 
 /* zeKernelSuggestGroupSize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3460,13 +5075,30 @@ static int cgl_th_zeKernelSuggestGroupSize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
+{
+    struct cgl_fr_zeKernelSuggestGroupSize cgl_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
     __typeof__(zeKernelSuggestGroupSize) *cgl_fn = (__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-    struct cgl_fr_zeKernelSuggestGroupSize cgl_fr = {.hKernel = hKernel, .globalSizeX = globalSizeX, .globalSizeY = globalSizeY, .globalSizeZ = globalSizeZ, .groupSizeX = groupSizeX, .groupSizeY = groupSizeY, .groupSizeZ = groupSizeZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
 }
 
 /* zeKernelSuggestMaxCooperativeGroupCount: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3482,13 +5114,30 @@ static int cgl_th_zeKernelSuggestMaxCooperativeGroupCount(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
+{
+    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount cgl_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
     __typeof__(zeKernelSuggestMaxCooperativeGroupCount) *cgl_fn = (__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, totalGroupCount);
-    struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount cgl_fr = {.hKernel = hKernel, .totalGroupCount = totalGroupCount, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
 }
 
 /* zeKernelSetArgumentValue: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3509,13 +5158,30 @@ static int cgl_th_zeKernelSetArgumentValue(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
+{
+    struct cgl_fr_zeKernelSetArgumentValue cgl_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetArgumentValue]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
     __typeof__(zeKernelSetArgumentValue) *cgl_fn = (__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, argIndex, argSize, pArgValue);
-    struct cgl_fr_zeKernelSetArgumentValue cgl_fr = {.hKernel = hKernel, .argIndex = argIndex, .argSize = argSize, .pArgValue = pArgValue, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
 }
 
 /* zeKernelSetIndirectAccess: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3534,13 +5200,30 @@ static int cgl_th_zeKernelSetIndirectAccess(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
+{
+    struct cgl_fr_zeKernelSetIndirectAccess cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
     __typeof__(zeKernelSetIndirectAccess) *cgl_fn = (__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
-    struct cgl_fr_zeKernelSetIndirectAccess cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSetIndirectAccess(hKernel, flags);
 }
 
 /* zeKernelGetIndirectAccess: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3559,13 +5242,30 @@ static int cgl_th_zeKernelGetIndirectAccess(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
+{
+    struct cgl_fr_zeKernelGetIndirectAccess cgl_fr = {.hKernel = hKernel, .pFlags = pFlags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
     __typeof__(zeKernelGetIndirectAccess) *cgl_fn = (__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pFlags);
-    struct cgl_fr_zeKernelGetIndirectAccess cgl_fr = {.hKernel = hKernel, .pFlags = pFlags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelGetIndirectAccess(hKernel, pFlags);
 }
 
 /* zeKernelGetSourceAttributes: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3585,13 +5285,30 @@ static int cgl_th_zeKernelGetSourceAttributes(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
+{
+    struct cgl_fr_zeKernelGetSourceAttributes cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
     __typeof__(zeKernelGetSourceAttributes) *cgl_fn = (__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pString);
-    struct cgl_fr_zeKernelGetSourceAttributes cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pString = pString, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelGetSourceAttributes(hKernel, pSize, pString);
 }
 
 /* zeKernelSetCacheConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3610,13 +5327,30 @@ static int cgl_th_zeKernelSetCacheConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
+{
+    struct cgl_fr_zeKernelSetCacheConfig cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetCacheConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
     __typeof__(zeKernelSetCacheConfig) *cgl_fn = (__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
-    struct cgl_fr_zeKernelSetCacheConfig cgl_fr = {.hKernel = hKernel, .flags = flags, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSetCacheConfig(hKernel, flags);
 }
 
 /* zeKernelGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3632,13 +5366,30 @@ static int cgl_th_zeKernelGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
+{
+    struct cgl_fr_zeKernelGetProperties cgl_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
     __typeof__(zeKernelGetProperties) *cgl_fn = (__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pKernelProperties);
-    struct cgl_fr_zeKernelGetProperties cgl_fr = {.hKernel = hKernel, .pKernelProperties = pKernelProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelGetProperties(hKernel, pKernelProperties);
 }
 
 /* zeKernelGetName: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3655,13 +5406,30 @@ static int cgl_th_zeKernelGetName(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
+{
+    struct cgl_fr_zeKernelGetName cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetName]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
     __typeof__(zeKernelGetName) *cgl_fn = (__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pName);
-    struct cgl_fr_zeKernelGetName cgl_fr = {.hKernel = hKernel, .pSize = pSize, .pName = pName, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelGetName(hKernel, pSize, pName);
 }
 
 /* zeCommandListAppendLaunchKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3685,13 +5453,30 @@ static int cgl_th_zeCommandListAppendLaunchKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendLaunchKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendLaunchKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendLaunchCooperativeKernel: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3715,13 +5500,30 @@ static int cgl_th_zeCommandListAppendLaunchCooperativeKernel(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendLaunchCooperativeKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchFuncArgs = pLaunchFuncArgs, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendLaunchKernelIndirect: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3745,13 +5547,30 @@ static int cgl_th_zeCommandListAppendLaunchKernelIndirect(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendLaunchKernelIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchKernelIndirect cgl_fr = {.hCommandList = hCommandList, .hKernel = hKernel, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendLaunchMultipleKernelsIndirect: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3776,13 +5595,30 @@ static int cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cgl_fra
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_fr = {.hCommandList = hCommandList, .numKernels = numKernels, .phKernels = phKernels, .pCountBuffer = pCountBuffer, .pLaunchArgumentsBuffer = pLaunchArgumentsBuffer, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeContextMakeMemoryResident: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3800,13 +5636,30 @@ static int cgl_th_zeContextMakeMemoryResident(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
+{
+    struct cgl_fr_zeContextMakeMemoryResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeMemoryResident]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
     __typeof__(zeContextMakeMemoryResident) *cgl_fn = (__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
-    struct cgl_fr_zeContextMakeMemoryResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
 
 /* zeContextEvictMemory: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3824,13 +5677,30 @@ static int cgl_th_zeContextEvictMemory(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
+{
+    struct cgl_fr_zeContextEvictMemory cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictMemory]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
     __typeof__(zeContextEvictMemory) *cgl_fn = (__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
-    struct cgl_fr_zeContextEvictMemory cgl_fr = {.hContext = hContext, .hDevice = hDevice, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextEvictMemory(hContext, hDevice, ptr, size);
 }
 
 /* zeContextMakeImageResident: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3847,13 +5717,30 @@ static int cgl_th_zeContextMakeImageResident(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
+{
+    struct cgl_fr_zeContextMakeImageResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeImageResident]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
     __typeof__(zeContextMakeImageResident) *cgl_fn = (__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
-    struct cgl_fr_zeContextMakeImageResident cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextMakeImageResident(hContext, hDevice, hImage);
 }
 
 /* zeContextEvictImage: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3870,13 +5757,30 @@ static int cgl_th_zeContextEvictImage(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
+{
+    struct cgl_fr_zeContextEvictImage cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
     __typeof__(zeContextEvictImage) *cgl_fn = (__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
-    struct cgl_fr_zeContextEvictImage cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hImage = hImage, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeContextEvictImage(hContext, hDevice, hImage);
 }
 
 /* zeSamplerCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3894,13 +5798,30 @@ static int cgl_th_zeSamplerCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
+{
+    struct cgl_fr_zeSamplerCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
     __typeof__(zeSamplerCreate) *cgl_fn = (__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phSampler);
-    struct cgl_fr_zeSamplerCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phSampler = phSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeSamplerCreate(hContext, hDevice, desc, phSampler);
 }
 
 /* zeSamplerDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3918,13 +5839,30 @@ static int cgl_th_zeSamplerDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerDestroy(ze_sampler_handle_t hSampler)
+{
+    struct cgl_fr_zeSamplerDestroy cgl_fr = {.hSampler = hSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_handle_t hSampler)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeSamplerDestroy(hSampler);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
     __typeof__(zeSamplerDestroy) *cgl_fn = (__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hSampler);
-    struct cgl_fr_zeSamplerDestroy cgl_fr = {.hSampler = hSampler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeSamplerDestroy(hSampler);
 }
 
 /* zeVirtualMemReserve: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3942,13 +5880,30 @@ static int cgl_th_zeVirtualMemReserve(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
+{
+    struct cgl_fr_zeVirtualMemReserve cgl_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemReserve]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
     __typeof__(zeVirtualMemReserve) *cgl_fn = (__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pStart, size, pptr);
-    struct cgl_fr_zeVirtualMemReserve cgl_fr = {.hContext = hContext, .pStart = pStart, .size = size, .pptr = pptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemReserve(hContext, pStart, size, pptr);
 }
 
 /* zeVirtualMemFree: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3965,13 +5920,30 @@ static int cgl_th_zeVirtualMemFree(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
+{
+    struct cgl_fr_zeVirtualMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemFree]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
     __typeof__(zeVirtualMemFree) *cgl_fn = (__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
-    struct cgl_fr_zeVirtualMemFree cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemFree(hContext, ptr, size);
 }
 
 /* zeVirtualMemQueryPageSize: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -3989,13 +5961,30 @@ static int cgl_th_zeVirtualMemQueryPageSize(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
+{
+    struct cgl_fr_zeVirtualMemQueryPageSize cgl_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
     __typeof__(zeVirtualMemQueryPageSize) *cgl_fn = (__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, size, pagesize);
-    struct cgl_fr_zeVirtualMemQueryPageSize cgl_fr = {.hContext = hContext, .hDevice = hDevice, .size = size, .pagesize = pagesize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
 }
 
 /* zePhysicalMemCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4013,13 +6002,30 @@ static int cgl_th_zePhysicalMemCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
+{
+    struct cgl_fr_zePhysicalMemCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
+}
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
     __typeof__(zePhysicalMemCreate) *cgl_fn = (__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phPhysicalMemory);
-    struct cgl_fr_zePhysicalMemCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .phPhysicalMemory = phPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
 }
 
 /* zePhysicalMemDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4038,13 +6044,30 @@ static int cgl_th_zePhysicalMemDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
+{
+    struct cgl_fr_zePhysicalMemDestroy cgl_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
+}
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
     __typeof__(zePhysicalMemDestroy) *cgl_fn = (__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hPhysicalMemory);
-    struct cgl_fr_zePhysicalMemDestroy cgl_fr = {.hContext = hContext, .hPhysicalMemory = hPhysicalMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zePhysicalMemDestroy(hContext, hPhysicalMemory);
 }
 
 /* zeVirtualMemMap: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4064,13 +6087,30 @@ static int cgl_th_zeVirtualMemMap(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
+{
+    struct cgl_fr_zeVirtualMemMap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemMap]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
     __typeof__(zeVirtualMemMap) *cgl_fn = (__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, hPhysicalMemory, offset, access);
-    struct cgl_fr_zeVirtualMemMap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .hPhysicalMemory = hPhysicalMemory, .offset = offset, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
 }
 
 /* zeVirtualMemUnmap: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4087,13 +6127,30 @@ static int cgl_th_zeVirtualMemUnmap(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
+{
+    struct cgl_fr_zeVirtualMemUnmap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemUnmap]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
     __typeof__(zeVirtualMemUnmap) *cgl_fn = (__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
-    struct cgl_fr_zeVirtualMemUnmap cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemUnmap(hContext, ptr, size);
 }
 
 /* zeVirtualMemSetAccessAttribute: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4111,13 +6168,30 @@ static int cgl_th_zeVirtualMemSetAccessAttribute(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
+{
+    struct cgl_fr_zeVirtualMemSetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
     __typeof__(zeVirtualMemSetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access);
-    struct cgl_fr_zeVirtualMemSetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
 }
 
 /* zeVirtualMemGetAccessAttribute: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4136,13 +6210,30 @@ static int cgl_th_zeVirtualMemGetAccessAttribute(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
+{
+    struct cgl_fr_zeVirtualMemGetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
     __typeof__(zeVirtualMemGetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access, outSize);
-    struct cgl_fr_zeVirtualMemGetAccessAttribute cgl_fr = {.hContext = hContext, .ptr = ptr, .size = size, .access = access, .outSize = outSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
 }
 
 /* zeKernelSetGlobalOffsetExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4163,13 +6254,30 @@ static int cgl_th_zeKernelSetGlobalOffsetExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
+{
+    struct cgl_fr_zeKernelSetGlobalOffsetExp cgl_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
     __typeof__(zeKernelSetGlobalOffsetExp) *cgl_fn = (__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, offsetX, offsetY, offsetZ);
-    struct cgl_fr_zeKernelSetGlobalOffsetExp cgl_fr = {.hKernel = hKernel, .offsetX = offsetX, .offsetY = offsetY, .offsetZ = offsetZ, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
 }
 
 /* zeDeviceReserveCacheExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4186,13 +6294,30 @@ static int cgl_th_zeDeviceReserveCacheExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
+{
+    struct cgl_fr_zeDeviceReserveCacheExt cgl_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
     __typeof__(zeDeviceReserveCacheExt) *cgl_fn = (__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, cacheLevel, cacheReservationSize);
-    struct cgl_fr_zeDeviceReserveCacheExt cgl_fr = {.hDevice = hDevice, .cacheLevel = cacheLevel, .cacheReservationSize = cacheReservationSize, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
 }
 
 /* zeDeviceSetCacheAdviceExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4210,13 +6335,30 @@ static int cgl_th_zeDeviceSetCacheAdviceExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
+{
+    struct cgl_fr_zeDeviceSetCacheAdviceExt cgl_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
     __typeof__(zeDeviceSetCacheAdviceExt) *cgl_fn = (__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, ptr, regionSize, cacheRegion);
-    struct cgl_fr_zeDeviceSetCacheAdviceExt cgl_fr = {.hDevice = hDevice, .ptr = ptr, .regionSize = regionSize, .cacheRegion = cacheRegion, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
 }
 
 /* zeEventQueryTimestampsExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4234,13 +6376,30 @@ static int cgl_th_zeEventQueryTimestampsExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
+{
+    struct cgl_fr_zeEventQueryTimestampsExp cgl_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
     __typeof__(zeEventQueryTimestampsExp) *cgl_fn = (__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hDevice, pCount, pTimestamps);
-    struct cgl_fr_zeEventQueryTimestampsExp cgl_fr = {.hEvent = hEvent, .hDevice = hDevice, .pCount = pCount, .pTimestamps = pTimestamps, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
 }
 
 /* zeImageGetMemoryPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4256,13 +6415,30 @@ static int cgl_th_zeImageGetMemoryPropertiesExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
+{
+    struct cgl_fr_zeImageGetMemoryPropertiesExp cgl_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
     __typeof__(zeImageGetMemoryPropertiesExp) *cgl_fn = (__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage, pMemoryProperties);
-    struct cgl_fr_zeImageGetMemoryPropertiesExp cgl_fr = {.hImage = hImage, .pMemoryProperties = pMemoryProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
 }
 
 /* zeImageViewCreateExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4281,13 +6457,30 @@ static int cgl_th_zeImageViewCreateExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
+{
+    struct cgl_fr_zeImageViewCreateExp cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageViewCreateExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
     __typeof__(zeImageViewCreateExp) *cgl_fn = (__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, hImage, phImageView);
-    struct cgl_fr_zeImageViewCreateExp cgl_fr = {.hContext = hContext, .hDevice = hDevice, .desc = desc, .hImage = hImage, .phImageView = phImageView, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
 }
 
 /* zeKernelSchedulingHintExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4306,13 +6499,30 @@ static int cgl_th_zeKernelSchedulingHintExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
+{
+    struct cgl_fr_zeKernelSchedulingHintExp cgl_fr = {.hKernel = hKernel, .pHint = pHint, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
     __typeof__(zeKernelSchedulingHintExp) *cgl_fn = (__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pHint);
-    struct cgl_fr_zeKernelSchedulingHintExp cgl_fr = {.hKernel = hKernel, .pHint = pHint, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeKernelSchedulingHintExp(hKernel, pHint);
 }
 
 /* zeDevicePciGetPropertiesExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4328,13 +6538,30 @@ static int cgl_th_zeDevicePciGetPropertiesExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
+{
+    struct cgl_fr_zeDevicePciGetPropertiesExt cgl_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
     __typeof__(zeDevicePciGetPropertiesExt) *cgl_fn = (__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pPciProperties);
-    struct cgl_fr_zeDevicePciGetPropertiesExt cgl_fr = {.hDevice = hDevice, .pPciProperties = pPciProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
 }
 
 /* zeCommandListAppendImageCopyToMemoryExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4360,13 +6587,30 @@ static int cgl_th_zeCommandListAppendImageCopyToMemoryExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopyToMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt cgl_fr = {.hCommandList = hCommandList, .dstptr = dstptr, .hSrcImage = hSrcImage, .pSrcRegion = pSrcRegion, .destRowPitch = destRowPitch, .destSlicePitch = destSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeCommandListAppendImageCopyFromMemoryExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4392,13 +6636,30 @@ static int cgl_th_zeCommandListAppendImageCopyFromMemoryExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zeCommandListAppendImageCopyFromMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt cgl_fr = {.hCommandList = hCommandList, .hDstImage = hDstImage, .srcptr = srcptr, .pDstRegion = pDstRegion, .srcRowPitch = srcRowPitch, .srcSlicePitch = srcSlicePitch, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zeImageGetAllocPropertiesExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4415,13 +6676,30 @@ static int cgl_th_zeImageGetAllocPropertiesExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
+{
+    struct cgl_fr_zeImageGetAllocPropertiesExt cgl_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
     __typeof__(zeImageGetAllocPropertiesExt) *cgl_fn = (__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hImage, pImageAllocProperties);
-    struct cgl_fr_zeImageGetAllocPropertiesExt cgl_fr = {.hContext = hContext, .hImage = hImage, .pImageAllocProperties = pImageAllocProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
 }
 
 /* zeModuleInspectLinkageExt: returns the result type: checked; no handle key */
@@ -4439,13 +6717,30 @@ static int cgl_th_zeModuleInspectLinkageExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
+{
+    struct cgl_fr_zeModuleInspectLinkageExt cgl_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
     __typeof__(zeModuleInspectLinkageExt) *cgl_fn = (__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pInspectDesc, numModules, phModules, phLog);
-    struct cgl_fr_zeModuleInspectLinkageExt cgl_fr = {.pInspectDesc = pInspectDesc, .numModules = numModules, .phModules = phModules, .phLog = phLog, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
 }
 
 /* zeMemFreeExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4462,13 +6757,30 @@ static int cgl_th_zeMemFreeExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
+{
+    struct cgl_fr_zeMemFreeExt cgl_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFreeExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
     __typeof__(zeMemFreeExt) *cgl_fn = (__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pMemFreeDesc, ptr);
-    struct cgl_fr_zeMemFreeExt cgl_fr = {.hContext = hContext, .pMemFreeDesc = pMemFreeDesc, .ptr = ptr, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
 }
 
 /* zeFabricVertexGetExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4485,13 +6797,30 @@ static int cgl_th_zeFabricVertexGetExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
+{
+    struct cgl_fr_zeFabricVertexGetExp cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
     __typeof__(zeFabricVertexGetExp) *cgl_fn = (__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phVertices);
-    struct cgl_fr_zeFabricVertexGetExp cgl_fr = {.hDriver = hDriver, .pCount = pCount, .phVertices = phVertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricVertexGetExp(hDriver, pCount, phVertices);
 }
 
 /* zeFabricVertexGetSubVerticesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4508,13 +6837,30 @@ static int cgl_th_zeFabricVertexGetSubVerticesExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
+{
+    struct cgl_fr_zeFabricVertexGetSubVerticesExp cgl_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
     __typeof__(zeFabricVertexGetSubVerticesExp) *cgl_fn = (__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pCount, phSubvertices);
-    struct cgl_fr_zeFabricVertexGetSubVerticesExp cgl_fr = {.hVertex = hVertex, .pCount = pCount, .phSubvertices = phSubvertices, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
 }
 
 /* zeFabricVertexGetPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4530,13 +6876,30 @@ static int cgl_th_zeFabricVertexGetPropertiesExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
+{
+    struct cgl_fr_zeFabricVertexGetPropertiesExp cgl_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
     __typeof__(zeFabricVertexGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pVertexProperties);
-    struct cgl_fr_zeFabricVertexGetPropertiesExp cgl_fr = {.hVertex = hVertex, .pVertexProperties = pVertexProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
 }
 
 /* zeFabricVertexGetDeviceExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4552,13 +6915,30 @@ static int cgl_th_zeFabricVertexGetDeviceExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
+{
+    struct cgl_fr_zeFabricVertexGetDeviceExp cgl_fr = {.hVertex = hVertex, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
     __typeof__(zeFabricVertexGetDeviceExp) *cgl_fn = (__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, phDevice);
-    struct cgl_fr_zeFabricVertexGetDeviceExp cgl_fr = {.hVertex = hVertex, .phDevice = phDevice, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricVertexGetDeviceExp(hVertex, phDevice);
 }
 
 /* zeDeviceGetFabricVertexExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4574,13 +6954,30 @@ static int cgl_th_zeDeviceGetFabricVertexExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
+{
+    struct cgl_fr_zeDeviceGetFabricVertexExp cgl_fr = {.hDevice = hDevice, .phVertex = phVertex, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
     __typeof__(zeDeviceGetFabricVertexExp) *cgl_fn = (__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phVertex);
-    struct cgl_fr_zeDeviceGetFabricVertexExp cgl_fr = {.hDevice = hDevice, .phVertex = phVertex, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeDeviceGetFabricVertexExp(hDevice, phVertex);
 }
 
 /* zeFabricEdgeGetExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4598,13 +6995,30 @@ static int cgl_th_zeFabricEdgeGetExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
+{
+    struct cgl_fr_zeFabricEdgeGetExp cgl_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
     __typeof__(zeFabricEdgeGetExp) *cgl_fn = (__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertexA, hVertexB, pCount, phEdges);
-    struct cgl_fr_zeFabricEdgeGetExp cgl_fr = {.hVertexA = hVertexA, .hVertexB = hVertexB, .pCount = pCount, .phEdges = phEdges, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
 }
 
 /* zeFabricEdgeGetVerticesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4621,13 +7035,30 @@ static int cgl_th_zeFabricEdgeGetVerticesExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
+{
+    struct cgl_fr_zeFabricEdgeGetVerticesExp cgl_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
     __typeof__(zeFabricEdgeGetVerticesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, phVertexA, phVertexB);
-    struct cgl_fr_zeFabricEdgeGetVerticesExp cgl_fr = {.hEdge = hEdge, .phVertexA = phVertexA, .phVertexB = phVertexB, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
 }
 
 /* zeFabricEdgeGetPropertiesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4643,13 +7074,30 @@ static int cgl_th_zeFabricEdgeGetPropertiesExp(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
+{
+    struct cgl_fr_zeFabricEdgeGetPropertiesExp cgl_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
     __typeof__(zeFabricEdgeGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, pEdgeProperties);
-    struct cgl_fr_zeFabricEdgeGetPropertiesExp cgl_fr = {.hEdge = hEdge, .pEdgeProperties = pEdgeProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
 }
 
 /* zetModuleGetDebugInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4667,13 +7115,30 @@ static int cgl_th_zetModuleGetDebugInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
+{
+    struct cgl_fr_zetModuleGetDebugInfo cgl_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetModuleGetDebugInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
+}
 CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
     __typeof__(zetModuleGetDebugInfo) *cgl_fn = (__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, format, pSize, pDebugInfo);
-    struct cgl_fr_zetModuleGetDebugInfo cgl_fr = {.hModule = hModule, .format = format, .pSize = pSize, .pDebugInfo = pDebugInfo, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
 }
 
 /* zetDeviceGetDebugProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4689,13 +7154,30 @@ static int cgl_th_zetDeviceGetDebugProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
+{
+    struct cgl_fr_zetDeviceGetDebugProperties cgl_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
+}
 CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
     __typeof__(zetDeviceGetDebugProperties) *cgl_fn = (__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDebugProperties);
-    struct cgl_fr_zetDeviceGetDebugProperties cgl_fr = {.hDevice = hDevice, .pDebugProperties = pDebugProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
 }
 
 /* zetDebugAttach: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4712,13 +7194,30 @@ static int cgl_th_zetDebugAttach(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
+{
+    struct cgl_fr_zetDebugAttach cgl_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAttach]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
+}
 CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
     __typeof__(zetDebugAttach) *cgl_fn = (__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, config, phDebug);
-    struct cgl_fr_zetDebugAttach cgl_fr = {.hDevice = hDevice, .config = config, .phDebug = phDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugAttach(hDevice, config, phDebug);
 }
 
 /* zetDebugDetach: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4733,13 +7232,30 @@ static int cgl_th_zetDebugDetach(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugDetach(zet_debug_session_handle_t hDebug)
+{
+    struct cgl_fr_zetDebugDetach cgl_fr = {.hDebug = hDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_session_handle_t hDebug)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugDetach]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugDetach(hDebug);
+}
 CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
     __typeof__(zetDebugDetach) *cgl_fn = (__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug);
-    struct cgl_fr_zetDebugDetach cgl_fr = {.hDebug = hDebug, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugDetach(hDebug);
 }
 
 /* zetDebugReadEvent: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4756,13 +7272,30 @@ static int cgl_th_zetDebugReadEvent(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
+{
+    struct cgl_fr_zetDebugReadEvent cgl_fr = {.hDebug = hDebug, .timeout = timeout, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
+}
 CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
     __typeof__(zetDebugReadEvent) *cgl_fn = (__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, timeout, event);
-    struct cgl_fr_zetDebugReadEvent cgl_fr = {.hDebug = hDebug, .timeout = timeout, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugReadEvent(hDebug, timeout, event);
 }
 
 /* zetDebugAcknowledgeEvent: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4778,13 +7311,30 @@ static int cgl_th_zetDebugAcknowledgeEvent(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
+{
+    struct cgl_fr_zetDebugAcknowledgeEvent cgl_fr = {.hDebug = hDebug, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
+}
 CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
     __typeof__(zetDebugAcknowledgeEvent) *cgl_fn = (__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, event);
-    struct cgl_fr_zetDebugAcknowledgeEvent cgl_fr = {.hDebug = hDebug, .event = event, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugAcknowledgeEvent(hDebug, event);
 }
 
 /* zetDebugInterrupt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4800,13 +7350,30 @@ static int cgl_th_zetDebugInterrupt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
+{
+    struct cgl_fr_zetDebugInterrupt cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugInterrupt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugInterrupt(hDebug, thread);
+}
 CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
     __typeof__(zetDebugInterrupt) *cgl_fn = (__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
-    struct cgl_fr_zetDebugInterrupt cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugInterrupt(hDebug, thread);
 }
 
 /* zetDebugResume: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4822,13 +7389,30 @@ static int cgl_th_zetDebugResume(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
+{
+    struct cgl_fr_zetDebugResume cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugResume]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugResume(hDebug, thread);
+}
 CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
     __typeof__(zetDebugResume) *cgl_fn = (__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
-    struct cgl_fr_zetDebugResume cgl_fr = {.hDebug = hDebug, .thread = thread, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugResume(hDebug, thread);
 }
 
 /* zetDebugReadMemory: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4847,13 +7431,30 @@ static int cgl_th_zetDebugReadMemory(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
+{
+    struct cgl_fr_zetDebugReadMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadMemory]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
+}
 CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
     __typeof__(zetDebugReadMemory) *cgl_fn = (__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
-    struct cgl_fr_zetDebugReadMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
 }
 
 /* zetDebugWriteMemory: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4872,13 +7473,30 @@ static int cgl_th_zetDebugWriteMemory(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
+{
+    struct cgl_fr_zetDebugWriteMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteMemory]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
+}
 CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
     __typeof__(zetDebugWriteMemory) *cgl_fn = (__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
-    struct cgl_fr_zetDebugWriteMemory cgl_fr = {.hDebug = hDebug, .thread = thread, .desc = desc, .size = size, .buffer = buffer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
 }
 
 /* zetDebugGetRegisterSetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4895,13 +7513,30 @@ static int cgl_th_zetDebugGetRegisterSetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
+{
+    struct cgl_fr_zetDebugGetRegisterSetProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
+}
 CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
     __typeof__(zetDebugGetRegisterSetProperties) *cgl_fn = (__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pRegisterSetProperties);
-    struct cgl_fr_zetDebugGetRegisterSetProperties cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pRegisterSetProperties = pRegisterSetProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
 }
 
 /* zetDebugReadRegisters: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4921,13 +7556,30 @@ static int cgl_th_zetDebugReadRegisters(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
+{
+    struct cgl_fr_zetDebugReadRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadRegisters]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
+}
 CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
     __typeof__(zetDebugReadRegisters) *cgl_fn = (__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cgl_fr_zetDebugReadRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
 
 /* zetDebugWriteRegisters: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4947,13 +7599,30 @@ static int cgl_th_zetDebugWriteRegisters(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
+{
+    struct cgl_fr_zetDebugWriteRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteRegisters]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
+}
 CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
     __typeof__(zetDebugWriteRegisters) *cgl_fn = (__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
-    struct cgl_fr_zetDebugWriteRegisters cgl_fr = {.hDebug = hDebug, .thread = thread, .type = type, .start = start, .count = count, .pRegisterValues = pRegisterValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
 
 /* zetMetricGroupGet: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4970,13 +7639,30 @@ static int cgl_th_zetMetricGroupGet(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
+{
+    struct cgl_fr_zetMetricGroupGet cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGet]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
+}
 CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
     __typeof__(zetMetricGroupGet) *cgl_fn = (__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMetricGroups);
-    struct cgl_fr_zetMetricGroupGet cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
 }
 
 /* zetMetricGroupGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -4992,13 +7678,30 @@ static int cgl_th_zetMetricGroupGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
+{
+    struct cgl_fr_zetMetricGroupGetProperties cgl_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
+}
 CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
     __typeof__(zetMetricGroupGetProperties) *cgl_fn = (__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pProperties);
-    struct cgl_fr_zetMetricGroupGetProperties cgl_fr = {.hMetricGroup = hMetricGroup, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGroupGetProperties(hMetricGroup, pProperties);
 }
 
 /* zetMetricGroupCalculateMetricValues: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5018,13 +7721,30 @@ static int cgl_th_zetMetricGroupCalculateMetricValues(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
+{
+    struct cgl_fr_zetMetricGroupCalculateMetricValues cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
+}
 CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
     __typeof__(zetMetricGroupCalculateMetricValues) *cgl_fn = (__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-    struct cgl_fr_zetMetricGroupCalculateMetricValues cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pMetricValueCount = pMetricValueCount, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
 }
 
 /* zetMetricGet: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5041,13 +7761,30 @@ static int cgl_th_zetMetricGet(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
+{
+    struct cgl_fr_zetMetricGet cgl_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGet]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
+}
 CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
     __typeof__(zetMetricGet) *cgl_fn = (__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pCount, phMetrics);
-    struct cgl_fr_zetMetricGet cgl_fr = {.hMetricGroup = hMetricGroup, .pCount = pCount, .phMetrics = phMetrics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGet(hMetricGroup, pCount, phMetrics);
 }
 
 /* zetMetricGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5063,13 +7800,30 @@ static int cgl_th_zetMetricGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
+{
+    struct cgl_fr_zetMetricGetProperties cgl_fr = {.hMetric = hMetric, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
+}
 CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
     __typeof__(zetMetricGetProperties) *cgl_fn = (__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetric, pProperties);
-    struct cgl_fr_zetMetricGetProperties cgl_fr = {.hMetric = hMetric, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGetProperties(hMetric, pProperties);
 }
 
 /* zetContextActivateMetricGroups: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5090,13 +7844,30 @@ static int cgl_th_zetContextActivateMetricGroups(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
+{
+    struct cgl_fr_zetContextActivateMetricGroups cgl_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetContextActivateMetricGroups]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
+}
 CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
     __typeof__(zetContextActivateMetricGroups) *cgl_fn = (__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, count, phMetricGroups);
-    struct cgl_fr_zetContextActivateMetricGroups cgl_fr = {.hContext = hContext, .hDevice = hDevice, .count = count, .phMetricGroups = phMetricGroups, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
 }
 
 /* zetMetricStreamerOpen: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5119,13 +7890,30 @@ static int cgl_th_zetMetricStreamerOpen(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
+{
+    struct cgl_fr_zetMetricStreamerOpen cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerOpen]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
+}
 CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
     __typeof__(zetMetricStreamerOpen) *cgl_fn = (__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-    struct cgl_fr_zetMetricStreamerOpen cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .hNotificationEvent = hNotificationEvent, .phMetricStreamer = phMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
 }
 
 /* zetCommandListAppendMetricStreamerMarker: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5145,13 +7933,30 @@ static int cgl_th_zetCommandListAppendMetricStreamerMarker(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
+{
+    struct cgl_fr_zetCommandListAppendMetricStreamerMarker cgl_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
     __typeof__(zetCommandListAppendMetricStreamerMarker) *cgl_fn = (__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricStreamer, value);
-    struct cgl_fr_zetCommandListAppendMetricStreamerMarker cgl_fr = {.hCommandList = hCommandList, .hMetricStreamer = hMetricStreamer, .value = value, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
 }
 
 /* zetMetricStreamerClose: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5169,13 +7974,30 @@ static int cgl_th_zetMetricStreamerClose(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
+{
+    struct cgl_fr_zetMetricStreamerClose cgl_fr = {.hMetricStreamer = hMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerClose]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
+}
 CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
     __typeof__(zetMetricStreamerClose) *cgl_fn = (__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer);
-    struct cgl_fr_zetMetricStreamerClose cgl_fr = {.hMetricStreamer = hMetricStreamer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricStreamerClose(hMetricStreamer);
 }
 
 /* zetMetricStreamerReadData: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5193,13 +8015,30 @@ static int cgl_th_zetMetricStreamerReadData(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
+{
+    struct cgl_fr_zetMetricStreamerReadData cgl_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerReadData]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
+}
 CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
     __typeof__(zetMetricStreamerReadData) *cgl_fn = (__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-    struct cgl_fr_zetMetricStreamerReadData cgl_fr = {.hMetricStreamer = hMetricStreamer, .maxReportCount = maxReportCount, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
 }
 
 /* zetMetricQueryPoolCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5218,13 +8057,30 @@ static int cgl_th_zetMetricQueryPoolCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
+{
+    struct cgl_fr_zetMetricQueryPoolCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
+}
 CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
     __typeof__(zetMetricQueryPoolCreate) *cgl_fn = (__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-    struct cgl_fr_zetMetricQueryPoolCreate cgl_fr = {.hContext = hContext, .hDevice = hDevice, .hMetricGroup = hMetricGroup, .desc = desc, .phMetricQueryPool = phMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
 }
 
 /* zetMetricQueryPoolDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5242,13 +8098,30 @@ static int cgl_th_zetMetricQueryPoolDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
+{
+    struct cgl_fr_zetMetricQueryPoolDestroy cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
+}
 CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
     __typeof__(zetMetricQueryPoolDestroy) *cgl_fn = (__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool);
-    struct cgl_fr_zetMetricQueryPoolDestroy cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryPoolDestroy(hMetricQueryPool);
 }
 
 /* zetMetricQueryCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5265,13 +8138,30 @@ static int cgl_th_zetMetricQueryCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
+{
+    struct cgl_fr_zetMetricQueryCreate cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
+}
 CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
     __typeof__(zetMetricQueryCreate) *cgl_fn = (__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool, index, phMetricQuery);
-    struct cgl_fr_zetMetricQueryCreate cgl_fr = {.hMetricQueryPool = hMetricQueryPool, .index = index, .phMetricQuery = phMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
 }
 
 /* zetMetricQueryDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5289,13 +8179,30 @@ static int cgl_th_zetMetricQueryDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
+{
+    struct cgl_fr_zetMetricQueryDestroy cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
+}
 CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
     __typeof__(zetMetricQueryDestroy) *cgl_fn = (__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
-    struct cgl_fr_zetMetricQueryDestroy cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryDestroy(hMetricQuery);
 }
 
 /* zetMetricQueryReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5313,13 +8220,30 @@ static int cgl_th_zetMetricQueryReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
+{
+    struct cgl_fr_zetMetricQueryReset cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryReset(hMetricQuery);
+}
 CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
     __typeof__(zetMetricQueryReset) *cgl_fn = (__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
-    struct cgl_fr_zetMetricQueryReset cgl_fr = {.hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryReset(hMetricQuery);
 }
 
 /* zetCommandListAppendMetricQueryBegin: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5338,13 +8262,30 @@ static int cgl_th_zetCommandListAppendMetricQueryBegin(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
+{
+    struct cgl_fr_zetCommandListAppendMetricQueryBegin cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
     __typeof__(zetCommandListAppendMetricQueryBegin) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery);
-    struct cgl_fr_zetCommandListAppendMetricQueryBegin cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
 }
 
 /* zetCommandListAppendMetricQueryEnd: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5366,13 +8307,30 @@ static int cgl_th_zetCommandListAppendMetricQueryEnd(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    struct cgl_fr_zetCommandListAppendMetricQueryEnd cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     __typeof__(zetCommandListAppendMetricQueryEnd) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-    struct cgl_fr_zetCommandListAppendMetricQueryEnd cgl_fr = {.hCommandList = hCommandList, .hMetricQuery = hMetricQuery, .hSignalEvent = hSignalEvent, .numWaitEvents = numWaitEvents, .phWaitEvents = phWaitEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 /* zetCommandListAppendMetricMemoryBarrier: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5390,13 +8348,30 @@ static int cgl_th_zetCommandListAppendMetricMemoryBarrier(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
+{
+    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
     __typeof__(zetCommandListAppendMetricMemoryBarrier) *cgl_fn = (__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
-    struct cgl_fr_zetCommandListAppendMetricMemoryBarrier cgl_fr = {.hCommandList = hCommandList, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetCommandListAppendMetricMemoryBarrier(hCommandList);
 }
 
 /* zetMetricQueryGetData: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5413,13 +8388,30 @@ static int cgl_th_zetMetricQueryGetData(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
+{
+    struct cgl_fr_zetMetricQueryGetData cgl_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryGetData]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
+}
 CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
     __typeof__(zetMetricQueryGetData) *cgl_fn = (__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery, pRawDataSize, pRawData);
-    struct cgl_fr_zetMetricQueryGetData cgl_fr = {.hMetricQuery = hMetricQuery, .pRawDataSize = pRawDataSize, .pRawData = pRawData, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
 }
 
 /* zetKernelGetProfileInfo: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5435,13 +8427,30 @@ static int cgl_th_zetKernelGetProfileInfo(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
+{
+    struct cgl_fr_zetKernelGetProfileInfo cgl_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetKernelGetProfileInfo]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
+}
 CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
     __typeof__(zetKernelGetProfileInfo) *cgl_fn = (__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pProfileProperties);
-    struct cgl_fr_zetKernelGetProfileInfo cgl_fr = {.hKernel = hKernel, .pProfileProperties = pProfileProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetKernelGetProfileInfo(hKernel, pProfileProperties);
 }
 
 /* zetTracerExpCreate: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5458,13 +8467,30 @@ static int cgl_th_zetTracerExpCreate(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
+{
+    struct cgl_fr_zetTracerExpCreate cgl_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpCreate]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
+}
 CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
     __typeof__(zetTracerExpCreate) *cgl_fn = (__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, phTracer);
-    struct cgl_fr_zetTracerExpCreate cgl_fr = {.hContext = hContext, .desc = desc, .phTracer = phTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetTracerExpCreate(hContext, desc, phTracer);
 }
 
 /* zetTracerExpDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5482,13 +8508,30 @@ static int cgl_th_zetTracerExpDestroy(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
+{
+    struct cgl_fr_zetTracerExpDestroy cgl_fr = {.hTracer = hTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpDestroy]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetTracerExpDestroy(hTracer);
+}
 CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
     __typeof__(zetTracerExpDestroy) *cgl_fn = (__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer);
-    struct cgl_fr_zetTracerExpDestroy cgl_fr = {.hTracer = hTracer, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetTracerExpDestroy(hTracer);
 }
 
 /* zetTracerExpSetPrologues: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5507,13 +8550,30 @@ static int cgl_th_zetTracerExpSetPrologues(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
+{
+    struct cgl_fr_zetTracerExpSetPrologues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetPrologues]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
+}
 CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
     __typeof__(zetTracerExpSetPrologues) *cgl_fn = (__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
-    struct cgl_fr_zetTracerExpSetPrologues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetTracerExpSetPrologues(hTracer, pCoreCbs);
 }
 
 /* zetTracerExpSetEpilogues: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5532,13 +8592,30 @@ static int cgl_th_zetTracerExpSetEpilogues(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
+{
+    struct cgl_fr_zetTracerExpSetEpilogues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
+}
 CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
     __typeof__(zetTracerExpSetEpilogues) *cgl_fn = (__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
-    struct cgl_fr_zetTracerExpSetEpilogues cgl_fr = {.hTracer = hTracer, .pCoreCbs = pCoreCbs, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
 }
 
 /* zetTracerExpSetEnabled: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5557,13 +8634,30 @@ static int cgl_th_zetTracerExpSetEnabled(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
+{
+    struct cgl_fr_zetTracerExpSetEnabled cgl_fr = {.hTracer = hTracer, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEnabled]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
+}
 CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
     __typeof__(zetTracerExpSetEnabled) *cgl_fn = (__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, enable);
-    struct cgl_fr_zetTracerExpSetEnabled cgl_fr = {.hTracer = hTracer, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetTracerExpSetEnabled(hTracer, enable);
 }
 
 /* zetMetricGroupCalculateMultipleMetricValuesExp: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5585,13 +8679,30 @@ static int cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp(void *cgl_frame
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
+{
+    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
+}
 CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
     __typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *cgl_fn = (__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-    struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp cgl_fr = {.hMetricGroup = hMetricGroup, .type = type, .rawDataSize = rawDataSize, .pRawData = pRawData, .pSetCount = pSetCount, .pTotalMetricValueCount = pTotalMetricValueCount, .pMetricCounts = pMetricCounts, .pMetricValues = pMetricValues, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
 }
 
 /* zesDeviceGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5607,13 +8718,30 @@ static int cgl_th_zesDeviceGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
+{
+    struct cgl_fr_zesDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
+}
 CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
     __typeof__(zesDeviceGetProperties) *cgl_fn = (__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
-    struct cgl_fr_zesDeviceGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceGetProperties(hDevice, pProperties);
 }
 
 /* zesDeviceGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5629,13 +8757,30 @@ static int cgl_th_zesDeviceGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
+{
+    struct cgl_fr_zesDeviceGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceGetState(hDevice, pState);
+}
 CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
     __typeof__(zesDeviceGetState) *cgl_fn = (__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDeviceGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceGetState(hDevice, pState);
 }
 
 /* zesDeviceReset: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5651,13 +8796,30 @@ static int cgl_th_zesDeviceReset(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
+{
+    struct cgl_fr_zesDeviceReset cgl_fr = {.hDevice = hDevice, .force = force, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceReset]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceReset(hDevice, force);
+}
 CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
     __typeof__(zesDeviceReset) *cgl_fn = (__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, force);
-    struct cgl_fr_zesDeviceReset cgl_fr = {.hDevice = hDevice, .force = force, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceReset(hDevice, force);
 }
 
 /* zesDeviceProcessesGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5674,13 +8836,30 @@ static int cgl_th_zesDeviceProcessesGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
+{
+    struct cgl_fr_zesDeviceProcessesGetState cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceProcessesGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
+}
 CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
     __typeof__(zesDeviceProcessesGetState) *cgl_fn = (__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProcesses);
-    struct cgl_fr_zesDeviceProcessesGetState cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProcesses = pProcesses, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
 }
 
 /* zesDevicePciGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5696,13 +8875,30 @@ static int cgl_th_zesDevicePciGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
+{
+    struct cgl_fr_zesDevicePciGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
+}
 CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
     __typeof__(zesDevicePciGetProperties) *cgl_fn = (__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
-    struct cgl_fr_zesDevicePciGetProperties cgl_fr = {.hDevice = hDevice, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDevicePciGetProperties(hDevice, pProperties);
 }
 
 /* zesDevicePciGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5718,13 +8914,30 @@ static int cgl_th_zesDevicePciGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
+{
+    struct cgl_fr_zesDevicePciGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDevicePciGetState(hDevice, pState);
+}
 CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
     __typeof__(zesDevicePciGetState) *cgl_fn = (__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDevicePciGetState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDevicePciGetState(hDevice, pState);
 }
 
 /* zesDevicePciGetBars: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5741,13 +8954,30 @@ static int cgl_th_zesDevicePciGetBars(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
+{
+    struct cgl_fr_zesDevicePciGetBars cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetBars]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
+}
 CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
     __typeof__(zesDevicePciGetBars) *cgl_fn = (__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProperties);
-    struct cgl_fr_zesDevicePciGetBars cgl_fr = {.hDevice = hDevice, .pCount = pCount, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDevicePciGetBars(hDevice, pCount, pProperties);
 }
 
 /* zesDevicePciGetStats: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5763,13 +8993,30 @@ static int cgl_th_zesDevicePciGetStats(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
+{
+    struct cgl_fr_zesDevicePciGetStats cgl_fr = {.hDevice = hDevice, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetStats]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
+}
 CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
     __typeof__(zesDevicePciGetStats) *cgl_fn = (__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pStats);
-    struct cgl_fr_zesDevicePciGetStats cgl_fr = {.hDevice = hDevice, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDevicePciGetStats(hDevice, pStats);
 }
 
 /* zesDeviceEnumDiagnosticTestSuites: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5786,13 +9033,30 @@ static int cgl_th_zesDeviceEnumDiagnosticTestSuites(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
+{
+    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
+}
 CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
     __typeof__(zesDeviceEnumDiagnosticTestSuites) *cgl_fn = (__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phDiagnostics);
-    struct cgl_fr_zesDeviceEnumDiagnosticTestSuites cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phDiagnostics = phDiagnostics, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
 }
 
 /* zesDiagnosticsGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5808,13 +9072,30 @@ static int cgl_th_zesDiagnosticsGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
+{
+    struct cgl_fr_zesDiagnosticsGetProperties cgl_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
+}
 CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
     __typeof__(zesDiagnosticsGetProperties) *cgl_fn = (__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pProperties);
-    struct cgl_fr_zesDiagnosticsGetProperties cgl_fr = {.hDiagnostics = hDiagnostics, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
 }
 
 /* zesDiagnosticsGetTests: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5831,13 +9112,30 @@ static int cgl_th_zesDiagnosticsGetTests(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
+{
+    struct cgl_fr_zesDiagnosticsGetTests cgl_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetTests]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
+}
 CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
     __typeof__(zesDiagnosticsGetTests) *cgl_fn = (__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pCount, pTests);
-    struct cgl_fr_zesDiagnosticsGetTests cgl_fr = {.hDiagnostics = hDiagnostics, .pCount = pCount, .pTests = pTests, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
 }
 
 /* zesDiagnosticsRunTests: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5855,13 +9153,30 @@ static int cgl_th_zesDiagnosticsRunTests(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
+{
+    struct cgl_fr_zesDiagnosticsRunTests cgl_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsRunTests]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
+}
 CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
     __typeof__(zesDiagnosticsRunTests) *cgl_fn = (__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, startIndex, endIndex, pResult);
-    struct cgl_fr_zesDiagnosticsRunTests cgl_fr = {.hDiagnostics = hDiagnostics, .startIndex = startIndex, .endIndex = endIndex, .pResult = pResult, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
 }
 
 /* zesDeviceEccAvailable: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5877,13 +9192,30 @@ static int cgl_th_zesDeviceEccAvailable(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
+{
+    struct cgl_fr_zesDeviceEccAvailable cgl_fr = {.hDevice = hDevice, .pAvailable = pAvailable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccAvailable]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
+}
 CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
     __typeof__(zesDeviceEccAvailable) *cgl_fn = (__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pAvailable);
-    struct cgl_fr_zesDeviceEccAvailable cgl_fr = {.hDevice = hDevice, .pAvailable = pAvailable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEccAvailable(hDevice, pAvailable);
 }
 
 /* zesDeviceEccConfigurable: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5899,13 +9231,30 @@ static int cgl_th_zesDeviceEccConfigurable(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
+{
+    struct cgl_fr_zesDeviceEccConfigurable cgl_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccConfigurable]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
+}
 CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
     __typeof__(zesDeviceEccConfigurable) *cgl_fn = (__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pConfigurable);
-    struct cgl_fr_zesDeviceEccConfigurable cgl_fr = {.hDevice = hDevice, .pConfigurable = pConfigurable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEccConfigurable(hDevice, pConfigurable);
 }
 
 /* zesDeviceGetEccState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5921,13 +9270,30 @@ static int cgl_th_zesDeviceGetEccState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
+{
+    struct cgl_fr_zesDeviceGetEccState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetEccState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceGetEccState(hDevice, pState);
+}
 CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
     __typeof__(zesDeviceGetEccState) *cgl_fn = (__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
-    struct cgl_fr_zesDeviceGetEccState cgl_fr = {.hDevice = hDevice, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceGetEccState(hDevice, pState);
 }
 
 /* zesDeviceSetEccState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5944,13 +9310,30 @@ static int cgl_th_zesDeviceSetEccState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
+{
+    struct cgl_fr_zesDeviceSetEccState cgl_fr = {.hDevice = hDevice, .newState = newState, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceSetEccState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
+}
 CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
     __typeof__(zesDeviceSetEccState) *cgl_fn = (__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, newState, pState);
-    struct cgl_fr_zesDeviceSetEccState cgl_fr = {.hDevice = hDevice, .newState = newState, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceSetEccState(hDevice, newState, pState);
 }
 
 /* zesDeviceEnumEngineGroups: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5967,13 +9350,30 @@ static int cgl_th_zesDeviceEnumEngineGroups(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
+{
+    struct cgl_fr_zesDeviceEnumEngineGroups cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
+}
 CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
     __typeof__(zesDeviceEnumEngineGroups) *cgl_fn = (__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phEngine);
-    struct cgl_fr_zesDeviceEnumEngineGroups cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phEngine = phEngine, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
 }
 
 /* zesEngineGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -5989,13 +9389,30 @@ static int cgl_th_zesEngineGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
+{
+    struct cgl_fr_zesEngineGetProperties cgl_fr = {.hEngine = hEngine, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
+}
 CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
     __typeof__(zesEngineGetProperties) *cgl_fn = (__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pProperties);
-    struct cgl_fr_zesEngineGetProperties cgl_fr = {.hEngine = hEngine, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesEngineGetProperties(hEngine, pProperties);
 }
 
 /* zesEngineGetActivity: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6011,13 +9428,30 @@ static int cgl_th_zesEngineGetActivity(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
+{
+    struct cgl_fr_zesEngineGetActivity cgl_fr = {.hEngine = hEngine, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetActivity]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesEngineGetActivity(hEngine, pStats);
+}
 CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
     __typeof__(zesEngineGetActivity) *cgl_fn = (__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pStats);
-    struct cgl_fr_zesEngineGetActivity cgl_fr = {.hEngine = hEngine, .pStats = pStats, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesEngineGetActivity(hEngine, pStats);
 }
 
 /* zesDeviceEventRegister: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6033,13 +9467,30 @@ static int cgl_th_zesDeviceEventRegister(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
+{
+    struct cgl_fr_zesDeviceEventRegister cgl_fr = {.hDevice = hDevice, .events = events, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEventRegister]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEventRegister(hDevice, events);
+}
 CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
     __typeof__(zesDeviceEventRegister) *cgl_fn = (__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, events);
-    struct cgl_fr_zesDeviceEventRegister cgl_fr = {.hDevice = hDevice, .events = events, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEventRegister(hDevice, events);
 }
 
 /* zesDriverEventListen: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6059,13 +9510,30 @@ static int cgl_th_zesDriverEventListen(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
+{
+    struct cgl_fr_zesDriverEventListen cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListen]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+}
 CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
     __typeof__(zesDriverEventListen) *cgl_fn = (__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cgl_fr_zesDriverEventListen cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
 
 /* zesDriverEventListenEx: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6085,13 +9553,30 @@ static int cgl_th_zesDriverEventListenEx(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
+{
+    struct cgl_fr_zesDriverEventListenEx cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListenEx]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+}
 CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
     __typeof__(zesDriverEventListenEx) *cgl_fn = (__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-    struct cgl_fr_zesDriverEventListenEx cgl_fr = {.hDriver = hDriver, .timeout = timeout, .count = count, .phDevices = phDevices, .pNumDeviceEvents = pNumDeviceEvents, .pEvents = pEvents, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
 
 /* zesDeviceEnumFabricPorts: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6108,13 +9593,30 @@ static int cgl_th_zesDeviceEnumFabricPorts(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
+{
+    struct cgl_fr_zesDeviceEnumFabricPorts cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
+}
 CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
     __typeof__(zesDeviceEnumFabricPorts) *cgl_fn = (__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPort);
-    struct cgl_fr_zesDeviceEnumFabricPorts cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPort = phPort, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
 }
 
 /* zesFabricPortGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6130,13 +9632,30 @@ static int cgl_th_zesFabricPortGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
+{
+    struct cgl_fr_zesFabricPortGetProperties cgl_fr = {.hPort = hPort, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
+}
 CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
     __typeof__(zesFabricPortGetProperties) *cgl_fn = (__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pProperties);
-    struct cgl_fr_zesFabricPortGetProperties cgl_fr = {.hPort = hPort, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortGetProperties(hPort, pProperties);
 }
 
 /* zesFabricPortGetLinkType: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6152,13 +9671,30 @@ static int cgl_th_zesFabricPortGetLinkType(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
+{
+    struct cgl_fr_zesFabricPortGetLinkType cgl_fr = {.hPort = hPort, .pLinkType = pLinkType, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetLinkType]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
+}
 CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
     __typeof__(zesFabricPortGetLinkType) *cgl_fn = (__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pLinkType);
-    struct cgl_fr_zesFabricPortGetLinkType cgl_fr = {.hPort = hPort, .pLinkType = pLinkType, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortGetLinkType(hPort, pLinkType);
 }
 
 /* zesFabricPortGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6174,13 +9710,30 @@ static int cgl_th_zesFabricPortGetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
+{
+    struct cgl_fr_zesFabricPortGetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
+}
 CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
     __typeof__(zesFabricPortGetConfig) *cgl_fn = (__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
-    struct cgl_fr_zesFabricPortGetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortGetConfig(hPort, pConfig);
 }
 
 /* zesFabricPortSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6196,13 +9749,30 @@ static int cgl_th_zesFabricPortSetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
+{
+    struct cgl_fr_zesFabricPortSetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortSetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
+}
 CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
     __typeof__(zesFabricPortSetConfig) *cgl_fn = (__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
-    struct cgl_fr_zesFabricPortSetConfig cgl_fr = {.hPort = hPort, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortSetConfig(hPort, pConfig);
 }
 
 /* zesFabricPortGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6218,13 +9788,30 @@ static int cgl_th_zesFabricPortGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
+{
+    struct cgl_fr_zesFabricPortGetState cgl_fr = {.hPort = hPort, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortGetState(hPort, pState);
+}
 CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
     __typeof__(zesFabricPortGetState) *cgl_fn = (__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pState);
-    struct cgl_fr_zesFabricPortGetState cgl_fr = {.hPort = hPort, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortGetState(hPort, pState);
 }
 
 /* zesFabricPortGetThroughput: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6240,13 +9827,30 @@ static int cgl_th_zesFabricPortGetThroughput(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
+{
+    struct cgl_fr_zesFabricPortGetThroughput cgl_fr = {.hPort = hPort, .pThroughput = pThroughput, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetThroughput]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
+}
 CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
     __typeof__(zesFabricPortGetThroughput) *cgl_fn = (__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pThroughput);
-    struct cgl_fr_zesFabricPortGetThroughput cgl_fr = {.hPort = hPort, .pThroughput = pThroughput, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFabricPortGetThroughput(hPort, pThroughput);
 }
 
 /* zesDeviceEnumFans: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6263,13 +9867,30 @@ static int cgl_th_zesDeviceEnumFans(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
+{
+    struct cgl_fr_zesDeviceEnumFans cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFans]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
+}
 CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
     __typeof__(zesDeviceEnumFans) *cgl_fn = (__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFan);
-    struct cgl_fr_zesDeviceEnumFans cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFan = phFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumFans(hDevice, pCount, phFan);
 }
 
 /* zesFanGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6285,13 +9906,30 @@ static int cgl_th_zesFanGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
+{
+    struct cgl_fr_zesFanGetProperties cgl_fr = {.hFan = hFan, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanGetProperties(hFan, pProperties);
+}
 CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
     __typeof__(zesFanGetProperties) *cgl_fn = (__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pProperties);
-    struct cgl_fr_zesFanGetProperties cgl_fr = {.hFan = hFan, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanGetProperties(hFan, pProperties);
 }
 
 /* zesFanGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6307,13 +9945,30 @@ static int cgl_th_zesFanGetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
+{
+    struct cgl_fr_zesFanGetConfig cgl_fr = {.hFan = hFan, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanGetConfig(hFan, pConfig);
+}
 CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
     __typeof__(zesFanGetConfig) *cgl_fn = (__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pConfig);
-    struct cgl_fr_zesFanGetConfig cgl_fr = {.hFan = hFan, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanGetConfig(hFan, pConfig);
 }
 
 /* zesFanSetDefaultMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6328,13 +9983,30 @@ static int cgl_th_zesFanSetDefaultMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetDefaultMode(zes_fan_handle_t hFan)
+{
+    struct cgl_fr_zesFanSetDefaultMode cgl_fr = {.hFan = hFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan_handle_t hFan)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetDefaultMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanSetDefaultMode(hFan);
+}
 CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
     __typeof__(zesFanSetDefaultMode) *cgl_fn = (__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan);
-    struct cgl_fr_zesFanSetDefaultMode cgl_fr = {.hFan = hFan, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanSetDefaultMode(hFan);
 }
 
 /* zesFanSetFixedSpeedMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6350,13 +10022,30 @@ static int cgl_th_zesFanSetFixedSpeedMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
+{
+    struct cgl_fr_zesFanSetFixedSpeedMode cgl_fr = {.hFan = hFan, .speed = speed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
+}
 CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
     __typeof__(zesFanSetFixedSpeedMode) *cgl_fn = (__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speed);
-    struct cgl_fr_zesFanSetFixedSpeedMode cgl_fr = {.hFan = hFan, .speed = speed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanSetFixedSpeedMode(hFan, speed);
 }
 
 /* zesFanSetSpeedTableMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6372,13 +10061,30 @@ static int cgl_th_zesFanSetSpeedTableMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
+{
+    struct cgl_fr_zesFanSetSpeedTableMode cgl_fr = {.hFan = hFan, .speedTable = speedTable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
+}
 CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
     __typeof__(zesFanSetSpeedTableMode) *cgl_fn = (__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speedTable);
-    struct cgl_fr_zesFanSetSpeedTableMode cgl_fr = {.hFan = hFan, .speedTable = speedTable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanSetSpeedTableMode(hFan, speedTable);
 }
 
 /* zesFanGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6395,13 +10101,30 @@ static int cgl_th_zesFanGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
+{
+    struct cgl_fr_zesFanGetState cgl_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFanGetState(hFan, units, pSpeed);
+}
 CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
     __typeof__(zesFanGetState) *cgl_fn = (__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, units, pSpeed);
-    struct cgl_fr_zesFanGetState cgl_fr = {.hFan = hFan, .units = units, .pSpeed = pSpeed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFanGetState(hFan, units, pSpeed);
 }
 
 /* zesDeviceEnumFirmwares: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6418,13 +10141,30 @@ static int cgl_th_zesDeviceEnumFirmwares(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
+{
+    struct cgl_fr_zesDeviceEnumFirmwares cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
+}
 CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
     __typeof__(zesDeviceEnumFirmwares) *cgl_fn = (__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFirmware);
-    struct cgl_fr_zesDeviceEnumFirmwares cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFirmware = phFirmware, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
 }
 
 /* zesFirmwareGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6440,13 +10180,30 @@ static int cgl_th_zesFirmwareGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
+{
+    struct cgl_fr_zesFirmwareGetProperties cgl_fr = {.hFirmware = hFirmware, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
+}
 CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
     __typeof__(zesFirmwareGetProperties) *cgl_fn = (__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pProperties);
-    struct cgl_fr_zesFirmwareGetProperties cgl_fr = {.hFirmware = hFirmware, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFirmwareGetProperties(hFirmware, pProperties);
 }
 
 /* zesFirmwareFlash: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6463,13 +10220,30 @@ static int cgl_th_zesFirmwareFlash(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
+{
+    struct cgl_fr_zesFirmwareFlash cgl_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareFlash]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
+}
 CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
     __typeof__(zesFirmwareFlash) *cgl_fn = (__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pImage, size);
-    struct cgl_fr_zesFirmwareFlash cgl_fr = {.hFirmware = hFirmware, .pImage = pImage, .size = size, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFirmwareFlash(hFirmware, pImage, size);
 }
 
 /* zesDeviceEnumFrequencyDomains: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6486,13 +10260,30 @@ static int cgl_th_zesDeviceEnumFrequencyDomains(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
+{
+    struct cgl_fr_zesDeviceEnumFrequencyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
+}
 CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
     __typeof__(zesDeviceEnumFrequencyDomains) *cgl_fn = (__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFrequency);
-    struct cgl_fr_zesDeviceEnumFrequencyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
 }
 
 /* zesFrequencyGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6508,13 +10299,30 @@ static int cgl_th_zesFrequencyGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
+{
+    struct cgl_fr_zesFrequencyGetProperties cgl_fr = {.hFrequency = hFrequency, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
+}
 CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
     __typeof__(zesFrequencyGetProperties) *cgl_fn = (__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pProperties);
-    struct cgl_fr_zesFrequencyGetProperties cgl_fr = {.hFrequency = hFrequency, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyGetProperties(hFrequency, pProperties);
 }
 
 /* zesFrequencyGetAvailableClocks: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6531,13 +10339,30 @@ static int cgl_th_zesFrequencyGetAvailableClocks(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
+{
+    struct cgl_fr_zesFrequencyGetAvailableClocks cgl_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
+}
 CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
     __typeof__(zesFrequencyGetAvailableClocks) *cgl_fn = (__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCount, phFrequency);
-    struct cgl_fr_zesFrequencyGetAvailableClocks cgl_fr = {.hFrequency = hFrequency, .pCount = pCount, .phFrequency = phFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
 }
 
 /* zesFrequencyGetRange: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6553,13 +10378,30 @@ static int cgl_th_zesFrequencyGetRange(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
+{
+    struct cgl_fr_zesFrequencyGetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetRange]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
+}
 CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
     __typeof__(zesFrequencyGetRange) *cgl_fn = (__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
-    struct cgl_fr_zesFrequencyGetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyGetRange(hFrequency, pLimits);
 }
 
 /* zesFrequencySetRange: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6575,13 +10417,30 @@ static int cgl_th_zesFrequencySetRange(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
+{
+    struct cgl_fr_zesFrequencySetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencySetRange]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
+}
 CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
     __typeof__(zesFrequencySetRange) *cgl_fn = (__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
-    struct cgl_fr_zesFrequencySetRange cgl_fr = {.hFrequency = hFrequency, .pLimits = pLimits, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencySetRange(hFrequency, pLimits);
 }
 
 /* zesFrequencyGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6597,13 +10456,30 @@ static int cgl_th_zesFrequencyGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
+{
+    struct cgl_fr_zesFrequencyGetState cgl_fr = {.hFrequency = hFrequency, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyGetState(hFrequency, pState);
+}
 CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
     __typeof__(zesFrequencyGetState) *cgl_fn = (__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pState);
-    struct cgl_fr_zesFrequencyGetState cgl_fr = {.hFrequency = hFrequency, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyGetState(hFrequency, pState);
 }
 
 /* zesFrequencyGetThrottleTime: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6619,13 +10495,30 @@ static int cgl_th_zesFrequencyGetThrottleTime(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
+{
+    struct cgl_fr_zesFrequencyGetThrottleTime cgl_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
+}
 CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
     __typeof__(zesFrequencyGetThrottleTime) *cgl_fn = (__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pThrottleTime);
-    struct cgl_fr_zesFrequencyGetThrottleTime cgl_fr = {.hFrequency = hFrequency, .pThrottleTime = pThrottleTime, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
 }
 
 /* zesFrequencyOcGetCapabilities: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6641,13 +10534,30 @@ static int cgl_th_zesFrequencyOcGetCapabilities(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
+{
+    struct cgl_fr_zesFrequencyOcGetCapabilities cgl_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
     __typeof__(zesFrequencyOcGetCapabilities) *cgl_fn = (__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcCapabilities);
-    struct cgl_fr_zesFrequencyOcGetCapabilities cgl_fr = {.hFrequency = hFrequency, .pOcCapabilities = pOcCapabilities, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
 }
 
 /* zesFrequencyOcGetFrequencyTarget: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6663,13 +10573,30 @@ static int cgl_th_zesFrequencyOcGetFrequencyTarget(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
+{
+    struct cgl_fr_zesFrequencyOcGetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
     __typeof__(zesFrequencyOcGetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcFrequency);
-    struct cgl_fr_zesFrequencyOcGetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentOcFrequency = pCurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
 }
 
 /* zesFrequencyOcSetFrequencyTarget: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6685,13 +10612,30 @@ static int cgl_th_zesFrequencyOcSetFrequencyTarget(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
+{
+    struct cgl_fr_zesFrequencyOcSetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
     __typeof__(zesFrequencyOcSetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcFrequency);
-    struct cgl_fr_zesFrequencyOcSetFrequencyTarget cgl_fr = {.hFrequency = hFrequency, .CurrentOcFrequency = CurrentOcFrequency, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
 }
 
 /* zesFrequencyOcGetVoltageTarget: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6708,13 +10652,30 @@ static int cgl_th_zesFrequencyOcGetVoltageTarget(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
+{
+    struct cgl_fr_zesFrequencyOcGetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
     __typeof__(zesFrequencyOcGetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-    struct cgl_fr_zesFrequencyOcGetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .pCurrentVoltageTarget = pCurrentVoltageTarget, .pCurrentVoltageOffset = pCurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
 }
 
 /* zesFrequencyOcSetVoltageTarget: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6731,13 +10692,30 @@ static int cgl_th_zesFrequencyOcSetVoltageTarget(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
+{
+    struct cgl_fr_zesFrequencyOcSetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
     __typeof__(zesFrequencyOcSetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-    struct cgl_fr_zesFrequencyOcSetVoltageTarget cgl_fr = {.hFrequency = hFrequency, .CurrentVoltageTarget = CurrentVoltageTarget, .CurrentVoltageOffset = CurrentVoltageOffset, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
 }
 
 /* zesFrequencyOcSetMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6753,13 +10731,30 @@ static int cgl_th_zesFrequencyOcSetMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
+{
+    struct cgl_fr_zesFrequencyOcSetMode cgl_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
     __typeof__(zesFrequencyOcSetMode) *cgl_fn = (__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcMode);
-    struct cgl_fr_zesFrequencyOcSetMode cgl_fr = {.hFrequency = hFrequency, .CurrentOcMode = CurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
 }
 
 /* zesFrequencyOcGetMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6775,13 +10770,30 @@ static int cgl_th_zesFrequencyOcGetMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
+{
+    struct cgl_fr_zesFrequencyOcGetMode cgl_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
     __typeof__(zesFrequencyOcGetMode) *cgl_fn = (__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcMode);
-    struct cgl_fr_zesFrequencyOcGetMode cgl_fr = {.hFrequency = hFrequency, .pCurrentOcMode = pCurrentOcMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
 }
 
 /* zesFrequencyOcGetIccMax: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6797,13 +10809,30 @@ static int cgl_th_zesFrequencyOcGetIccMax(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
+{
+    struct cgl_fr_zesFrequencyOcGetIccMax cgl_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
     __typeof__(zesFrequencyOcGetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcIccMax);
-    struct cgl_fr_zesFrequencyOcGetIccMax cgl_fr = {.hFrequency = hFrequency, .pOcIccMax = pOcIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
 }
 
 /* zesFrequencyOcSetIccMax: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6819,13 +10848,30 @@ static int cgl_th_zesFrequencyOcSetIccMax(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
+{
+    struct cgl_fr_zesFrequencyOcSetIccMax cgl_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
     __typeof__(zesFrequencyOcSetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocIccMax);
-    struct cgl_fr_zesFrequencyOcSetIccMax cgl_fr = {.hFrequency = hFrequency, .ocIccMax = ocIccMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
 }
 
 /* zesFrequencyOcGetTjMax: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6841,13 +10887,30 @@ static int cgl_th_zesFrequencyOcGetTjMax(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
+{
+    struct cgl_fr_zesFrequencyOcGetTjMax cgl_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
     __typeof__(zesFrequencyOcGetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcTjMax);
-    struct cgl_fr_zesFrequencyOcGetTjMax cgl_fr = {.hFrequency = hFrequency, .pOcTjMax = pOcTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
 }
 
 /* zesFrequencyOcSetTjMax: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6863,13 +10926,30 @@ static int cgl_th_zesFrequencyOcSetTjMax(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
+{
+    struct cgl_fr_zesFrequencyOcSetTjMax cgl_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
     __typeof__(zesFrequencyOcSetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocTjMax);
-    struct cgl_fr_zesFrequencyOcSetTjMax cgl_fr = {.hFrequency = hFrequency, .ocTjMax = ocTjMax, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
 }
 
 /* zesDeviceEnumLeds: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6886,13 +10966,30 @@ static int cgl_th_zesDeviceEnumLeds(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
+{
+    struct cgl_fr_zesDeviceEnumLeds cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumLeds]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
+}
 CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
     __typeof__(zesDeviceEnumLeds) *cgl_fn = (__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phLed);
-    struct cgl_fr_zesDeviceEnumLeds cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phLed = phLed, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumLeds(hDevice, pCount, phLed);
 }
 
 /* zesLedGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6908,13 +11005,30 @@ static int cgl_th_zesLedGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
+{
+    struct cgl_fr_zesLedGetProperties cgl_fr = {.hLed = hLed, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesLedGetProperties(hLed, pProperties);
+}
 CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
     __typeof__(zesLedGetProperties) *cgl_fn = (__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pProperties);
-    struct cgl_fr_zesLedGetProperties cgl_fr = {.hLed = hLed, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesLedGetProperties(hLed, pProperties);
 }
 
 /* zesLedGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6930,13 +11044,30 @@ static int cgl_th_zesLedGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
+{
+    struct cgl_fr_zesLedGetState cgl_fr = {.hLed = hLed, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesLedGetState(hLed, pState);
+}
 CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
     __typeof__(zesLedGetState) *cgl_fn = (__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pState);
-    struct cgl_fr_zesLedGetState cgl_fr = {.hLed = hLed, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesLedGetState(hLed, pState);
 }
 
 /* zesLedSetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6952,13 +11083,30 @@ static int cgl_th_zesLedSetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
+{
+    struct cgl_fr_zesLedSetState cgl_fr = {.hLed = hLed, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesLedSetState(hLed, enable);
+}
 CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
     __typeof__(zesLedSetState) *cgl_fn = (__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, enable);
-    struct cgl_fr_zesLedSetState cgl_fr = {.hLed = hLed, .enable = enable, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesLedSetState(hLed, enable);
 }
 
 /* zesLedSetColor: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6974,13 +11122,30 @@ static int cgl_th_zesLedSetColor(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
+{
+    struct cgl_fr_zesLedSetColor cgl_fr = {.hLed = hLed, .pColor = pColor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetColor]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesLedSetColor(hLed, pColor);
+}
 CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
     __typeof__(zesLedSetColor) *cgl_fn = (__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pColor);
-    struct cgl_fr_zesLedSetColor cgl_fr = {.hLed = hLed, .pColor = pColor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesLedSetColor(hLed, pColor);
 }
 
 /* zesDeviceEnumMemoryModules: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -6997,13 +11162,30 @@ static int cgl_th_zesDeviceEnumMemoryModules(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
+{
+    struct cgl_fr_zesDeviceEnumMemoryModules cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
+}
 CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
     __typeof__(zesDeviceEnumMemoryModules) *cgl_fn = (__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMemory);
-    struct cgl_fr_zesDeviceEnumMemoryModules cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phMemory = phMemory, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
 }
 
 /* zesMemoryGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7019,13 +11201,30 @@ static int cgl_th_zesMemoryGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
+{
+    struct cgl_fr_zesMemoryGetProperties cgl_fr = {.hMemory = hMemory, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
+}
 CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
     __typeof__(zesMemoryGetProperties) *cgl_fn = (__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pProperties);
-    struct cgl_fr_zesMemoryGetProperties cgl_fr = {.hMemory = hMemory, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesMemoryGetProperties(hMemory, pProperties);
 }
 
 /* zesMemoryGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7041,13 +11240,30 @@ static int cgl_th_zesMemoryGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
+{
+    struct cgl_fr_zesMemoryGetState cgl_fr = {.hMemory = hMemory, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesMemoryGetState(hMemory, pState);
+}
 CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
     __typeof__(zesMemoryGetState) *cgl_fn = (__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pState);
-    struct cgl_fr_zesMemoryGetState cgl_fr = {.hMemory = hMemory, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesMemoryGetState(hMemory, pState);
 }
 
 /* zesMemoryGetBandwidth: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7063,13 +11279,30 @@ static int cgl_th_zesMemoryGetBandwidth(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
+{
+    struct cgl_fr_zesMemoryGetBandwidth cgl_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetBandwidth]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
+}
 CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
     __typeof__(zesMemoryGetBandwidth) *cgl_fn = (__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pBandwidth);
-    struct cgl_fr_zesMemoryGetBandwidth cgl_fr = {.hMemory = hMemory, .pBandwidth = pBandwidth, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesMemoryGetBandwidth(hMemory, pBandwidth);
 }
 
 /* zesDeviceEnumPerformanceFactorDomains: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7086,13 +11319,30 @@ static int cgl_th_zesDeviceEnumPerformanceFactorDomains(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
+{
+    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
+}
 CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
     __typeof__(zesDeviceEnumPerformanceFactorDomains) *cgl_fn = (__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPerf);
-    struct cgl_fr_zesDeviceEnumPerformanceFactorDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPerf = phPerf, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
 }
 
 /* zesPerformanceFactorGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7108,13 +11358,30 @@ static int cgl_th_zesPerformanceFactorGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
+{
+    struct cgl_fr_zesPerformanceFactorGetProperties cgl_fr = {.hPerf = hPerf, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
+}
 CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
     __typeof__(zesPerformanceFactorGetProperties) *cgl_fn = (__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pProperties);
-    struct cgl_fr_zesPerformanceFactorGetProperties cgl_fr = {.hPerf = hPerf, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPerformanceFactorGetProperties(hPerf, pProperties);
 }
 
 /* zesPerformanceFactorGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7130,13 +11397,30 @@ static int cgl_th_zesPerformanceFactorGetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
+{
+    struct cgl_fr_zesPerformanceFactorGetConfig cgl_fr = {.hPerf = hPerf, .pFactor = pFactor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
+}
 CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
     __typeof__(zesPerformanceFactorGetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pFactor);
-    struct cgl_fr_zesPerformanceFactorGetConfig cgl_fr = {.hPerf = hPerf, .pFactor = pFactor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPerformanceFactorGetConfig(hPerf, pFactor);
 }
 
 /* zesPerformanceFactorSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7152,13 +11436,30 @@ static int cgl_th_zesPerformanceFactorSetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
+{
+    struct cgl_fr_zesPerformanceFactorSetConfig cgl_fr = {.hPerf = hPerf, .factor = factor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
+}
 CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
     __typeof__(zesPerformanceFactorSetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, factor);
-    struct cgl_fr_zesPerformanceFactorSetConfig cgl_fr = {.hPerf = hPerf, .factor = factor, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPerformanceFactorSetConfig(hPerf, factor);
 }
 
 /* zesDeviceEnumPowerDomains: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7175,13 +11476,30 @@ static int cgl_th_zesDeviceEnumPowerDomains(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
+{
+    struct cgl_fr_zesDeviceEnumPowerDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
+}
 CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
     __typeof__(zesDeviceEnumPowerDomains) *cgl_fn = (__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPower);
-    struct cgl_fr_zesDeviceEnumPowerDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
 }
 
 /* zesDeviceGetCardPowerDomain: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7197,13 +11515,30 @@ static int cgl_th_zesDeviceGetCardPowerDomain(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
+{
+    struct cgl_fr_zesDeviceGetCardPowerDomain cgl_fr = {.hDevice = hDevice, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
+}
 CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
     __typeof__(zesDeviceGetCardPowerDomain) *cgl_fn = (__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phPower);
-    struct cgl_fr_zesDeviceGetCardPowerDomain cgl_fr = {.hDevice = hDevice, .phPower = phPower, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceGetCardPowerDomain(hDevice, phPower);
 }
 
 /* zesPowerGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7219,13 +11554,30 @@ static int cgl_th_zesPowerGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
+{
+    struct cgl_fr_zesPowerGetProperties cgl_fr = {.hPower = hPower, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerGetProperties(hPower, pProperties);
+}
 CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
     __typeof__(zesPowerGetProperties) *cgl_fn = (__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pProperties);
-    struct cgl_fr_zesPowerGetProperties cgl_fr = {.hPower = hPower, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerGetProperties(hPower, pProperties);
 }
 
 /* zesPowerGetEnergyCounter: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7241,13 +11593,30 @@ static int cgl_th_zesPowerGetEnergyCounter(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
+{
+    struct cgl_fr_zesPowerGetEnergyCounter cgl_fr = {.hPower = hPower, .pEnergy = pEnergy, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
+}
 CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
     __typeof__(zesPowerGetEnergyCounter) *cgl_fn = (__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pEnergy);
-    struct cgl_fr_zesPowerGetEnergyCounter cgl_fr = {.hPower = hPower, .pEnergy = pEnergy, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerGetEnergyCounter(hPower, pEnergy);
 }
 
 /* zesPowerGetLimits: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7265,13 +11634,30 @@ static int cgl_th_zesPowerGetLimits(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
+{
+    struct cgl_fr_zesPowerGetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimits]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
+}
 CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
     __typeof__(zesPowerGetLimits) *cgl_fn = (__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
-    struct cgl_fr_zesPowerGetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
 }
 
 /* zesPowerSetLimits: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7289,13 +11675,30 @@ static int cgl_th_zesPowerSetLimits(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
+{
+    struct cgl_fr_zesPowerSetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimits]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
+}
 CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
     __typeof__(zesPowerSetLimits) *cgl_fn = (__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
-    struct cgl_fr_zesPowerSetLimits cgl_fr = {.hPower = hPower, .pSustained = pSustained, .pBurst = pBurst, .pPeak = pPeak, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
 }
 
 /* zesPowerGetEnergyThreshold: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7311,13 +11714,30 @@ static int cgl_th_zesPowerGetEnergyThreshold(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
+{
+    struct cgl_fr_zesPowerGetEnergyThreshold cgl_fr = {.hPower = hPower, .pThreshold = pThreshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
+}
 CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
     __typeof__(zesPowerGetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pThreshold);
-    struct cgl_fr_zesPowerGetEnergyThreshold cgl_fr = {.hPower = hPower, .pThreshold = pThreshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerGetEnergyThreshold(hPower, pThreshold);
 }
 
 /* zesPowerSetEnergyThreshold: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7333,13 +11753,30 @@ static int cgl_th_zesPowerSetEnergyThreshold(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
+{
+    struct cgl_fr_zesPowerSetEnergyThreshold cgl_fr = {.hPower = hPower, .threshold = threshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
+}
 CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
     __typeof__(zesPowerSetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, threshold);
-    struct cgl_fr_zesPowerSetEnergyThreshold cgl_fr = {.hPower = hPower, .threshold = threshold, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerSetEnergyThreshold(hPower, threshold);
 }
 
 /* zesDeviceEnumPsus: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7356,13 +11793,30 @@ static int cgl_th_zesDeviceEnumPsus(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
+{
+    struct cgl_fr_zesDeviceEnumPsus cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPsus]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
+}
 CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
     __typeof__(zesDeviceEnumPsus) *cgl_fn = (__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPsu);
-    struct cgl_fr_zesDeviceEnumPsus cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phPsu = phPsu, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumPsus(hDevice, pCount, phPsu);
 }
 
 /* zesPsuGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7378,13 +11832,30 @@ static int cgl_th_zesPsuGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
+{
+    struct cgl_fr_zesPsuGetProperties cgl_fr = {.hPsu = hPsu, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
+}
 CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
     __typeof__(zesPsuGetProperties) *cgl_fn = (__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pProperties);
-    struct cgl_fr_zesPsuGetProperties cgl_fr = {.hPsu = hPsu, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPsuGetProperties(hPsu, pProperties);
 }
 
 /* zesPsuGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7400,13 +11871,30 @@ static int cgl_th_zesPsuGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
+{
+    struct cgl_fr_zesPsuGetState cgl_fr = {.hPsu = hPsu, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPsuGetState(hPsu, pState);
+}
 CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
     __typeof__(zesPsuGetState) *cgl_fn = (__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pState);
-    struct cgl_fr_zesPsuGetState cgl_fr = {.hPsu = hPsu, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPsuGetState(hPsu, pState);
 }
 
 /* zesDeviceEnumRasErrorSets: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7423,13 +11911,30 @@ static int cgl_th_zesDeviceEnumRasErrorSets(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
+{
+    struct cgl_fr_zesDeviceEnumRasErrorSets cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
+}
 CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
     __typeof__(zesDeviceEnumRasErrorSets) *cgl_fn = (__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phRas);
-    struct cgl_fr_zesDeviceEnumRasErrorSets cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phRas = phRas, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
 }
 
 /* zesRasGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7445,13 +11950,30 @@ static int cgl_th_zesRasGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
+{
+    struct cgl_fr_zesRasGetProperties cgl_fr = {.hRas = hRas, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesRasGetProperties(hRas, pProperties);
+}
 CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
     __typeof__(zesRasGetProperties) *cgl_fn = (__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pProperties);
-    struct cgl_fr_zesRasGetProperties cgl_fr = {.hRas = hRas, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesRasGetProperties(hRas, pProperties);
 }
 
 /* zesRasGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7467,13 +11989,30 @@ static int cgl_th_zesRasGetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
+{
+    struct cgl_fr_zesRasGetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesRasGetConfig(hRas, pConfig);
+}
 CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
     __typeof__(zesRasGetConfig) *cgl_fn = (__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
-    struct cgl_fr_zesRasGetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesRasGetConfig(hRas, pConfig);
 }
 
 /* zesRasSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7489,13 +12028,30 @@ static int cgl_th_zesRasSetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
+{
+    struct cgl_fr_zesRasSetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasSetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesRasSetConfig(hRas, pConfig);
+}
 CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
     __typeof__(zesRasSetConfig) *cgl_fn = (__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
-    struct cgl_fr_zesRasSetConfig cgl_fr = {.hRas = hRas, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesRasSetConfig(hRas, pConfig);
 }
 
 /* zesRasGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7512,13 +12068,30 @@ static int cgl_th_zesRasGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
+{
+    struct cgl_fr_zesRasGetState cgl_fr = {.hRas = hRas, .clear = clear, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesRasGetState(hRas, clear, pState);
+}
 CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
     __typeof__(zesRasGetState) *cgl_fn = (__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, clear, pState);
-    struct cgl_fr_zesRasGetState cgl_fr = {.hRas = hRas, .clear = clear, .pState = pState, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesRasGetState(hRas, clear, pState);
 }
 
 /* zesDeviceEnumSchedulers: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7535,13 +12108,30 @@ static int cgl_th_zesDeviceEnumSchedulers(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
+{
+    struct cgl_fr_zesDeviceEnumSchedulers cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
+}
 CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
     __typeof__(zesDeviceEnumSchedulers) *cgl_fn = (__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phScheduler);
-    struct cgl_fr_zesDeviceEnumSchedulers cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phScheduler = phScheduler, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
 }
 
 /* zesSchedulerGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7557,13 +12147,30 @@ static int cgl_th_zesSchedulerGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
+{
+    struct cgl_fr_zesSchedulerGetProperties cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
+}
 CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
     __typeof__(zesSchedulerGetProperties) *cgl_fn = (__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties);
-    struct cgl_fr_zesSchedulerGetProperties cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerGetProperties(hScheduler, pProperties);
 }
 
 /* zesSchedulerGetCurrentMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7579,13 +12186,30 @@ static int cgl_th_zesSchedulerGetCurrentMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
+{
+    struct cgl_fr_zesSchedulerGetCurrentMode cgl_fr = {.hScheduler = hScheduler, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
+}
 CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
     __typeof__(zesSchedulerGetCurrentMode) *cgl_fn = (__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pMode);
-    struct cgl_fr_zesSchedulerGetCurrentMode cgl_fr = {.hScheduler = hScheduler, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerGetCurrentMode(hScheduler, pMode);
 }
 
 /* zesSchedulerGetTimeoutModeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7602,13 +12226,30 @@ static int cgl_th_zesSchedulerGetTimeoutModeProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
+{
+    struct cgl_fr_zesSchedulerGetTimeoutModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
+}
 CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
     __typeof__(zesSchedulerGetTimeoutModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
-    struct cgl_fr_zesSchedulerGetTimeoutModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
 }
 
 /* zesSchedulerGetTimesliceModeProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7625,13 +12266,30 @@ static int cgl_th_zesSchedulerGetTimesliceModeProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
+{
+    struct cgl_fr_zesSchedulerGetTimesliceModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
+}
 CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
     __typeof__(zesSchedulerGetTimesliceModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
-    struct cgl_fr_zesSchedulerGetTimesliceModeProperties cgl_fr = {.hScheduler = hScheduler, .getDefaults = getDefaults, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
 }
 
 /* zesSchedulerSetTimeoutMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7648,13 +12306,30 @@ static int cgl_th_zesSchedulerSetTimeoutMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
+{
+    struct cgl_fr_zesSchedulerSetTimeoutMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
+}
 CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
     __typeof__(zesSchedulerSetTimeoutMode) *cgl_fn = (__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
-    struct cgl_fr_zesSchedulerSetTimeoutMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
 }
 
 /* zesSchedulerSetTimesliceMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7671,13 +12346,30 @@ static int cgl_th_zesSchedulerSetTimesliceMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
+{
+    struct cgl_fr_zesSchedulerSetTimesliceMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
+}
 CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
     __typeof__(zesSchedulerSetTimesliceMode) *cgl_fn = (__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
-    struct cgl_fr_zesSchedulerSetTimesliceMode cgl_fr = {.hScheduler = hScheduler, .pProperties = pProperties, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
 }
 
 /* zesSchedulerSetExclusiveMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7693,13 +12385,30 @@ static int cgl_th_zesSchedulerSetExclusiveMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
+{
+    struct cgl_fr_zesSchedulerSetExclusiveMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
+}
 CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
     __typeof__(zesSchedulerSetExclusiveMode) *cgl_fn = (__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
-    struct cgl_fr_zesSchedulerSetExclusiveMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
 }
 
 /* zesSchedulerSetComputeUnitDebugMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7715,13 +12424,30 @@ static int cgl_th_zesSchedulerSetComputeUnitDebugMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
+{
+    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
+}
 CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
     __typeof__(zesSchedulerSetComputeUnitDebugMode) *cgl_fn = (__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
-    struct cgl_fr_zesSchedulerSetComputeUnitDebugMode cgl_fr = {.hScheduler = hScheduler, .pNeedReload = pNeedReload, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
 }
 
 /* zesDeviceEnumStandbyDomains: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7738,13 +12464,30 @@ static int cgl_th_zesDeviceEnumStandbyDomains(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
+{
+    struct cgl_fr_zesDeviceEnumStandbyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
+}
 CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
     __typeof__(zesDeviceEnumStandbyDomains) *cgl_fn = (__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phStandby);
-    struct cgl_fr_zesDeviceEnumStandbyDomains cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phStandby = phStandby, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
 }
 
 /* zesStandbyGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7760,13 +12503,30 @@ static int cgl_th_zesStandbyGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
+{
+    struct cgl_fr_zesStandbyGetProperties cgl_fr = {.hStandby = hStandby, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
+}
 CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
     __typeof__(zesStandbyGetProperties) *cgl_fn = (__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pProperties);
-    struct cgl_fr_zesStandbyGetProperties cgl_fr = {.hStandby = hStandby, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesStandbyGetProperties(hStandby, pProperties);
 }
 
 /* zesStandbyGetMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7782,13 +12542,30 @@ static int cgl_th_zesStandbyGetMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
+{
+    struct cgl_fr_zesStandbyGetMode cgl_fr = {.hStandby = hStandby, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesStandbyGetMode(hStandby, pMode);
+}
 CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
     __typeof__(zesStandbyGetMode) *cgl_fn = (__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pMode);
-    struct cgl_fr_zesStandbyGetMode cgl_fr = {.hStandby = hStandby, .pMode = pMode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesStandbyGetMode(hStandby, pMode);
 }
 
 /* zesStandbySetMode: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7804,13 +12581,30 @@ static int cgl_th_zesStandbySetMode(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
+{
+    struct cgl_fr_zesStandbySetMode cgl_fr = {.hStandby = hStandby, .mode = mode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbySetMode]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesStandbySetMode(hStandby, mode);
+}
 CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
     __typeof__(zesStandbySetMode) *cgl_fn = (__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, mode);
-    struct cgl_fr_zesStandbySetMode cgl_fr = {.hStandby = hStandby, .mode = mode, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesStandbySetMode(hStandby, mode);
 }
 
 /* zesDeviceEnumTemperatureSensors: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7827,13 +12621,30 @@ static int cgl_th_zesDeviceEnumTemperatureSensors(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
+{
+    struct cgl_fr_zesDeviceEnumTemperatureSensors cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
+}
 CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
     __typeof__(zesDeviceEnumTemperatureSensors) *cgl_fn = (__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phTemperature);
-    struct cgl_fr_zesDeviceEnumTemperatureSensors cgl_fr = {.hDevice = hDevice, .pCount = pCount, .phTemperature = phTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
 }
 
 /* zesTemperatureGetProperties: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7849,13 +12660,30 @@ static int cgl_th_zesTemperatureGetProperties(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
+{
+    struct cgl_fr_zesTemperatureGetProperties cgl_fr = {.hTemperature = hTemperature, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetProperties]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
+}
 CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
     __typeof__(zesTemperatureGetProperties) *cgl_fn = (__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pProperties);
-    struct cgl_fr_zesTemperatureGetProperties cgl_fr = {.hTemperature = hTemperature, .pProperties = pProperties, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesTemperatureGetProperties(hTemperature, pProperties);
 }
 
 /* zesTemperatureGetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7871,13 +12699,30 @@ static int cgl_th_zesTemperatureGetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
+{
+    struct cgl_fr_zesTemperatureGetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
+}
 CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
     __typeof__(zesTemperatureGetConfig) *cgl_fn = (__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
-    struct cgl_fr_zesTemperatureGetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesTemperatureGetConfig(hTemperature, pConfig);
 }
 
 /* zesTemperatureSetConfig: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7893,13 +12738,30 @@ static int cgl_th_zesTemperatureSetConfig(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
+{
+    struct cgl_fr_zesTemperatureSetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureSetConfig]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
+}
 CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
     __typeof__(zesTemperatureSetConfig) *cgl_fn = (__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
-    struct cgl_fr_zesTemperatureSetConfig cgl_fr = {.hTemperature = hTemperature, .pConfig = pConfig, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesTemperatureSetConfig(hTemperature, pConfig);
 }
 
 /* zesTemperatureGetState: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7915,13 +12777,30 @@ static int cgl_th_zesTemperatureGetState(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
+{
+    struct cgl_fr_zesTemperatureGetState cgl_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetState]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
+}
 CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
     __typeof__(zesTemperatureGetState) *cgl_fn = (__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pTemperature);
-    struct cgl_fr_zesTemperatureGetState cgl_fr = {.hTemperature = hTemperature, .pTemperature = pTemperature, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesTemperatureGetState(hTemperature, pTemperature);
 }
 
 /* zesPowerGetLimitsExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7938,13 +12817,30 @@ static int cgl_th_zesPowerGetLimitsExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
+{
+    struct cgl_fr_zesPowerGetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimitsExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
+}
 CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
     __typeof__(zesPowerGetLimitsExt) *cgl_fn = (__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
-    struct cgl_fr_zesPowerGetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerGetLimitsExt(hPower, pCount, pSustained);
 }
 
 /* zesPowerSetLimitsExt: returns the result type: checked; keyed by its first parameter (a handle) */
@@ -7961,13 +12857,30 @@ static int cgl_th_zesPowerSetLimitsExt(void *cgl_frame)
     if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
     return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
 }
+static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
+{
+    struct cgl_fr_zesPowerSetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
+    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
+{
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimitsExt]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
+        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+            cg_leave(cgl_tok);
+        else
+            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+        return cgl_ret;
+    }
+    return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
+}
 CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
     __typeof__(zesPowerSetLimitsExt) *cgl_fn = (__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
-    struct cgl_fr_zesPowerSetLimitsExt cgl_fr = {.hPower = hPower, .pCount = pCount, .pSustained = pSustained, .cgl_ret = (ze_result_t)(ZE_RESULT_ERROR_UNINITIALIZED)};
-    (void)cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr);
-    return cgl_fr.cgl_ret;
+    return cgl_sl_zesPowerSetLimitsExt(hPower, pCount, pSustained);
 }
 
 /* The hand-written wrappers (wrapper = hand: zeInit zeDriverGet), in a file beside this one; they see

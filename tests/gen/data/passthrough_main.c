@@ -1,5 +1,6 @@
 /* Calls pass-through names of a generated layer. The layer's runtime calls
- * (cg_layer_register, cg_call, cg_resolve_passthrough) are defined here, so
+ * (cg_layer_register, cg_enter, cg_leave, cg_leave_code, cg_call,
+ * cg_resolve_passthrough) are defined here, so
  * the test needs no libcallguard: cg_resolve_passthrough hands out the
  * "real" functions below and counts how often it is asked. */
 #include <callguard/layer.h>
@@ -10,6 +11,9 @@
 static int resolves;
 void cg_layer_register(cg_layer *l) { (void)l; }
 int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }
+uintptr_t cg_enter(cg_site *s) { (void)s; return 0; }
+void cg_leave(uintptr_t t) { (void)t; }
+void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */
 static double real_many(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3,

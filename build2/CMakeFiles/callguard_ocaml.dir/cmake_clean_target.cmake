@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcallguard_ocaml.a"
+)

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for cgbench_call_py.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+/* Stands in for the real library at link time only: never loaded. */
+typedef int cg_real_stub;

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for zesim_bad_module_fails_with_build_log.
+# This may be replaced when dependencies are built.

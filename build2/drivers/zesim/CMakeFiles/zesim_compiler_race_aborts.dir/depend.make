@@ -1,0 +1,2 @@
+# Empty dependencies file for zesim_compiler_race_aborts.
+# This may be replaced when dependencies are built.

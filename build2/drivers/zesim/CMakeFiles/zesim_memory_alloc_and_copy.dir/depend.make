@@ -1,0 +1,2 @@
+# Empty dependencies file for zesim_memory_alloc_and_copy.
+# This may be replaced when dependencies are built.

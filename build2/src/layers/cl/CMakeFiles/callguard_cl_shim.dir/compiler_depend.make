@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for callguard_cl_shim.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for callguard_cuda_shim.
+# This may be replaced when dependencies are built.

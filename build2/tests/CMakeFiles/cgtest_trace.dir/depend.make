@@ -1,0 +1,2 @@
+# Empty dependencies file for cgtest_trace.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for callguard_cl_nolib.
+# This may be replaced when dependencies are built.

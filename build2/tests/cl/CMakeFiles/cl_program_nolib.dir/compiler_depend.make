@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for cl_program_nolib.
+# This may be replaced when dependencies are built.

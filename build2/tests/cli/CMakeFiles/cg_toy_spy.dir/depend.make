@@ -1,0 +1,2 @@
+# Empty dependencies file for cg_toy_spy.
+# This may be replaced when dependencies are built.

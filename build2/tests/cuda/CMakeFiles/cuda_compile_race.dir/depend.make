@@ -1,0 +1,2 @@
+# Empty dependencies file for cuda_compile_race.
+# This may be replaced when dependencies are built.

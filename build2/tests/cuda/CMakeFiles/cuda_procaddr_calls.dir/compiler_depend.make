@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for cuda_procaddr_calls.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for cg_policy_check.
+# This may be replaced when dependencies are built.

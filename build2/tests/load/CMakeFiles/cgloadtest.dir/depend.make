@@ -1,0 +1,2 @@
+# Empty dependencies file for cgloadtest.
+# This may be replaced when dependencies are built.

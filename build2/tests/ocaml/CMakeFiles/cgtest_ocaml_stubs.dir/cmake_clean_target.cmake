@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcgtest_ocaml_stubs.a"
+)

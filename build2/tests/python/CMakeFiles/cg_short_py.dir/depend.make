@@ -1,0 +1,2 @@
+# Empty dependencies file for cg_short_py.
+# This may be replaced when dependencies are built.

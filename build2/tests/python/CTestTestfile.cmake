@@ -1,0 +1,16 @@
+# CMake generated Testfile for 
+# Source directory: /work/wt/path/tests/python
+# Build directory: /work/wt/path/build2/tests/python
+# 
+# This file includes the relevant testing commands required for 
+# testing this directory and lists subdirectories to be tested as well.
+add_test([=[cpython_pause_without_adapter_is_whole_wait]=] "/work/wt/path/build2/bin/cg_pause" "stall" "0" "/work/wt/path/build2/tests/python/pause-none.txt")
+set_tests_properties([=[cpython_pause_without_adapter_is_whole_wait]=] PROPERTIES  ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;ASAN_OPTIONS=verify_asan_link_order=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0;CALLGUARD_RUNTIME=none" LABELS "core;python" RUN_SERIAL "TRUE" TIMEOUT "60" _BACKTRACE_TRIPLES "/work/wt/path/tests/python/CMakeLists.txt;14;add_test;/work/wt/path/tests/python/CMakeLists.txt;0;")
+add_test([=[cpython_pause_detect_only_reports_stall]=] "/work/wt/path/build2/bin/cg_pause" "stall" "1" "/work/wt/path/build2/tests/python/pause-auto.txt")
+set_tests_properties([=[cpython_pause_detect_only_reports_stall]=] PROPERTIES  ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;ASAN_OPTIONS=verify_asan_link_order=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0;CALLGUARD_RUNTIME=auto" LABELS "core;python" RUN_SERIAL "TRUE" TIMEOUT "60" _BACKTRACE_TRIPLES "/work/wt/path/tests/python/CMakeLists.txt;17;add_test;/work/wt/path/tests/python/CMakeLists.txt;0;")
+add_test([=[cpython_pause_with_adapter_at_most_50ms]=] "/work/wt/path/build2/bin/cg_pause" "no-stall" "0" "/work/wt/path/build2/tests/python/pause-cpython.txt")
+set_tests_properties([=[cpython_pause_with_adapter_at_most_50ms]=] PROPERTIES  ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;ASAN_OPTIONS=verify_asan_link_order=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0;CALLGUARD_RUNTIME=cpython" LABELS "core;python" RUN_SERIAL "TRUE" TIMEOUT "60" _BACKTRACE_TRIPLES "/work/wt/path/tests/python/CMakeLists.txt;20;add_test;/work/wt/path/tests/python/CMakeLists.txt;0;")
+add_test([=[cpython_short_paths_leave_the_gil_keep_errno_and_count]=] "/work/wt/path/build2/bin/cg_short_py")
+set_tests_properties([=[cpython_short_paths_leave_the_gil_keep_errno_and_count]=] PROPERTIES  ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;ASAN_OPTIONS=verify_asan_link_order=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0" LABELS "core;python" PASS_REGULAR_EXPRESSION "^ok" TIMEOUT "60" _BACKTRACE_TRIPLES "/work/wt/path/tests/python/CMakeLists.txt;30;add_test;/work/wt/path/tests/python/CMakeLists.txt;0;")
+add_test([=[cpython_holds_only_with_the_gil_while_running]=] "/usr/bin/python3" "/work/wt/path/tests/python/holds.py" "/work/wt/path/build2/lib/libcallguard.so.0.1.0")
+set_tests_properties([=[cpython_holds_only_with_the_gil_while_running]=] PROPERTIES  ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;ASAN_OPTIONS=verify_asan_link_order=0" FAIL_REGULAR_EXPRESSION "during finalization: 1|expected" LABELS "core;python" PASS_REGULAR_EXPRESSION "during finalization: 0" _BACKTRACE_TRIPLES "/work/wt/path/tests/python/CMakeLists.txt;47;add_test;/work/wt/path/tests/python/CMakeLists.txt;0;")

@@ -1,0 +1,2 @@
+# Empty dependencies file for cgtoyrb.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for threads_ze.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for cg_igc_probe.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for cgtest_debian_ze_stub.
+# This may be replaced when dependencies are built.

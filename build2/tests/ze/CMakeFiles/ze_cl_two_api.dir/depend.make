@@ -1,0 +1,2 @@
+# Empty dependencies file for ze_cl_two_api.
+# This may be replaced when dependencies are built.

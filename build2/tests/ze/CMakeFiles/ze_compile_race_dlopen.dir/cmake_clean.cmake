@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "../../bin/ze_compile_race_dlopen"
+  "../../bin/ze_compile_race_dlopen.pdb"
+  "CMakeFiles/ze_compile_race_dlopen.dir/compile_race.c.o"
+  "CMakeFiles/ze_compile_race_dlopen.dir/compile_race.c.o.d"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang C)
+  include(CMakeFiles/ze_compile_race_dlopen.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

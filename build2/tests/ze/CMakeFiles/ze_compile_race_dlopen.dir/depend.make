@@ -1,0 +1,2 @@
+# Empty dependencies file for ze_compile_race_dlopen.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for ze_event_poll.
+# This may be replaced when dependencies are built.

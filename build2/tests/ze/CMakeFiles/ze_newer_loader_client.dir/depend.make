@@ -1,0 +1,2 @@
+# Empty dependencies file for ze_newer_loader_client.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for ze_pause_linked.
+# This may be replaced when dependencies are built.

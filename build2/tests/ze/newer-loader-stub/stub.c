@@ -1,0 +1,1 @@
+typedef int cg_link_time_stub;
