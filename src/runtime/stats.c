@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
@@ -81,6 +82,23 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     }
 }
 
+/* The header and the first records, written as zeros before the file is
+ * mapped: every process touches them at start-up (the layers register), and
+ * a first touch through the mapping of a page of a fresh, fallocated file
+ * costs a fault that reads the page in (6-10 us each here); written, they
+ * are in the page cache already (85 -> 40 us for the header and the 112
+ * records of the OpenCL layer, measured). The space is allocated already:
+ * a failure here changes nothing but the speed. */
+#define CGI_STATS_FIRST_PAGES 17 /* the header and 64 KiB of records (128) */
+static void cgi_stats_write_first_pages(int fd)
+{
+    static const char page[4096];
+    struct iovec v[CGI_STATS_FIRST_PAGES];
+    for (unsigned i = 0; i < CGI_STATS_FIRST_PAGES; i++) v[i] = (struct iovec){(void *)page, sizeof page};
+    int e = errno;
+    if (pwritev(fd, v, CGI_STATS_FIRST_PAGES, 0) < 0) errno = e;
+}
+
 /* Opens a fresh file for this process in the stats directory. The name
  * carries the pid and a clock reading: an exec'd image keeps the pid. */
 static int cgi_stats_open_file(void)
@@ -102,6 +120,7 @@ static int cgi_stats_open_file(void)
         errno = e;
         return -1;
     }
+    cgi_stats_write_first_pages(fd);
     return fd;
 }
 
