@@ -146,7 +146,18 @@ static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
 
 /* Process i's timeline: thread 77 made 3 calls of toySiteA (record 0). The
  * file is as long as one ring and sparse. */
+/* A trace file of process SYNTH_PID0 + i: one thread (tid 77) whose ring
+ * holds n events entering at t0[k] ns (the header has no TSC clock, so
+ * ticks are ns), each 500 ns in the driver. */
+static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int n);
+
 static int synth_trace_file(const char *dir, int i)
+{
+    const uint64_t t0[3] = {1000000u, 2000000u, 3000000u};
+    return synth_trace_file_at(dir, i, t0, 3);
+}
+
+static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int nev)
 {
     const size_t headsz = sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES;
     char *head = calloc(1, headsz);
@@ -160,13 +171,14 @@ static int synth_trace_file(const char *dir, int i)
     h->pid = SYNTH_PID0 + i;
     h->stats_start_unix_ns = 1700000000000000000ull + (uint64_t)i;
     cgi_trace_thread *t = (cgi_trace_thread *)(h + 1);
-    atomic_store(&t->written, 3);
+    atomic_store(&t->written, (uint64_t)nev);
     t->tid = 77;
     atomic_store(&t->ready, 1);
-    cgi_trace_event ev[3];
+    cgi_trace_event ev[64];
+    if (nev > 64) return free(head), -1;
     memset(ev, 0, sizeof ev);
-    for (int k = 0; k < 3; k++) {
-        atomic_store(&ev[k].t0, 1000000u * (unsigned)(k + 1));
+    for (int k = 0; k < nev; k++) {
+        atomic_store(&ev[k].t0, t0[k]);
         atomic_store(&ev[k].call_ns, 500);
         atomic_store(&ev[k].rec, 0);
     }
@@ -174,7 +186,8 @@ static int synth_trace_file(const char *dir, int i)
     snprintf(file, sizeof file, "%s/cg-%d-%d.trace", dir, SYNTH_PID0 + i, i);
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int ok = fd >= 0 && pwrite(fd, head, headsz, 0) == (ssize_t)headsz &&
-             pwrite(fd, ev, sizeof ev, (off_t)CGI_TRACE_RING_OFFSET(0)) == (ssize_t)sizeof ev &&
+             pwrite(fd, ev, (size_t)nev * sizeof ev[0], (off_t)CGI_TRACE_RING_OFFSET(0)) ==
+                 (ssize_t)((size_t)nev * sizeof ev[0]) &&
              ftruncate(fd, (off_t)(CGI_TRACE_RING_OFFSET(0) + CGI_TRACE_RING_BYTES)) == 0;
     if (fd >= 0) close(fd);
     free(head);
@@ -406,6 +419,41 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     return 0;
 }
 
+/* Every event's ts is its time in microseconds with three decimals, exact,
+ * whichever digits change from one event to the next (the writer copies
+ * the leading digits of the one before while they stay the same). */
+static int test_trace_timestamps_are_exact_across_digit_boundaries(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    static const uint64_t t0[] = {5000u,           999999999u,          1000000000u,         1000000001u,
+                                  999999999999u,   1000000000000u,      1000000999999u,      1000001000000u,
+                                  1999999999999u,  2000000000000u,      21146780116257u,     21146780116258u,
+                                  21146781000000u, 999999999999999999u, 1000000000000000000u, 18446744073709551000u};
+    const int n = (int)(sizeof t0 / sizeof *t0);
+    char dir[512], out[600];
+    snprintf(dir, sizeof dir, "%s/trace-ts", cgtest_tmpdir());
+    CHECK(synth_stats_dir(dir, 1) == 0);
+    CHECK(synth_trace_file_at(dir, 0, t0, n) == 0);
+    snprintf(out, sizeof out, "%s/trace-ts.json", cgtest_tmpdir());
+    cg_trace_totals tot;
+    CHECKF(cg_trace_merge(dir, out, &tot) == CG_OK, "%s", cg_last_error());
+    CHECKF(tot.events == (uint64_t)n, "%lu events", (unsigned long)tot.events);
+    char *s = slurp(out, NULL);
+    CHECK(s);
+    const char *at = s;
+    for (int k = 0; k < n; k++) {
+        char want[96];
+        snprintf(want, sizeof want, "\"tid\":77,\"ts\":%llu.%03llu,\"dur\":0.500,", (unsigned long long)(t0[k] / 1000),
+                 (unsigned long long)(t0[k] % 1000));
+        const char *p = strstr(at, want);
+        CHECKF(p, "event %d: no '%s' after the one before in %s", k, want, s);
+        at = p + 1;
+    }
+    free(s);
+    remove_dir(dir);
+    return 0;
+}
+
 /* A saved report of 100,000 small processes (the issue's 5 MB file that took
  * 5 GB), and one of distinct entry points only (the combined table's worst
  * case), each read within CG_REPORT_MEM_MULTIPLE times its size. */
@@ -470,6 +518,7 @@ const cgtest_case cgtest_cases[] = {
     {"report_reading_stays_within_its_stated_memory", test_report_reading_stays_within_its_stated_memory},
     {"trace_file_cut_short_while_merged_is_named_not_a_crash",
      test_trace_file_cut_short_while_merged_is_named_not_a_crash},
+    {"trace_timestamps_are_exact_across_digit_boundaries", test_trace_timestamps_are_exact_across_digit_boundaries},
     {"merge_under_limit", child_merge_under_limit},
     {"synthesize_statistics_files", child_synthesize},
 };
