@@ -133,6 +133,50 @@ static int test_call_from_a_callback_inside_a_counted_call_is_nested(int argc, c
     return 0;
 }
 
+/* ---- a stall found on the counted path ---------------------------------------- */
+
+/* With an adapter detecting (CGI_PATH_DETECT, the counted mode), a call as
+ * long as a stall made holding the runtime is counted and recorded with
+ * its entry point; one of a site that was never called before takes the
+ * general path, so the site is called once first. */
+static int test_stall_on_the_counted_path_is_counted_and_named(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_set_stall_ms(20) == CG_OK);
+    CHECK(cg_set_adapter(&holding_adapter, CG_ADAPTER_DETECT) == CG_OK);
+    toy_device_t d = dev(0);
+    CHECK(toyWait(d, 0) == TOY_SUCCESS); /* resolves the site */
+    CHECK(cg_reset_stats() == CG_OK);
+    CHECK(toyWait(d, 40) == TOY_SUCCESS);
+    CHECK(toyWait(d, 0) == TOY_SUCCESS);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECKF(s.calls == 2 && s.stalls == 1 && s.stall_ns >= 20000000u && s.max_ns >= 20000000u,
+           "calls %lu stalls %lu stall_ns %lu", (unsigned long)s.calls, (unsigned long)s.stalls,
+           (unsigned long)s.stall_ns);
+    char path[512];
+    snprintf(path, sizeof path, "%s/stall.json", cgtest_tmpdir());
+    CHECK(cg_report_write(path, CG_REPORT_JSON) == CG_OK);
+    FILE *f = fopen(path, "r");
+    CHECK(f);
+    static char json[1 << 20];
+    size_t n = fread(json, 1, sizeof json - 1, f);
+    fclose(f);
+    json[n] = '\0';
+    const char *st = strstr(json, "\"stalls\": [");
+    CHECKF(st && strstr(st, "{\"api\": \"toy\", \"name\": \"toyWait\", \"ns\": "), "no toyWait stall in %s", path);
+    CHECKF(strstr(st, "\"runtime\": \"holding\""), "the stall does not name the runtime held: %s", st);
+    /* No adapter: the same long call is no stall. */
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    CHECK(cg_reset_stats() == CG_OK);
+    CHECK(toyWait(d, 40) == TOY_SUCCESS);
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECKF(s.calls == 1 && s.stalls == 0, "no adapter: calls %lu stalls %lu", (unsigned long)s.calls,
+           (unsigned long)s.stalls);
+    return 0;
+}
+
 /* ---- the policy changed under counted calls --------------------------------- */
 
 #define CHANGE_THREADS 4
@@ -206,5 +250,6 @@ const cgtest_case cgtest_cases[] = {
     {"every_path_counts_results_and_keeps_errno", test_every_path_counts_results_and_keeps_errno},
     {"call_from_a_callback_inside_a_counted_call_is_nested", test_call_from_a_callback_inside_a_counted_call_is_nested},
     {"policy_changes_under_counted_calls_keep_counts_exact", test_policy_changes_under_counted_calls_keep_counts_exact},
+    {"stall_on_the_counted_path_is_counted_and_named", test_stall_on_the_counted_path_is_counted_and_named},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
