@@ -1,2 +1,0 @@
-# Empty dependencies file for cgtoy.
-# This may be replaced when dependencies are built.

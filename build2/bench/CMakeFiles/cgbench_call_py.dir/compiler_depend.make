@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for cgbench_call_py.
-# This may be replaced when dependencies are built.

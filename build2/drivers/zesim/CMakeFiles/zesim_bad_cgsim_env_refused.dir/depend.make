@@ -1,2 +1,0 @@
-# Empty dependencies file for zesim_bad_cgsim_env_refused.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for zesim_bad_handles_get_spec_codes.
-# This may be replaced when dependencies are built.

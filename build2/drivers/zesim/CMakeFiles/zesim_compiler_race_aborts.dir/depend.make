@@ -1,2 +1,0 @@
-# Empty dependencies file for zesim_compiler_race_aborts.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for zesim_kernel_names_and_properties.
-# This may be replaced when dependencies are built.

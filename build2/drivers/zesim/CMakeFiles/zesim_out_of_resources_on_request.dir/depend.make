@@ -1,2 +1,0 @@
-# Empty dependencies file for zesim_out_of_resources_on_request.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for callguard_real_stub_ze.
-# This may be replaced when dependencies are built.

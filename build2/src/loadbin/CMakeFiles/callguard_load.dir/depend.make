@@ -1,2 +1,0 @@
-# Empty dependencies file for callguard_load.
-# This may be replaced when dependencies are built.

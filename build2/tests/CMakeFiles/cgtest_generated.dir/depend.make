@@ -1,2 +1,0 @@
-# Empty dependencies file for cgtest_generated.
-# This may be replaced when dependencies are built.

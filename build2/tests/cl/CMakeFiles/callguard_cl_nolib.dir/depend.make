@@ -1,2 +1,0 @@
-# Empty dependencies file for callguard_cl_nolib.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for cg_prog_dlopen.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for cg_toy_spy.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for cuda_compile_race.
-# This may be replaced when dependencies are built.

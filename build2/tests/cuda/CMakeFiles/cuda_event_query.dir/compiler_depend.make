@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for cuda_event_query.
-# This may be replaced when dependencies are built.

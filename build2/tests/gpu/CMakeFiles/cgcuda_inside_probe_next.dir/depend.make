@@ -1,2 +1,0 @@
-# Empty dependencies file for cgcuda_inside_probe_next.
-# This may be replaced when dependencies are built.

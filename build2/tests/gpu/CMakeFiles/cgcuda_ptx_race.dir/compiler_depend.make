@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for cgcuda_ptx_race.
-# This may be replaced when dependencies are built.

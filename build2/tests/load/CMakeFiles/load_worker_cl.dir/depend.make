@@ -1,2 +1,0 @@
-# Empty dependencies file for load_worker_cl.
-# This may be replaced when dependencies are built.

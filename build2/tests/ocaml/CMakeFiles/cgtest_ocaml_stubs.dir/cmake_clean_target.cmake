@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcgtest_ocaml_stubs.a"
-)

@@ -1,2 +1,0 @@
-# Empty dependencies file for cg_pause.
-# This may be replaced when dependencies are built.

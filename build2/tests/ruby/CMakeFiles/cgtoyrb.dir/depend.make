@@ -1,2 +1,0 @@
-# Empty dependencies file for cgtoyrb.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for ze_compile_race_linked.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for ze_event_poll.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for ze_newer_loader_client.
-# This may be replaced when dependencies are built.

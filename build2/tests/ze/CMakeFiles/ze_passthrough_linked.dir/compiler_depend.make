@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for ze_passthrough_linked.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for ze_pause_linked.
-# This may be replaced when dependencies are built.

@@ -1,1 +1,0 @@
-typedef int cg_link_time_stub;
