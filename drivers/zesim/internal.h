@@ -242,6 +242,10 @@ struct cgsim_list {
     struct cgsim_context *context;
     struct cgsim_device *device;
     bool immediate;
+    /* Appending to one list from two threads at once breaks the spec's rule (the application
+     * synchronizes); the simulator keeps its own memory sound anyway, so that callguard's thread
+     * checks, whose tests make that mistake on purpose, can report it without a corrupt heap. */
+    pthread_mutex_t lock; /* cmds and closed */
     bool closed;
     struct cgsim_cmd_vec cmds;
     struct cgsim_queue *queue; /* immediate lists only: a private queue that runs each append at once */

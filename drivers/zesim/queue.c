@@ -333,15 +333,19 @@ static ze_result_t ZE_APICALL cgsim_queue_execute(ze_command_queue_handle_t hCom
         }
         struct cgsim_list *list = cgsim_handle_lookup(phCommandLists[i], CGSIM_KIND_LIST);
         /* Immediate lists cannot be submitted and a list must be closed before it is executed. */
-        if (!list || list->immediate || !list->closed) {
+        if (!list || list->immediate) {
             cgsim_cmd_vec_free(&batch);
             return ZE_RESULT_ERROR_INVALID_ARGUMENT;
         }
-        for (size_t c = 0; c < list->cmds.count; c++) {
-            if (!cmd_vec_push(&batch, &list->cmds.items[c])) {
-                cgsim_cmd_vec_free(&batch);
-                return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-            }
+        pthread_mutex_lock(&list->lock);
+        ze_result_t copied = list->closed ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        for (size_t c = 0; copied == ZE_RESULT_SUCCESS && c < list->cmds.count; c++)
+            if (!cmd_vec_push(&batch, &list->cmds.items[c]))
+                copied = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        pthread_mutex_unlock(&list->lock);
+        if (copied != ZE_RESULT_SUCCESS) {
+            cgsim_cmd_vec_free(&batch);
+            return copied;
         }
     }
     ze_result_t r = cgsim_queue_submit(q, &batch, fence);
@@ -386,6 +390,7 @@ static ze_result_t new_list(struct cgsim_context *ctx, struct cgsim_device *dev,
     if (!list)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&list->hdr, CGSIM_KIND_LIST);
+    pthread_mutex_init(&list->lock, NULL);
     list->context = ctx;
     list->device = dev;
     list->immediate = immediate;
@@ -444,6 +449,7 @@ static ze_result_t ZE_APICALL cgsim_list_destroy(ze_command_list_handle_t hComma
     if (list->queue)
         cgsim_queue_destroy_internal(list->queue);
     cgsim_cmd_vec_free(&list->cmds);
+    pthread_mutex_destroy(&list->lock);
     free(list);
     return ZE_RESULT_SUCCESS;
 }
@@ -451,15 +457,19 @@ static ze_result_t ZE_APICALL cgsim_list_destroy(ze_command_list_handle_t hComma
 static ze_result_t ZE_APICALL cgsim_list_close(ze_command_list_handle_t hCommandList)
 {
     CGSIM_CHECK_HANDLE(list, struct cgsim_list, hCommandList, CGSIM_KIND_LIST);
+    pthread_mutex_lock(&list->lock);
     list->closed = true; /* harmless for immediate lists, which have nothing to close */
+    pthread_mutex_unlock(&list->lock);
     return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ZE_APICALL cgsim_list_reset(ze_command_list_handle_t hCommandList)
 {
     CGSIM_CHECK_HANDLE(list, struct cgsim_list, hCommandList, CGSIM_KIND_LIST);
+    pthread_mutex_lock(&list->lock);
     cgsim_cmd_vec_free(&list->cmds);
     list->closed = false;
+    pthread_mutex_unlock(&list->lock);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -495,9 +505,12 @@ static ze_result_t append(struct cgsim_list *list, const struct cgsim_cmd *cmd)
         return r;
     }
     /* Appending to a closed list is an application error: it must be reset first. */
-    if (list->closed)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    return cmd_vec_push(&list->cmds, cmd) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    pthread_mutex_lock(&list->lock);
+    ze_result_t r = list->closed                     ? ZE_RESULT_ERROR_INVALID_ARGUMENT
+                    : cmd_vec_push(&list->cmds, cmd) ? ZE_RESULT_SUCCESS
+                                                     : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    pthread_mutex_unlock(&list->lock);
+    return r;
 }
 
 static ze_result_t ZE_APICALL cgsim_list_append_barrier(ze_command_list_handle_t hCommandList,
