@@ -501,22 +501,18 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
             atomic_compare_exchange_strong_explicit(&s->mode, &lean, want, memory_order_release, memory_order_relaxed);
         return held ? (uintptr_t)cgi_py.save() | CGI_TOK_LEAN : CGI_TOK_NOTHING;
     }
-    if (mode != CGI_MODE_TRACED && mode != CGI_MODE_COUNTED_PY) return 0;
+    if (mode != CGI_MODE_COUNTED_PY) return 0;
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-    if (mode == CGI_MODE_COUNTED_PY) {
-        /* As cgi_call_counted_left: a call that holds nothing is counted and
-         * no stall; else the clock starts once the GIL is left. */
-        if (!cgi_py_holds()) {
-            cgi_enter_counted(s, slot);
-            return (uintptr_t)slot | CGI_TOK_COUNTED;
-        }
-        void *ts = cgi_py.save();
+    /* As cgi_call_counted_left: a call that holds nothing is counted and
+     * no stall; else the clock starts once the GIL is left. */
+    if (!cgi_py_holds()) {
         cgi_enter_counted(s, slot);
-        return (uintptr_t)ts | CGI_TOK_LEFT;
+        return (uintptr_t)slot | CGI_TOK_COUNTED;
     }
+    void *ts = cgi_py.save();
     cgi_enter_counted(s, slot);
-    return (uintptr_t)slot | CGI_TOK_TRACED;
+    return (uintptr_t)ts | CGI_TOK_LEFT;
 }
 
 uintptr_t cg_enter(cg_site *s)
@@ -541,6 +537,14 @@ uintptr_t cg_enter(cg_site *s)
         if (cgi_depth != 0) return 0;
         if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
         return CGI_TOK_NOTHING;
+    }
+    if (mode == CGI_MODE_TRACED) {
+        /* Here rather than in cgi_enter_other: a traced run's every call
+         * (after the lean modes, which stay first). */
+        cgi_slot *slot = cgi_my_slot;
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)slot | CGI_TOK_TRACED;
     }
     return cgi_enter_other(s, mode);
 }
@@ -602,6 +606,11 @@ void cg_leave(uintptr_t tok)
     if (((tok - CGI_TOK_LEAN) & CGI_TOK_TAG) == 0) {
         /* The lean path's re-entry (CPython keeps errno across it). */
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
+        return;
+    }
+    if (((tok - CGI_TOK_TRACED) & CGI_TOK_TAG) == 0) {
+        /* A traced run's every call: no switch. */
+        cgi_leave_counted((cgi_slot *)(tok - CGI_TOK_TRACED), 0, 1);
         return;
     }
     cgi_leave_other(tok, 0);
