@@ -35,6 +35,12 @@ import sys
 import tempfile
 import time
 
+if any(a in ("-h", "--help") for a in sys.argv[1:]):
+    print(__doc__.strip())
+    sys.exit(0)
+unknown = [a for a in sys.argv[1:] if a.startswith("-") and a != "--ir"]
+if unknown:
+    sys.exit(f"bench_fixed.py: unknown option {unknown[0]}: expected --ir or --help")
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 ir_mode = "--ir" in sys.argv[1:]
 build = args[0] if len(args) > 0 else "build"
