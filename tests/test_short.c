@@ -24,6 +24,21 @@ static int always_holds(void) { return 1; }
 static void run_inside(void (*fn)(void *), void *arg) { fn(arg); }
 static const cg_adapter holding_adapter = {"holding", always_holds, run_inside};
 
+/* The process's JSON report, written to NAME in the test's folder and read
+ * back (static: valid until the next call); NULL when either fails. */
+static char *report_json(const char *name, char *path, size_t size)
+{
+    static char json[1 << 20];
+    snprintf(path, size, "%s/%s", cgtest_tmpdir(), name);
+    if (cg_report_write(path, CG_REPORT_JSON) != CG_OK) return NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    size_t n = fread(json, 1, sizeof json - 1, f);
+    fclose(f);
+    json[n] = '\0';
+    return json;
+}
+
 /* Each configuration a counted call can meet, from the shortest path to the
  * general one. */
 enum { CFG_COUNTED, CFG_DETECT, CFG_GENERAL_ACTIVE, CFG_GENERAL_SERIALIZED, CFG_N };
@@ -79,14 +94,8 @@ static int test_every_path_counts_results_and_keeps_errno(int argc, char **argv)
     for (int i = 0; i < 7; i++) toySetErrno(0, TOY_ERROR_TIMEOUT);
     for (int i = 0; i < 5; i++) toySetErrno(0, TOY_ERROR_INVALID_VALUE);
     char path[512];
-    snprintf(path, sizeof path, "%s/report.json", cgtest_tmpdir());
-    CHECK(cg_report_write(path, CG_REPORT_JSON) == CG_OK);
-    FILE *f = fopen(path, "r");
-    CHECK(f);
-    static char json[1 << 20];
-    size_t n = fread(json, 1, sizeof json - 1, f);
-    fclose(f);
-    json[n] = '\0';
+    char *json = report_json("report.json", path, sizeof path);
+    CHECKF(json, "cannot write or read %s", path);
     char *site = strstr(json, "\"name\": \"toySetErrno\"");
     CHECKF(site, "no toySetErrno row in %s", path);
     char *next = strstr(site + 1, "\"name\": \"toy");
@@ -156,14 +165,8 @@ static int test_stall_on_the_counted_path_is_counted_and_named(int argc, char **
            "calls %lu stalls %lu stall_ns %lu", (unsigned long)s.calls, (unsigned long)s.stalls,
            (unsigned long)s.stall_ns);
     char path[512];
-    snprintf(path, sizeof path, "%s/stall.json", cgtest_tmpdir());
-    CHECK(cg_report_write(path, CG_REPORT_JSON) == CG_OK);
-    FILE *f = fopen(path, "r");
-    CHECK(f);
-    static char json[1 << 20];
-    size_t n = fread(json, 1, sizeof json - 1, f);
-    fclose(f);
-    json[n] = '\0';
+    char *json = report_json("stall.json", path, sizeof path);
+    CHECKF(json, "cannot write or read %s", path);
     const char *st = strstr(json, "\"stalls\": [");
     CHECKF(st && strstr(st, "{\"api\": \"toy\", \"name\": \"toyWait\", \"ns\": "), "no toyWait stall in %s", path);
     CHECKF(strstr(st, "\"runtime\": \"holding\""), "the stall does not name the runtime held: %s", st);
