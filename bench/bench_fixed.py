@@ -27,13 +27,13 @@ counts are exact, but leave out the kernel (page faults, file system).
 import glob
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from timed import timed_run
 
 if any(a in ("-h", "--help") for a in sys.argv[1:]):
     print(__doc__.strip())
@@ -81,14 +81,7 @@ def variants(prog):
 
 def once(cmd):
     """CPU time (user + system) of the process tree, and wall time, in ms."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit("%s failed: %s" % (cmd, r.stderr))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu, wall, _ = timed_run(cmd, env)
     return 1000 * cpu, 1000 * wall
 
 

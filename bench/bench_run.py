@@ -11,12 +11,11 @@ VARIANTS: comma-separated, each run against plain (default: report,trace):
   trace     callguard run --api cl --report FILE --trace FILE.json
 """
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from timed import timed_run
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -48,17 +47,9 @@ variants.update(known[v] for v in chosen)
 
 
 def once(cmd):
-    """CPU time (user + system) of the process tree, and wall time. CPU time
-    is the figure: on a shared 2-core VM wall time swings by +-30 %."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit("%s failed: %s" % (cmd, r.stderr))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return (cpu, wall), r.stdout
+    """(CPU time, wall time) of the process tree, and its stdout (timed.py)."""
+    cpu, wall, out = timed_run(cmd, env)
+    return (cpu, wall), out
 
 
 for cmd in variants.values():  # warm the PoCL cache and the page cache
@@ -74,6 +65,7 @@ for i in range(rounds):
 if len(outputs) != 1:
     sys.exit("outputs differ: %s" % outputs)
 import json
+
 
 # The number of guarded calls: from a report of one more run.
 once([*run, "--report", os.path.join(tmp, "r.json"), "--", *job])
