@@ -33,14 +33,14 @@ import subprocess
 import sys
 import tempfile
 
-from timed import timed_run
+from timed import timed_run, usage_error
 
 if any(a in ("-h", "--help") for a in sys.argv[1:]):
     print(__doc__.strip())
     sys.exit(0)
 unknown = [a for a in sys.argv[1:] if a.startswith("-") and a != "--ir"]
 if unknown:
-    sys.exit(f"bench_fixed.py: unknown option {unknown[0]}: expected --ir or --help")
+    usage_error(f"bench_fixed.py: unknown option {unknown[0]}: expected --ir or --help")
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 ir_mode = "--ir" in sys.argv[1:]
 build = args[0] if len(args) > 0 else "build"
@@ -55,7 +55,7 @@ programs = {
 }
 bad = [p for p in chosen if p not in programs]
 if bad:
-    sys.exit("bench_fixed.py: unknown program %s: expected %s" % (", ".join(bad), ", ".join(programs)))
+    usage_error("bench_fixed.py: unknown program %s: expected %s" % (", ".join(bad), ", ".join(programs)))
 cg = os.path.abspath(os.path.join(build, "bin", "callguard"))
 tmp = tempfile.mkdtemp(prefix="cgfixed-")
 env = dict(os.environ, POCL_CACHE_DIR=os.path.join(tmp, "pocl"), POCL_MAX_PTHREAD_COUNT="1", PYTHONHASHSEED="0")
@@ -75,7 +75,7 @@ def variants(prog):
     }
     bad = [k for k in only or [] if k not in v]
     if bad:
-        sys.exit("bench_fixed.py: unknown variant %s: expected %s" % (", ".join(bad), ", ".join(v)))
+        usage_error("bench_fixed.py: unknown variant %s: expected %s" % (", ".join(bad), ", ".join(v)))
     return {k: c for k, c in v.items() if k == "plain" or not only or k in only}
 
 

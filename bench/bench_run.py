@@ -15,7 +15,7 @@ import statistics
 import sys
 import tempfile
 
-from timed import timed_run
+from timed import timed_run, usage_error
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -41,7 +41,7 @@ known = {
 }
 bad = [v for v in chosen if v not in known]
 if bad:
-    sys.exit("bench_run.py: unknown variant %s: expected %s" % (", ".join(bad), ", ".join(known)))
+    usage_error("bench_run.py: unknown variant %s: expected %s" % (", ".join(bad), ", ".join(known)))
 variants = {"plain": job}
 variants.update(known[v] for v in chosen)
 

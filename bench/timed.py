@@ -1,4 +1,5 @@
-"""One timed run of a command, shared by bench_run.py and bench_fixed.py."""
+"""What bench_run.py and bench_fixed.py share: one timed run of a command, and
+the usage error."""
 import resource
 import subprocess
 import sys
@@ -18,3 +19,9 @@ def timed_run(cmd, env):
         sys.exit("%s failed: %s" % (cmd, r.stderr))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall, r.stdout
+
+
+def usage_error(message):
+    """A bad argument: the message on stderr, exit status 2."""
+    print(message, file=sys.stderr)
+    sys.exit(2)

@@ -4,8 +4,8 @@
  * says 1 and PyEval_SaveThread() would abort the process (python.h says
  * how each interpreter version is asked).
  *
- * cg_call() recognizes this adapter and calls cgi_py_holds() and
- * PyEval_SaveThread/RestoreThread itself, without the generic callback
+ * cg_enter()/cg_leave() recognize this adapter and call cgi_py_holds() and
+ * PyEval_SaveThread/RestoreThread themselves, without the generic callback
  * hops: leaving the GIL is the whole point of the call there. */
 #define _GNU_SOURCE
 #include "python.h"

@@ -135,60 +135,6 @@ __attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, 
     return cgi_trace_call(c, t0, ns, 0, err, held);
 }
 
-/* Statistics and nothing else (no lock, no runtime left, a TSC to read):
- * the common case of `callguard run`, in the few instructions
- * docs/benchmarks.md measures. Inside the call only the slot says so (no
- * cgi_depth). It touches no errno. `path` is a constant: what to do after
- * the counting (CGI_PATH_COUNTED nothing, _TRACED record the event, asking
- * an adapter whether the runtime was held, _DETECT ask the adapter about a
- * call as long as a stall). */
-static inline __attribute__((always_inline)) int cgi_call_counted(cg_site *s, cg_thunk thunk, void *args,
-                                                                  cgi_slot *slot, int path)
-{
-    cg_counters *c = s->ctr;
-    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
-    atomic_store_explicit(&slot->counters, c, memory_order_release);
-    int err = thunk(args);
-    /* Read back from the slot rather than kept in registers the call
-     * must preserve (fewer saved registers). */
-    c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    /* First: the TSC read clobbers err's register. Not success: a failure
-     * or a state, counted by its code out of line (stats.c). */
-    if (__builtin_expect(err != 0, 0)) {
-        err = cgi_stats_result(c, err);
-        c = atomic_load_explicit(&slot->counters, memory_order_relaxed); /* again: not kept across the call */
-    }
-    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
-    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) {
-        /* Inline where calls follow: values live across a call here are
-         * registers every call of the path saves. */
-        if (path == CGI_PATH_TRACED)
-            cgi_max_loop(c, ns);
-        else
-            cgi_max(c, ns);
-    }
-    if (path == CGI_PATH_TRACED) {
-        /* Each event says whether the runtime was held: an adapter is asked. */
-        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed)) return cgi_trace_held(s, c, t0, ns, err);
-        return cgi_trace_call(c, t0, ns, 0, err, 0); /* a tail call (trace.c) */
-    }
-    if (path == CGI_PATH_DETECT && ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed))
-        cgi_counted_held(s, s->ctr, t0, ns);
-    return 0;
-}
-
-/* May the counted paths take this call? A slot of its own not inside a
- * call (so not nested), the site resolved and not serialized. */
-static inline int cgi_countable(const cg_site *s, const cgi_slot *slot)
-{
-    return !atomic_load_explicit(&slot->counters, memory_order_relaxed) &&
-           atomic_load_explicit(&s->real, memory_order_relaxed) && !atomic_load_explicit(&s->domain, memory_order_relaxed);
-}
-
 /* cgi_inner for a site with thread rules to check or lock (threads.c):
  * the handle locks before the domain lock, the check inside both, so
  * serialized calls are never reported as overlapping. */
@@ -245,6 +191,43 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
+/* A counted call, in two halves around the real call (cg_enter, cg_leave and
+ * a checked site's counted call): counts the call in and marks the slot (the
+ * in-flight record). */
+static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
+{
+    cg_counters *c = s->ctr;
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    atomic_store_explicit(&slot->counters, c, memory_order_release);
+}
+
+/* After the call, for any result. No errno is touched
+ * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
+ * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
+ * where there is none, or it was left, nothing is recorded. */
+static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int traced)
+{
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (err != 0) {
+        err = cgi_stats_result(c, err);
+        c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    }
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    if (traced) {
+        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
+            (void)cgi_trace_held(NULL, c, t0, ns, err);
+        else
+            (void)cgi_trace_call(c, t0, ns, 0, err, 0);
+        return;
+    }
+    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
+}
+
 /* A site whose only work is checking its thread rules (no lock, no runtime;
  * statistics off, or counted on a TSC with `slot`): the check around the
  * call and nothing else. */
@@ -254,7 +237,8 @@ __attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk
     cgi_thr_check_enter(s, args, &tc);
     if (slot) {
         /* Inside the call the slot says so (cgi_nested), as on the counted path. */
-        cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
+        cgi_enter_counted(s, slot);
+        cgi_leave_counted(slot, thunk(args), 0);
     } else {
         cgi_depth++;
         thunk(args);
@@ -296,7 +280,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     uint32_t dom = atomic_load_explicit(&s->domain, memory_order_acquire);
     if (dom == CGI_DOM_CHECK && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed)) {
         /* Checked and nothing else: the check around the call, counted as
-         * cg_call's counted path counts it when statistics are on. */
+         * cg_enter's counted mode counts it when statistics are on. */
         if (!stats) return cgi_call_checked(s, thunk, args, NULL);
         if (atomic_load_explicit(&cgi_cfg.path, memory_order_relaxed) == CGI_PATH_COUNTED &&
             !atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed))
@@ -348,94 +332,9 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     return 0;
 }
 
-/* Does the site's policy say this call leaves the runtime? */
-static inline int cgi_wants_leave(const cg_site *s)
-{
-    uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
-    return t == CG_TRANSITION_ALWAYS ||
-           (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
-}
-
-/* The lean path's second half, its own function: the policy checks in
- * cg_call need no stack frame (the guarded path stays a tail jump), and here
- * thunk and args live in callee-saved registers across the calls into
- * CPython instead of being spilled around each.
- *
- * It does not count itself in cgi_depth: it holds no lock a nested call
- * could wait for, and counts nothing. A driver callback calling a guarded
- * function on this thread meanwhile finds the GIL left (holds() is false:
- * it calls straight through), or re-taken by the callback itself (it is
- * left again, as a binding's own nested call would do). */
-__attribute__((noinline)) static int cgi_call_lean(cg_thunk thunk, void *args)
-{
-    if (__builtin_expect(cgi_py_holds(), 1)) {
-        void *ts = cgi_py.save();
-        thunk(args);
-        cgi_py.restore(ts);
-    } else {
-        /* Not this thread's GIL (a thread CPython does not know, or the
-         * interpreter is not running): nothing to leave, and the site has
-         * nothing else to do. */
-        thunk(args);
-    }
-    return 0;
-}
-
-/* Out of line, so that the registers it needs are not saved on the plainer path. */
-__attribute__((noinline)) static int cgi_call_traced(cg_site *s, const void *key, cg_thunk thunk, void *args)
-{
-    cgi_slot *slot = cgi_my_slot;
-    if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
-    return cgi_call_counted(s, thunk, args, slot, CGI_PATH_TRACED);
-}
-
-/* A counted call that leaves the GIL (CGI_PATH_COUNTED_PY, a site whose
- * transition says so): the clock stops before re-entering (at exit a daemon
- * thread may never return from it), and a call that held nothing is no
- * stall. */
-__attribute__((noinline)) static int cgi_call_counted_left(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
-{
-    if (!cgi_py_holds()) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-    void *ts = cgi_py.save();
-    cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-    cgi_py.restore(ts);
-    return 0;
-}
-
-/* The counted paths with an adapter (CGI_PATH_DETECT, _COUNTED_PY), out of
- * line: they keep the site for a stall. py: the CPython adapter is active. */
-__attribute__((noinline)) static int cgi_call_detect(cg_site *s, const void *key, cg_thunk thunk, void *args, int py)
-{
-    cgi_slot *slot = cgi_my_slot;
-    if (!cgi_countable(s, slot)) return cgi_call_guarded(s, key, thunk, args);
-    if (py && cgi_wants_leave(s)) return cgi_call_counted_left(s, thunk, args, slot);
-    return cgi_call_counted(s, thunk, args, slot, CGI_PATH_DETECT);
-}
-
-int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
-{
-    int path = atomic_load_explicit(&cgi_cfg.path, memory_order_relaxed);
-    if (__builtin_expect(path == CGI_PATH_COUNTED, 1)) {
-        cgi_slot *slot = cgi_my_slot;
-        if (cgi_countable(s, slot)) return cgi_call_counted(s, thunk, args, slot, CGI_PATH_COUNTED);
-    } else if (path == CGI_PATH_PY) {
-        /* The lean CPython path: the site only has to leave CPython (no
-         * lock, no statistics, resolved, not inside a guarded call that
-         * may hold one). The hot case of a binding that releases the GIL
-         * around every call: it does only what a hand-written
-         * Py_BEGIN_ALLOW_THREADS does, plus holds(): no frame, no callback
-         * hops, no errno save (CPython's PyEval_RestoreThread keeps errno,
-         * see adapter_cpython.c). */
-        if (!atomic_load_explicit(&s->domain, memory_order_relaxed) && cgi_wants_leave(s) &&
-            atomic_load_explicit(&s->real, memory_order_relaxed) && cgi_depth == 0)
-            return cgi_call_lean(thunk, args);
-    } else if (path == CGI_PATH_DETECT || path == CGI_PATH_COUNTED_PY) {
-        return cgi_call_detect(s, key, thunk, args, path == CGI_PATH_COUNTED_PY);
-    } else if (path == CGI_PATH_TRACED) {
-        return cgi_call_traced(s, key, thunk, args);
-    }
-    return cgi_call_guarded(s, key, thunk, args);
-}
+/* Every short path is cg_enter's: a wrapper calls cg_call only when cg_enter
+ * declined the call (layer.h), so what is left is the general path. */
+int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args) { return cgi_call_guarded(s, key, thunk, args); }
 
 /* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------
  * The wrapper makes the real call itself between the two. The token says
@@ -450,42 +349,6 @@ enum {
     CGI_TOK_NOTHING = 6, /* nothing to undo (lean, the GIL not this thread's) */
     CGI_TOK_TAG = 7
 };
-
-/* Counts the call in and marks the slot (the in-flight record), as
- * cgi_call_counted does before its call. */
-static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
-{
-    cg_counters *c = s->ctr;
-    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
-    atomic_store_explicit(&slot->counters, c, memory_order_release);
-}
-
-/* cgi_call_counted after its call, for any result. No errno is touched
- * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
- * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
- * where there is none, or it was left, nothing is recorded. */
-static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int traced)
-{
-    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    if (err != 0) {
-        err = cgi_stats_result(c, err);
-        c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    }
-    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
-    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
-    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
-    if (traced) {
-        if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
-            (void)cgi_trace_held(NULL, c, t0, ns, err);
-        else
-            (void)cgi_trace_call(c, t0, ns, 0, err, 0);
-        return;
-    }
-    if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
-}
 
 /* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
@@ -504,8 +367,9 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
     if (mode != CGI_MODE_COUNTED_PY) return 0;
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-    /* As cgi_call_counted_left: a call that holds nothing is counted and
-     * no stall; else the clock starts once the GIL is left. */
+    /* A call on a thread that holds nothing is counted and no stall; else
+     * the clock starts once the GIL is left (and stops before re-entry,
+     * CGI_TOK_LEFT in cgi_leave_other). */
     if (!cgi_py_holds()) {
         cgi_enter_counted(s, slot);
         return (uintptr_t)slot | CGI_TOK_COUNTED;
