@@ -327,6 +327,24 @@ static int test_merge_reports_every_statistics_file_in_bounded_memory(int argc, 
     return 0;
 }
 
+/* Sends stderr to `path` (created or emptied); returns the saved stderr for
+ * stderr_back, or -1. */
+static int stderr_to(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int ok = saved >= 0 && fd >= 0 && dup2(fd, 2) == 2;
+    if (fd >= 0) close(fd);
+    if (!ok && saved >= 0) close(saved);
+    return ok ? saved : -1;
+}
+
+static void stderr_back(int saved)
+{
+    fflush(stderr);
+    dup2(saved, 2), close(saved);
+}
+
 /* One file cut short while the merge reads it (between its listing and its
  * reading), one cut before: each is named on stderr with what is wrong, no
  * signal, and the report holds every other process and counts the two. */
@@ -344,12 +362,10 @@ static int test_statistics_file_cut_short_is_named_and_the_others_reported(int a
     cut_to = 4096 + 100;
     snprintf(out, sizeof out, "%s/cut.json", cgtest_tmpdir());
     snprintf(errpath, sizeof errpath, "%s/cut.err", cgtest_tmpdir());
-    fflush(stderr);
-    int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    CHECK(saved >= 0 && efd >= 0 && dup2(efd, 2) == 2);
+    int saved = stderr_to(errpath);
+    CHECK(saved >= 0);
     int rc = cg_report_merge(dir, NULL, 0, out, CG_REPORT_JSON);
-    fflush(stderr);
-    dup2(saved, 2), close(saved), close(efd);
+    stderr_back(saved);
     cut_victim[0] = '\0';
     CHECKF(rc == CG_OK, "%s", cg_last_error());
     CHECKF(cut_fired == 1, "the file was cut %d times: pread was not watched", cut_fired);
@@ -392,13 +408,11 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     cut_fired = 0;
     snprintf(out, sizeof out, "%s/trace-cut.json", cgtest_tmpdir());
     snprintf(errpath, sizeof errpath, "%s/trace-cut.err", cgtest_tmpdir());
-    fflush(stderr);
-    int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    CHECK(saved >= 0 && efd >= 0 && dup2(efd, 2) == 2);
+    int saved = stderr_to(errpath);
+    CHECK(saved >= 0);
     cg_trace_totals tot;
     int rc = cg_trace_merge(dir, out, &tot);
-    fflush(stderr);
-    dup2(saved, 2), close(saved), close(efd);
+    stderr_back(saved);
     cut_victim[0] = '\0';
     CHECKF(rc == CG_OK, "%s", cg_last_error());
     CHECKF(cut_fired == 1, "the file was cut %d times: pread was not watched", cut_fired);
