@@ -166,6 +166,22 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
           out);
 }
 
+/* The one rule by which a result becomes the code the runtime is given, used by the thunks
+ * (cg_call) and the short paths (cg_leave_code) alike. */
+static void emit_thunk_code(FILE *out, const policy *p)
+{
+    if (!p->result)
+        return;
+    fprintf(out,
+            "/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,\n"
+            " * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose\n"
+            " * int value is 0. */\n"
+            "static inline __attribute__((always_inline)) int cgl_thunk_code(%s r)\n{\n"
+            "    if (CG_LIKELY(r == %s)) return 0;\n"
+            "    return (int)r ? (int)r : CG_RESULT_ZERO;\n}\n\n",
+            p->result, p->success);
+}
+
 /* Each guarded name's wrapper, for a hand-written resolver (cg_wrapper_by_address). */
 static void emit_wrappers(FILE *out, const gen_api *api)
 {
@@ -327,14 +343,8 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
             f->ret_void ? "" : "cgl_f->cgl_ret = ", n, n);
     emit_args(out, f, "cgl_f->");
     fputs(");\n", out);
-    /* Success is one compare; another code goes back as itself (layer.h, cg_thunk). */
-    if (f->ret_result)
-        fprintf(out,
-                "    if (CG_LIKELY(cgl_f->cgl_ret == %s)) return 0;\n"
-                "    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;\n}\n",
-                p->success);
-    else
-        fputs("    return 0;\n}\n", out);
+    /* The code by the layer's one rule (emit_thunk_code); no result code: always success. */
+    fputs(f->ret_result ? "    return cgl_thunk_code(cgl_f->cgl_ret);\n}\n" : "    return 0;\n}\n", out);
 
     /* The general path, out of line: its frame is not on the short paths' stack. */
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->general_head);
@@ -391,12 +401,12 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fprintf(out, "        %s = %s(", f->ret_member, real);
     emit_args(out, f, "");
     fputs(");\n", out);
-    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk would return. */
+    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk returns. */
     if (f->ret_result)
-        fprintf(out,
-                "        if (CG_LIKELY(cgl_ret == %s))\n            cg_leave(cgl_tok);\n        else\n"
-                "            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);\n",
-                p->success);
+        fputs("        int cgl_code = cgl_thunk_code(cgl_ret);\n"
+              "        if (CG_LIKELY(cgl_code == 0))\n            cg_leave(cgl_tok);\n        else\n"
+              "            cg_leave_code(cgl_tok, cgl_code);\n",
+              out);
     else
         fputs("        cg_leave(cgl_tok);\n", out);
     fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
@@ -454,6 +464,7 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
           out);
     emit_sites(out, p, api);
     emit_result_name(out, p, api);
+    emit_thunk_code(out, p);
     emit_dlsym_next(out);
     emit_passthrough_names(out, p, api);
     emit_wrappers(out, api);
