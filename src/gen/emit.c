@@ -69,6 +69,15 @@ static void emit_includes(FILE *out, const policy *p)
     fputs("\n#include <callguard/layer.h>\n#include <dlfcn.h>\n#include <stddef.h>\n\n", out);
 }
 
+/* `{A, B}` and the line's end: a states list's initializer. */
+static void emit_states_list(FILE *out, const strlist *l)
+{
+    fputc('{', out);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(out, "%s%s", i ? ", " : "", l->v[i]);
+    fputs("};\n", out);
+}
+
 static void emit_sites(FILE *out, const policy *p, const gen_api *api)
 {
     fputs("enum {\n", out);
@@ -81,20 +90,16 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     for (size_t i = 0; i < api->nfuncs; i++)
         api_states |= api->funcs[i].states == &p->states;
     if (api_states) {
-        fputs("/* Result codes that report a state, not a failure ([api] states). */\nstatic const int cgl_states[] = {",
+        fputs("/* Result codes that report a state, not a failure ([api] states). */\nstatic const int cgl_states[] = ",
               out);
-        for (size_t i = 0; i < p->states.n; i++)
-            fprintf(out, "%s%s", i ? ", " : "", p->states.v[i]);
-        fputs("};\n", out);
+        emit_states_list(out, &p->states);
     }
     for (size_t i = 0; i < api->nfuncs; i++) {
         const gen_func *f = &api->funcs[i];
         if (!f->states || f->states == &p->states || f->base)
             continue;
-        fprintf(out, "static const int cgl_states_%s[] = {", f->name);
-        for (size_t k = 0; k < f->states->n; k++)
-            fprintf(out, "%s%s", k ? ", " : "", f->states->v[k]);
-        fputs("};\n", out);
+        fprintf(out, "static const int cgl_states_%s[] = ", f->name);
+        emit_states_list(out, f->states);
     }
     if (api_states || p->nsites)
         fputc('\n', out);
@@ -289,6 +294,14 @@ static void emit_args(FILE *out, const gen_func *f, const char *prefix)
         fprintf(out, "%s%s%s", i ? ", " : "", prefix, f->params[i].name);
 }
 
+/* `return PREFIXNAME(a, b, c);` (a void function: no `return`) and the closing brace: a tail call. */
+static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
+{
+    fprintf(out, "    %s%s%s(", f->ret_void ? "" : "return ", prefix, f->name);
+    emit_args(out, f, "");
+    fputs(");\n}\n", out);
+}
+
 /* The entry point's thread rules: where each handle sits in its frame. */
 static void emit_rules(FILE *out, const gen_func *f)
 {
@@ -333,14 +346,16 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
     emit_rules(out, f);
+    /* The real function, as the thunk and the short paths call it. */
+    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
+                           n, n);
 
     /* The thunk: the real call, made by cg_call() on the general path. */
     fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);
     fprintf(out, "    struct cgl_fr_%s *cgl_f = cgl_frame;\n", n);
     if (f->ret_void && f->nparams == 0)
         fputs("    (void)cgl_f;\n", out);
-    fprintf(out, "    %s((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))(",
-            f->ret_void ? "" : "cgl_f->cgl_ret = ", n, n);
+    fprintf(out, "    %s%s(", f->ret_void ? "" : "cgl_f->cgl_ret = ", real);
     emit_args(out, f, "cgl_f->");
     fputs(");\n", out);
     /* The code by the layer's one rule (emit_thunk_code); no result code: always success. */
@@ -361,28 +376,21 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fputs("};\n", out);
     char *key = f->key_is_handle ? xasprintf("(const void *)%s", f->params[0].name) : xstrdup("NULL");
     char *call = xasprintf("cg_call(&cgl_sites[CGL_%s], %s, cgl_th_%s, &cgl_fr)", n, key, n);
-    if (f->ret_void) {
+    /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
+    const char *ec = NULL;
+    for (size_t i = 0; f->ret_scalar && !f->ret_result && p->errcode && i < f->nparams; i++)
+        if (strcmp(f->params[i].name, p->errcode) == 0)
+            ec = p->errcode;
+    if (f->ret_void)
         fprintf(out, "    (void)%s;\n}\n", call);
-    } else if (f->ret_result) {
+    else if (ec)
+        fprintf(out,
+                "    if (%s != 0) {\n"
+                "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n"
+                "    return cgl_fr.cgl_ret;\n}\n",
+                call, ec, ec, p->result, p->missing, f->ret);
+    else /* cgl_ret is the missing-library value: the missing result for a result code, else zero (a NULL, a struct) */
         fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    } else if (f->ret_scalar) {
-        /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
-        const char *ec = NULL;
-        for (size_t i = 0; p->errcode && i < f->nparams; i++)
-            if (strcmp(f->params[i].name, p->errcode) == 0)
-                ec = p->errcode;
-        if (ec)
-            fprintf(out,
-                    "    if (%s != 0) {\n"
-                    "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n"
-                    "    return cgl_fr.cgl_ret;\n}\n",
-                    call, ec, ec, p->result, p->missing, f->ret);
-        else /* the frame's zero-initialized `cgl_ret` is the missing-library value */
-            fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    } else {
-        /* A struct return: the frame's zero-initialized `cgl_ret` is the missing-library value. */
-        fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    }
     free(call);
     free(key);
 
@@ -393,8 +401,6 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
      * is what the thunk returns. Else the general path, a tail call. */
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
     fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
-    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
-                           n, n);
     if (f->ret_void)
         fprintf(out, "        %s(", real);
     else
@@ -410,10 +416,7 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     else
         fputs("        cg_leave(cgl_tok);\n", out);
     fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
-    free(real);
-    fprintf(out, "    %scgl_gp_%s(", f->ret_void ? "" : "return ", n);
-    emit_args(out, f, "");
-    fputs(");\n}\n", out);
+    emit_tail_call(out, f, "cgl_gp_");
 
     /* The wrapper: the fast path, else the rest (cgl_sl_NAME, a tail call). A
      * hand-written wrapper calls this body as cgl_guarded_NAME. */
@@ -428,9 +431,8 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
     emit_args(out, f, "");
     fputs(f->ret_void ? "); return; }\n" : ");\n", out);
-    fprintf(out, "    %scgl_sl_%s(", f->ret_void ? "" : "return ", n);
-    emit_args(out, f, "");
-    fputs(");\n}\n", out);
+    emit_tail_call(out, f, "cgl_sl_");
+    free(real);
 }
 
 static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)
