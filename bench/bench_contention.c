@@ -292,8 +292,9 @@ static double median(double *v, int n)
 static void time_row(row *w, int rounds)
 {
     team *t = malloc(sizeof *t);
-    double *v = malloc(sizeof *v * (size_t)rounds * TRIES * (NCONF + 1));
-    int *clean = malloc(sizeof *clean * (size_t)rounds * TRIES);
+    int stride = TRIES * rounds; /* v: each configuration's rounds, then the differences */
+    double *v = malloc(sizeof *v * (size_t)stride * (NCONF + 1));
+    int *clean = malloc(sizeof *clean * (size_t)stride);
     if (!t || !v || !clean) exit(1);
     team_start(t, w->nthreads, w->own);
     /* Warm up (each thread's first counted call claims its slot) and size
@@ -311,11 +312,11 @@ static void time_row(row *w, int rounds)
      * all (the table says so). */
     w->clean = 0;
     int tried = 0, kept;
-    for (; tried < TRIES * rounds && w->clean < rounds; tried++) {
+    for (; tried < stride && w->clean < rounds; tried++) {
         clean[tried] = 1;
         for (int k = 0; k < NCONF; k++) {
             int c = (tried + k) % NCONF, ok; /* which configuration runs first rotates */
-            v[c * TRIES * rounds + tried] = team_round(t, c, n[c], &ok);
+            v[c * stride + tried] = team_round(t, c, n[c], &ok);
             clean[tried] &= ok;
         }
         w->clean += clean[tried];
@@ -325,13 +326,12 @@ static void time_row(row *w, int rounds)
         kept = 0;
         for (int r = 0; r < tried; r++)
             if (clean[r]) {
-                for (int c = 0; c < NCONF; c++) v[c * TRIES * rounds + kept] = v[c * TRIES * rounds + r];
+                for (int c = 0; c < NCONF; c++) v[c * stride + kept] = v[c * stride + r];
                 kept++;
             }
     } else {
         kept = tried;
     }
-    int stride = TRIES * rounds;
     for (int r = 0; r < kept; r++) v[NCONF * stride + r] = v[C_STATS * stride + r] - v[C_IDLE * stride + r];
     for (int c = 0; c < NCONF; c++) w->ns[c] = median(v + c * stride, kept);
     w->added = median(v + NCONF * stride, kept);
