@@ -231,9 +231,11 @@ static void team_start(team *t, int nthreads, int own)
 }
 
 /* One round in configuration conf, n calls per thread: ns per call.
- * *clean: every thread was on a CPU for at least CLEAN of its own calls'
- * wall time (none was descheduled for long: a busy machine's rounds are
- * not; threads of an own row finish apart, each at its function's pace). */
+ * *clean: the threads started within 1 - CLEAN of the round's wall time of
+ * one another, and each was on a CPU for at least CLEAN of its own calls'
+ * wall time (none was descheduled for long, as on a busy machine or with
+ * more threads than CPUs; threads of an own row finish apart, each at its
+ * function's pace). */
 #define CLEAN 0.95
 #define TRIES 4     /* rounds tried per clean round wanted, at most */
 #define MIN_CLEAN 5 /* fewer clean rounds than this: the medians are over all */
@@ -250,9 +252,13 @@ static double team_round(team *t, int conf, long n, int *clean)
         if (t->t1[i] > last) last = t->t1[i];
     }
     if (clean) {
+        double start_last = first;
         *clean = 1;
-        for (int i = 0; i < t->nthreads; i++)
+        for (int i = 0; i < t->nthreads; i++) {
             if (t->cpu[i] < CLEAN * (t->t1[i] - t->t0[i])) *clean = 0;
+            if (t->t0[i] > start_last) start_last = t->t0[i];
+        }
+        if (start_last - first > (1 - CLEAN) * (last - first)) *clean = 0;
     }
     return (last - first) / (double)n;
 }
@@ -464,9 +470,10 @@ static void print_table(int rounds)
     printf("ns per call = a round's wall time (first thread's start to last thread's end) / calls per thread;\n"
            "medians of %d clean rounds of about %.0f ms (at most %d tried), configurations interleaved; +ns and "
            "ratio: statistics on against the idle path (statistics off) of the same threads;\n"
-           "clean: rounds in which no thread was off its CPU for more than %.0f%% of its calls' time (! = fewer than %d: "
-           "the medians are over all rounds and the figures are noise)\n",
-           rounds, ROUND_NS / 1e6, TRIES * rounds, (1 - CLEAN) * 100, MIN_CLEAN);
+           "clean: rounds in which the threads started within %.0f%% of the round of one another and none was off its "
+           "CPU for more than %.0f%% of its calls' time (! = fewer than %d: the medians are over all rounds and the "
+           "figures are noise)\n",
+           rounds, ROUND_NS / 1e6, TRIES * rounds, (1 - CLEAN) * 100, (1 - CLEAN) * 100, MIN_CLEAN);
     printf("%7s %-5s %9s %9s %9s %8s %7s %9s %7s", "threads", "sites", "direct", "idle", "stats on", "+ns", "ratio",
            "+ns/1thr", "clean");
     if (have_ir) printf(" %8s %8s %8s", "Ir idle", "Ir stats", "+Ir");
