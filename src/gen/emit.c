@@ -69,6 +69,15 @@ static void emit_includes(FILE *out, const policy *p)
     fputs("\n#include <callguard/layer.h>\n#include <dlfcn.h>\n#include <stddef.h>\n\n", out);
 }
 
+/* `{A, B}` and the line's end: a states list's initializer. */
+static void emit_states_list(FILE *out, const strlist *l)
+{
+    fputc('{', out);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(out, "%s%s", i ? ", " : "", l->v[i]);
+    fputs("};\n", out);
+}
+
 static void emit_sites(FILE *out, const policy *p, const gen_api *api)
 {
     fputs("enum {\n", out);
@@ -81,20 +90,16 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     for (size_t i = 0; i < api->nfuncs; i++)
         api_states |= api->funcs[i].states == &p->states;
     if (api_states) {
-        fputs("/* Result codes that report a state, not a failure ([api] states). */\nstatic const int cgl_states[] = {",
+        fputs("/* Result codes that report a state, not a failure ([api] states). */\nstatic const int cgl_states[] = ",
               out);
-        for (size_t i = 0; i < p->states.n; i++)
-            fprintf(out, "%s%s", i ? ", " : "", p->states.v[i]);
-        fputs("};\n", out);
+        emit_states_list(out, &p->states);
     }
     for (size_t i = 0; i < api->nfuncs; i++) {
         const gen_func *f = &api->funcs[i];
         if (!f->states || f->states == &p->states || f->base)
             continue;
-        fprintf(out, "static const int cgl_states_%s[] = {", f->name);
-        for (size_t k = 0; k < f->states->n; k++)
-            fprintf(out, "%s%s", k ? ", " : "", f->states->v[k]);
-        fputs("};\n", out);
+        fprintf(out, "static const int cgl_states_%s[] = ", f->name);
+        emit_states_list(out, f->states);
     }
     if (api_states || p->nsites)
         fputc('\n', out);
@@ -164,6 +169,22 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
           "        }\n"
           "    return 0;\n}\n\n",
           out);
+}
+
+/* The one rule by which a result becomes the code the runtime is given, used by the thunks
+ * (cg_call) and the short paths (cg_leave_code) alike. */
+static void emit_thunk_code(FILE *out, const policy *p)
+{
+    if (!p->result)
+        return;
+    fprintf(out,
+            "/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,\n"
+            " * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose\n"
+            " * int value is 0. */\n"
+            "static inline __attribute__((always_inline)) int cgl_thunk_code(%s r)\n{\n"
+            "    if (CG_LIKELY(r == %s)) return 0;\n"
+            "    return (int)r ? (int)r : CG_RESULT_ZERO;\n}\n\n",
+            p->result, p->success);
 }
 
 /* Each guarded name's wrapper, for a hand-written resolver (cg_wrapper_by_address). */
@@ -273,6 +294,14 @@ static void emit_args(FILE *out, const gen_func *f, const char *prefix)
         fprintf(out, "%s%s%s", i ? ", " : "", prefix, f->params[i].name);
 }
 
+/* `return PREFIXNAME(a, b, c);` (a void function: no `return`) and the closing brace: a tail call. */
+static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
+{
+    fprintf(out, "    %s%s%s(", f->ret_void ? "" : "return ", prefix, f->name);
+    emit_args(out, f, "");
+    fputs(");\n}\n", out);
+}
+
 /* The entry point's thread rules: where each handle sits in its frame. */
 static void emit_rules(FILE *out, const gen_func *f)
 {
@@ -317,24 +346,20 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
     emit_rules(out, f);
+    /* The real function, as the thunk and the short paths call it. */
+    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
+                           n, n);
 
     /* The thunk: the real call, made by cg_call() on the general path. */
     fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);
     fprintf(out, "    struct cgl_fr_%s *cgl_f = cgl_frame;\n", n);
     if (f->ret_void && f->nparams == 0)
         fputs("    (void)cgl_f;\n", out);
-    fprintf(out, "    %s((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))(",
-            f->ret_void ? "" : "cgl_f->cgl_ret = ", n, n);
+    fprintf(out, "    %s%s(", f->ret_void ? "" : "cgl_f->cgl_ret = ", real);
     emit_args(out, f, "cgl_f->");
     fputs(");\n", out);
-    /* Success is one compare; another code goes back as itself (layer.h, cg_thunk). */
-    if (f->ret_result)
-        fprintf(out,
-                "    if (CG_LIKELY(cgl_f->cgl_ret == %s)) return 0;\n"
-                "    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;\n}\n",
-                p->success);
-    else
-        fputs("    return 0;\n}\n", out);
+    /* The code by the layer's one rule (emit_thunk_code); no result code: always success. */
+    fputs(f->ret_result ? "    return cgl_thunk_code(cgl_f->cgl_ret);\n}\n" : "    return 0;\n}\n", out);
 
     /* The general path, out of line: its frame is not on the short paths' stack. */
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->general_head);
@@ -351,28 +376,21 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fputs("};\n", out);
     char *key = f->key_is_handle ? xasprintf("(const void *)%s", f->params[0].name) : xstrdup("NULL");
     char *call = xasprintf("cg_call(&cgl_sites[CGL_%s], %s, cgl_th_%s, &cgl_fr)", n, key, n);
-    if (f->ret_void) {
+    /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
+    const char *ec = NULL;
+    for (size_t i = 0; f->ret_scalar && !f->ret_result && p->errcode && i < f->nparams; i++)
+        if (strcmp(f->params[i].name, p->errcode) == 0)
+            ec = p->errcode;
+    if (f->ret_void)
         fprintf(out, "    (void)%s;\n}\n", call);
-    } else if (f->ret_result) {
+    else if (ec)
+        fprintf(out,
+                "    if (%s != 0) {\n"
+                "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n"
+                "    return cgl_fr.cgl_ret;\n}\n",
+                call, ec, ec, p->result, p->missing, f->ret);
+    else /* cgl_ret is the missing-library value: the missing result for a result code, else zero (a NULL, a struct) */
         fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    } else if (f->ret_scalar) {
-        /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
-        const char *ec = NULL;
-        for (size_t i = 0; p->errcode && i < f->nparams; i++)
-            if (strcmp(f->params[i].name, p->errcode) == 0)
-                ec = p->errcode;
-        if (ec)
-            fprintf(out,
-                    "    if (%s != 0) {\n"
-                    "        if (%s) *%s = (%s)(%s);\n        return (%s)0;\n    }\n"
-                    "    return cgl_fr.cgl_ret;\n}\n",
-                    call, ec, ec, p->result, p->missing, f->ret);
-        else /* the frame's zero-initialized `cgl_ret` is the missing-library value */
-            fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    } else {
-        /* A struct return: the frame's zero-initialized `cgl_ret` is the missing-library value. */
-        fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
-    }
     free(call);
     free(key);
 
@@ -383,27 +401,22 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
      * is what the thunk returns. Else the general path, a tail call. */
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
     fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
-    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
-                           n, n);
     if (f->ret_void)
         fprintf(out, "        %s(", real);
     else
         fprintf(out, "        %s = %s(", f->ret_member, real);
     emit_args(out, f, "");
     fputs(");\n", out);
-    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk would return. */
+    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk returns. */
     if (f->ret_result)
-        fprintf(out,
-                "        if (CG_LIKELY(cgl_ret == %s))\n            cg_leave(cgl_tok);\n        else\n"
-                "            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);\n",
-                p->success);
+        fputs("        int cgl_code = cgl_thunk_code(cgl_ret);\n"
+              "        if (CG_LIKELY(cgl_code == 0))\n            cg_leave(cgl_tok);\n        else\n"
+              "            cg_leave_code(cgl_tok, cgl_code);\n",
+              out);
     else
         fputs("        cg_leave(cgl_tok);\n", out);
     fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
-    free(real);
-    fprintf(out, "    %scgl_gp_%s(", f->ret_void ? "" : "return ", n);
-    emit_args(out, f, "");
-    fputs(");\n}\n", out);
+    emit_tail_call(out, f, "cgl_gp_");
 
     /* The wrapper: the fast path, else the rest (cgl_sl_NAME, a tail call). A
      * hand-written wrapper calls this body as cgl_guarded_NAME. */
@@ -418,9 +431,8 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
     emit_args(out, f, "");
     fputs(f->ret_void ? "); return; }\n" : ");\n", out);
-    fprintf(out, "    %scgl_sl_%s(", f->ret_void ? "" : "return ", n);
-    emit_args(out, f, "");
-    fputs(");\n}\n", out);
+    emit_tail_call(out, f, "cgl_sl_");
+    free(real);
 }
 
 static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)
@@ -454,6 +466,7 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
           out);
     emit_sites(out, p, api);
     emit_result_name(out, p, api);
+    emit_thunk_code(out, p);
     emit_dlsym_next(out);
     emit_passthrough_names(out, p, api);
     emit_wrappers(out, api);

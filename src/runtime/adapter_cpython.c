@@ -1,7 +1,7 @@
 /* The CPython adapter. No link dependency on libpython: the symbols are
- * looked up in the running process, once. holds() is false before
- * Py_Initialize and during finalization, where PyGILState_Check() alone
- * says 1 and PyEval_SaveThread() would abort the process (python.h says
+ * looked up in the running process, once. holds() is false wherever
+ * PyEval_SaveThread() would abort the process or release another thread's
+ * GIL, some of them places where PyGILState_Check() says 1 (python.h says
  * how each interpreter version is asked).
  *
  * cg_enter()/cg_leave() recognize this adapter and call cgi_py_holds() and

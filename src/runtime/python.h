@@ -34,24 +34,31 @@ CGI_HIDDEN int cgi_py_holds_slow(void);
 
 /* Does this thread hold the GIL, and may it let go of it?
  *
- * Py_IsInitialized() is documented to be false from the moment
- * Py_FinalizeEx() is called (CPython clears `initialized` right where it
- * marks the runtime finalizing, 3.11 to 3.13) until Py_Initialize() is
- * called again, and it is false before Py_Initialize: so it alone covers
- * "not before Py_Initialize, not during finalization", where
- * PyGILState_Check() says 1 and PyEval_SaveThread() would abort. Then:
+ * Never where PyEval_SaveThread() would abort: before Py_Initialize, late
+ * in finalization, after it, and on a thread that holds nothing (there
+ * PyGILState_Check() says 1 in the first three, checks disabled or no
+ * key). By interpreter version:
  *   3.12+  the thread state is thread-local, so a non-NULL current thread
- *          state means this thread holds the GIL (one load in libpython);
+ *          state means this thread holds the GIL (one load in libpython).
+ *          Py_IsInitialized() first: it is documented false from the call
+ *          of Py_FinalizeEx() until Py_Initialize() runs again, and after
+ *          finalization the thread-local state is not guaranteed cleared.
  *   3.11-  the "current thread state" is process-wide (whichever thread
  *          holds the GIL), so it is compared with this thread's own, as
- *          PyGILState_Check does, without its two early "return 1"s (no
- *          key yet: covered by Py_IsInitialized; checks disabled once a
- *          subinterpreter exists: there it would say 1 on any thread). */
+ *          PyGILState_Check does, without its two early "return 1"s. No
+ *          Py_IsInitialized() call: the comparison alone is false before
+ *          Py_Initialize and from the moment finalization tears down the
+ *          auto thread state (_PyGILState_Fini clears autoInterpreterState,
+ *          and PyGILState_GetThisThreadState then says NULL), and the
+ *          current thread state is never dereferenced. Between the two,
+ *          in module teardown, it is true on the finalizing thread, which
+ *          does hold the GIL: CPython itself releases it there (its file
+ *          I/O, flushing sys.stdout), other threads that try to take it
+ *          exit (tests/python/test_pause.c makes such a call). */
 static inline int cgi_py_holds_per_thread(void) { return cgi_py.is_initialized() && cgi_py.unchecked_get() != NULL; }
 
 static inline int cgi_py_holds_shared(void)
 {
-    if (!cgi_py.is_initialized()) return 0;
     void *cur = cgi_py.unchecked_get();
     return cur && cur == cgi_py.this_thread_state();
 }

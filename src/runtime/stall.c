@@ -4,8 +4,9 @@
  * call, read from the interpreter's current frame.
  *
  * The interpreter is read only where that is safe: this thread holds the
- * GIL (it never let go of it during the call), and the interpreter is
- * initialized and not finalizing (cgi_py_holds() checks both again). The
+ * GIL (it never let go of it during the call: cgi_py_holds() checks it
+ * again), and the interpreter is initialized and not finalizing
+ * (Py_IsInitialized(), which cgi_py_holds() skips on 3.11: python.h). The
  * frame functions are looked up like the adapter's, with dlsym: no link
  * dependency on libpython, and nothing read when one is missing. A pending
  * exception of the program is set aside and put back. */
@@ -63,7 +64,7 @@ static void cgi_py_str_attr(void *obj, const char *attr, char *out, size_t cap)
 static void cgi_python_where(cgi_stall *st)
 {
     pthread_once(&cgi_pyf_once, cgi_pyf_lookup);
-    if (!cgi_pyf.ok || !cgi_py_holds()) return;
+    if (!cgi_pyf.ok || !cgi_py_holds() || !cgi_py.is_initialized()) return;
     void *type, *value, *tb;
     cgi_pyf.err_fetch(&type, &value, &tb);
     void *frame = cgi_pyf.get_frame();

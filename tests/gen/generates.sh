@@ -162,9 +162,9 @@ gen_writes_states() {
         '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2, NULL, 0},'
         '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},'
         '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
-        # the thunk: success is one compare, another code goes back as itself
-        'if (CG_LIKELY(cgl_f->cgl_ret == SH_SUCCESS)) return 0;'
-        'return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;'
+        # the thunk's code, by the layer's one rule: success is one compare
+        'if (CG_LIKELY(r == SH_SUCCESS)) return 0;'
+        'return cgl_thunk_code(cgl_f->cgl_ret);'
         # names back to codes, aliases included (a CALLGUARD_POLICY file's states)
         '{"SH_ERROR_B_ALIAS", (long)(SH_ERROR_B_ALIAS)},'
         '.result_code = cgl_result_code,'
@@ -173,6 +173,21 @@ gen_writes_states() {
         grep -qF -- "$w" "$out" || fail "output lacks: $w"
     done
     "$CC" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$INCLUDE" -I . "$out" || fail "the layer does not compile"
+}
+
+gen_both_paths_give_the_runtime_the_same_codes() {
+    # Success is CD_OK (7) and CD_ERROR_ZERO (0) a failure: the short path and
+    # the thunk give the runtime the same code for each result (layer.h),
+    # CG_RESULT_ZERO for the failure of int value 0. codes_main.c stands in
+    # for the runtime and calls each wrapper on both paths.
+    gen codes.ini -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed"
+    local opt got
+    for opt in -O0 -O2; do
+        "$CC" -std=gnu11 -Wall -Wextra -Werror $opt -fvisibility=hidden -I "$INCLUDE" -I . "$WORK/cg_codes.c" \
+            codes_main.c -ldl -o "$WORK/codes_main" || fail "the generated layer does not build ($opt)"
+        got=$("$WORK/codes_main") && [ "$got" = ok ] || fail "($opt) $got"
+    done
 }
 
 gen_variant_rule_falls_on_parameter_at_base_position() {

@@ -415,6 +415,15 @@ static int cgl_result_code(const char *name, long *code)
     return 0;
 }
 
+/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,
+ * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose
+ * int value is 0. */
+static inline __attribute__((always_inline)) int cgl_thunk_code(cl_int r)
+{
+    if (CG_LIKELY(r == CL_SUCCESS)) return 0;
+    return (int)r ? (int)r : CG_RESULT_ZERO;
+}
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -602,8 +611,7 @@ static int cgl_th_clGetPlatformIDs(void *cgl_frame)
 {
     struct cgl_fr_clGetPlatformIDs *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
@@ -616,10 +624,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformIDs]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
@@ -644,8 +653,7 @@ static int cgl_th_clGetPlatformInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetPlatformInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -658,10 +666,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
@@ -686,8 +695,7 @@ static int cgl_th_clGetDeviceIDs(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceIDs *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
@@ -700,10 +708,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id pla
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceIDs]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
@@ -728,8 +737,7 @@ static int cgl_th_clGetDeviceInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -742,10 +750,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -770,8 +779,7 @@ static int cgl_th_clCreateSubDevices(void *cgl_frame)
 {
     struct cgl_fr_clCreateSubDevices *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
@@ -784,10 +792,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubDevices]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
@@ -808,8 +817,7 @@ static int cgl_th_clRetainDevice(void *cgl_frame)
 {
     struct cgl_fr_clRetainDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id device)
 {
@@ -822,10 +830,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id devic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainDevice(device);
@@ -846,8 +855,7 @@ static int cgl_th_clReleaseDevice(void *cgl_frame)
 {
     struct cgl_fr_clReleaseDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id device)
 {
@@ -860,10 +868,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseDevice(device);
@@ -886,8 +895,7 @@ static int cgl_th_clSetDefaultDeviceCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clSetDefaultDeviceCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
@@ -900,10 +908,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
@@ -926,8 +935,7 @@ static int cgl_th_clGetDeviceAndHostTimer(void *cgl_frame)
 {
     struct cgl_fr_clGetDeviceAndHostTimer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
@@ -940,10 +948,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
@@ -965,8 +974,7 @@ static int cgl_th_clGetHostTimer(void *cgl_frame)
 {
     struct cgl_fr_clGetHostTimer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->host_timestamp);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
@@ -979,10 +987,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id devic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetHostTimer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetHostTimer(device, host_timestamp);
@@ -1086,8 +1095,7 @@ static int cgl_th_clRetainContext(void *cgl_frame)
 {
     struct cgl_fr_clRetainContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(cgl_f->context);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context context)
 {
@@ -1100,10 +1108,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainContext(context);
@@ -1124,8 +1133,7 @@ static int cgl_th_clReleaseContext(void *cgl_frame)
 {
     struct cgl_fr_clReleaseContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(cgl_f->context);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context context)
 {
@@ -1138,10 +1146,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseContext(context);
@@ -1166,8 +1175,7 @@ static int cgl_th_clGetContextInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetContextInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1180,10 +1188,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetContextInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1206,8 +1215,7 @@ static int cgl_th_clSetContextDestructorCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetContextDestructorCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
@@ -1220,10 +1228,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetContextDestructorCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
@@ -1284,8 +1293,7 @@ static int cgl_th_clRetainCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clRetainCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_queue command_queue)
 {
@@ -1298,10 +1306,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_q
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainCommandQueue(command_queue);
@@ -1322,8 +1331,7 @@ static int cgl_th_clReleaseCommandQueue(void *cgl_frame)
 {
     struct cgl_fr_clReleaseCommandQueue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_queue command_queue)
 {
@@ -1336,10 +1344,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseCommandQueue(command_queue);
@@ -1364,8 +1373,7 @@ static int cgl_th_clGetCommandQueueInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetCommandQueueInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1378,10 +1386,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetCommandQueueInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1653,8 +1662,7 @@ static int cgl_th_clRetainMemObject(void *cgl_frame)
 {
     struct cgl_fr_clRetainMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
 {
@@ -1667,10 +1675,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainMemObject(memobj);
@@ -1691,8 +1700,7 @@ static int cgl_th_clReleaseMemObject(void *cgl_frame)
 {
     struct cgl_fr_clReleaseMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
 {
@@ -1705,10 +1713,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseMemObject(memobj);
@@ -1734,8 +1743,7 @@ static int cgl_th_clGetSupportedImageFormats(void *cgl_frame)
 {
     struct cgl_fr_clGetSupportedImageFormats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
@@ -1748,10 +1756,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_con
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSupportedImageFormats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
@@ -1776,8 +1785,7 @@ static int cgl_th_clGetMemObjectInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetMemObjectInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1790,10 +1798,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetMemObjectInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1818,8 +1827,7 @@ static int cgl_th_clGetImageInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetImageInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1832,10 +1840,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetImageInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1860,8 +1869,7 @@ static int cgl_th_clGetPipeInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetPipeInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1874,10 +1882,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pip
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPipeInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1900,8 +1909,7 @@ static int cgl_th_clSetMemObjectDestructorCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetMemObjectDestructorCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
@@ -1914,10 +1922,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
@@ -2047,8 +2056,7 @@ static int cgl_th_clRetainSampler(void *cgl_frame)
 {
     struct cgl_fr_clRetainSampler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sampler)
 {
@@ -2061,10 +2069,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sample
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainSampler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainSampler(sampler);
@@ -2085,8 +2094,7 @@ static int cgl_th_clReleaseSampler(void *cgl_frame)
 {
     struct cgl_fr_clReleaseSampler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampler)
 {
@@ -2099,10 +2107,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseSampler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseSampler(sampler);
@@ -2127,8 +2136,7 @@ static int cgl_th_clGetSamplerInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetSamplerInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2141,10 +2149,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSamplerInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2330,8 +2339,7 @@ static int cgl_th_clRetainProgram(void *cgl_frame)
 {
     struct cgl_fr_clRetainProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program program)
 {
@@ -2344,10 +2352,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program progra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainProgram(program);
@@ -2368,8 +2377,7 @@ static int cgl_th_clReleaseProgram(void *cgl_frame)
 {
     struct cgl_fr_clReleaseProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program program)
 {
@@ -2382,10 +2390,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseProgram(program);
@@ -2411,8 +2420,7 @@ static int cgl_th_clBuildProgram(void *cgl_frame)
 {
     struct cgl_fr_clBuildProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2425,10 +2433,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clBuildProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
@@ -2457,8 +2466,7 @@ static int cgl_th_clCompileProgram(void *cgl_frame)
 {
     struct cgl_fr_clCompileProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2471,10 +2479,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCompileProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
@@ -2542,8 +2551,7 @@ static int cgl_th_clSetProgramReleaseCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetProgramReleaseCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2556,10 +2564,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_pr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramReleaseCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
@@ -2583,8 +2592,7 @@ static int cgl_th_clSetProgramSpecializationConstant(void *cgl_frame)
 {
     struct cgl_fr_clSetProgramSpecializationConstant *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
@@ -2597,10 +2605,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
@@ -2621,8 +2630,7 @@ static int cgl_th_clUnloadPlatformCompiler(void *cgl_frame)
 {
     struct cgl_fr_clUnloadPlatformCompiler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(cgl_f->platform);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platform_id platform)
 {
@@ -2635,10 +2643,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadPlatformCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clUnloadPlatformCompiler(platform);
@@ -2663,8 +2672,7 @@ static int cgl_th_clGetProgramInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetProgramInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2677,10 +2685,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2706,8 +2715,7 @@ static int cgl_th_clGetProgramBuildInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetProgramBuildInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2720,10 +2728,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramBuildInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2786,8 +2795,7 @@ static int cgl_th_clCreateKernelsInProgram(void *cgl_frame)
 {
     struct cgl_fr_clCreateKernelsInProgram *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
@@ -2800,10 +2808,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernelsInProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
@@ -2865,8 +2874,7 @@ static int cgl_th_clRetainKernel(void *cgl_frame)
 {
     struct cgl_fr_clRetainKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
 {
@@ -2879,10 +2887,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainKernel(kernel);
@@ -2903,8 +2912,7 @@ static int cgl_th_clReleaseKernel(void *cgl_frame)
 {
     struct cgl_fr_clReleaseKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
 {
@@ -2917,10 +2925,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseKernel(kernel);
@@ -2947,8 +2956,7 @@ static int cgl_th_clSetKernelArg(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelArg *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
@@ -2961,10 +2969,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArg]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
@@ -2990,8 +2999,7 @@ static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelArgSVMPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
@@ -3004,10 +3012,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kerne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
@@ -3034,8 +3043,7 @@ static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
 {
     struct cgl_fr_clSetKernelExecInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
@@ -3048,10 +3056,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel ker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelExecInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
@@ -3076,8 +3085,7 @@ static int cgl_th_clGetKernelInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3090,10 +3098,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3119,8 +3128,7 @@ static int cgl_th_clGetKernelArgInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelArgInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3133,10 +3141,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelArgInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3162,8 +3171,7 @@ static int cgl_th_clGetKernelWorkGroupInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelWorkGroupInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3176,10 +3184,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kerne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3207,8 +3216,7 @@ static int cgl_th_clGetKernelSubGroupInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetKernelSubGroupInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3221,10 +3229,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -3246,8 +3255,7 @@ static int cgl_th_clWaitForEvents(void *cgl_frame)
 {
     struct cgl_fr_clWaitForEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(cgl_f->num_events, cgl_f->event_list);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
@@ -3260,10 +3268,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_event
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clWaitForEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clWaitForEvents(num_events, event_list);
@@ -3288,8 +3297,7 @@ static int cgl_th_clGetEventInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetEventInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3302,10 +3310,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3364,8 +3373,7 @@ static int cgl_th_clRetainEvent(void *cgl_frame)
 {
     struct cgl_fr_clRetainEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
 {
@@ -3378,10 +3386,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clRetainEvent(event);
@@ -3402,8 +3411,7 @@ static int cgl_th_clReleaseEvent(void *cgl_frame)
 {
     struct cgl_fr_clReleaseEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
 {
@@ -3416,10 +3424,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clReleaseEvent(event);
@@ -3441,8 +3450,7 @@ static int cgl_th_clSetUserEventStatus(void *cgl_frame)
 {
     struct cgl_fr_clSetUserEventStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(cgl_f->event, cgl_f->execution_status);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
@@ -3455,10 +3463,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event eve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetUserEventStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetUserEventStatus(event, execution_status);
@@ -3482,8 +3491,7 @@ static int cgl_th_clSetEventCallback(void *cgl_frame)
 {
     struct cgl_fr_clSetEventCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
@@ -3496,10 +3504,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetEventCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
@@ -3524,8 +3533,7 @@ static int cgl_th_clGetEventProfilingInfo(void *cgl_frame)
 {
     struct cgl_fr_clGetEventProfilingInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3538,10 +3546,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventProfilingInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3562,8 +3571,7 @@ static int cgl_th_clFlush(void *cgl_frame)
 {
     struct cgl_fr_clFlush *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_queue)
 {
@@ -3576,10 +3584,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFlush]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clFlush(command_queue);
@@ -3600,8 +3609,7 @@ static int cgl_th_clFinish(void *cgl_frame)
 {
     struct cgl_fr_clFinish *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command_queue)
 {
@@ -3614,10 +3622,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFinish]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clFinish(command_queue);
@@ -3646,8 +3655,7 @@ static int cgl_th_clEnqueueReadBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3660,10 +3668,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3697,8 +3706,7 @@ static int cgl_th_clEnqueueReadBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3711,10 +3719,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3743,8 +3752,7 @@ static int cgl_th_clEnqueueWriteBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3757,10 +3765,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_q
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3794,8 +3803,7 @@ static int cgl_th_clEnqueueWriteBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3808,10 +3816,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_comma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3840,8 +3849,7 @@ static int cgl_th_clEnqueueFillBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueFillBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3854,10 +3862,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3886,8 +3895,7 @@ static int cgl_th_clEnqueueCopyBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3900,10 +3908,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3936,8 +3945,7 @@ static int cgl_th_clEnqueueCopyBufferRect(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBufferRect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3950,10 +3958,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
@@ -3984,8 +3993,7 @@ static int cgl_th_clEnqueueReadImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueReadImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3998,10 +4006,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4032,8 +4041,7 @@ static int cgl_th_clEnqueueWriteImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWriteImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4046,10 +4054,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4077,8 +4086,7 @@ static int cgl_th_clEnqueueFillImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueFillImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4091,10 +4099,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4123,8 +4132,7 @@ static int cgl_th_clEnqueueCopyImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4137,10 +4145,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4169,8 +4178,7 @@ static int cgl_th_clEnqueueCopyImageToBuffer(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyImageToBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4183,10 +4191,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
@@ -4215,8 +4224,7 @@ static int cgl_th_clEnqueueCopyBufferToImage(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueCopyBufferToImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4229,10 +4237,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4352,8 +4361,7 @@ static int cgl_th_clEnqueueUnmapMemObject(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueUnmapMemObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4366,10 +4374,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4396,8 +4405,7 @@ static int cgl_th_clEnqueueMigrateMemObjects(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMigrateMemObjects *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4410,10 +4418,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4445,8 +4454,7 @@ static int cgl_th_clEnqueueNDRangeKernel(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueNDRangeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4459,10 +4467,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -4492,8 +4501,7 @@ static int cgl_th_clEnqueueNativeKernel(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueNativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4506,10 +4514,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
@@ -4533,8 +4542,7 @@ static int cgl_th_clEnqueueMarkerWithWaitList(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMarkerWithWaitList *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4547,10 +4555,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4574,8 +4583,7 @@ static int cgl_th_clEnqueueBarrierWithWaitList(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueBarrierWithWaitList *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4588,10 +4596,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4619,8 +4628,7 @@ static int cgl_th_clEnqueueSVMFree(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4633,10 +4641,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
@@ -4664,8 +4673,7 @@ static int cgl_th_clEnqueueSVMMemcpy(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMemcpy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4678,10 +4686,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4709,8 +4718,7 @@ static int cgl_th_clEnqueueSVMMemFill(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMemFill *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4723,10 +4731,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_qu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemFill]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -4754,8 +4763,7 @@ static int cgl_th_clEnqueueSVMMap(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4768,10 +4776,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4796,8 +4805,7 @@ static int cgl_th_clEnqueueSVMUnmap(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4810,10 +4818,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4841,8 +4850,7 @@ static int cgl_th_clEnqueueSVMMigrateMem(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueSVMMigrateMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4855,10 +4863,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4917,8 +4926,7 @@ static int cgl_th_clSetCommandQueueProperty(void *cgl_frame)
 {
     struct cgl_fr_clSetCommandQueueProperty *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
@@ -4931,10 +4939,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_comm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetCommandQueueProperty]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
@@ -5046,8 +5055,7 @@ static int cgl_th_clEnqueueMarker(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueMarker *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
@@ -5060,10 +5068,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarker]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarker(command_queue, event);
@@ -5086,8 +5095,7 @@ static int cgl_th_clEnqueueWaitForEvents(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueWaitForEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
@@ -5100,10 +5108,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWaitForEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
@@ -5124,8 +5133,7 @@ static int cgl_th_clEnqueueBarrier(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(cgl_f->command_queue);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue command_queue)
 {
@@ -5138,10 +5146,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrier(command_queue);
@@ -5161,8 +5170,7 @@ static int cgl_th_clUnloadCompiler(void *cgl_frame)
 {
     struct cgl_fr_clUnloadCompiler *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
 {
@@ -5175,10 +5183,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clUnloadCompiler();
@@ -5321,8 +5330,7 @@ static int cgl_th_clEnqueueTask(void *cgl_frame)
 {
     struct cgl_fr_clEnqueueTask *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CL_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5335,10 +5343,11 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueTask]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-        if (CG_LIKELY(cgl_ret == CL_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);

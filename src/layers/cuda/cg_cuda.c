@@ -1618,6 +1618,15 @@ static int cgl_result_code(const char *name, long *code)
     return 0;
 }
 
+/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,
+ * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose
+ * int value is 0. */
+static inline __attribute__((always_inline)) int cgl_thunk_code(CUresult r)
+{
+    if (CG_LIKELY(r == CUDA_SUCCESS)) return 0;
+    return (int)r ? (int)r : CG_RESULT_ZERO;
+}
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -2323,8 +2332,7 @@ static int cgl_th_cuGetErrorString(void *cgl_frame)
 {
     struct cgl_fr_cuGetErrorString *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(cgl_f->error, cgl_f->pStr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorString(CUresult error, const char **pStr)
 {
@@ -2337,10 +2345,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorString(CUresult error
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(error, pStr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGetErrorString(error, pStr);
@@ -2362,8 +2371,7 @@ static int cgl_th_cuGetErrorName(void *cgl_frame)
 {
     struct cgl_fr_cuGetErrorName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(cgl_f->error, cgl_f->pStr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorName(CUresult error, const char **pStr)
 {
@@ -2376,10 +2384,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorName(CUresult error, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetErrorName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(error, pStr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGetErrorName(error, pStr);
@@ -2400,8 +2409,7 @@ static int cgl_th_cuInit(void *cgl_frame)
 {
     struct cgl_fr_cuInit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuInit(unsigned int Flags)
 {
@@ -2414,10 +2422,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuInit(unsigned int Flags)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuInit(Flags);
@@ -2438,8 +2447,7 @@ static int cgl_th_cuDriverGetVersion(void *cgl_frame)
 {
     struct cgl_fr_cuDriverGetVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(cgl_f->driverVersion);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDriverGetVersion(int *driverVersion)
 {
@@ -2452,10 +2460,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDriverGetVersion(int *driverV
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDriverGetVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(driverVersion);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDriverGetVersion(driverVersion);
@@ -2477,8 +2486,7 @@ static int cgl_th_cuDeviceGet(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(cgl_f->device, cgl_f->ordinal);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGet(CUdevice *device, int ordinal)
 {
@@ -2491,10 +2499,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGet(CUdevice *device, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(device, ordinal);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGet(device, ordinal);
@@ -2515,8 +2524,7 @@ static int cgl_th_cuDeviceGetCount(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetCount(int *count)
 {
@@ -2529,10 +2537,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetCount(int *count)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetCount(count);
@@ -2555,8 +2564,7 @@ static int cgl_th_cuDeviceGetName(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->len, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetName(char *name, int len, CUdevice dev)
 {
@@ -2569,10 +2577,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetName(char *name, int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(name, len, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetName(name, len, dev);
@@ -2594,8 +2603,7 @@ static int cgl_th_cuDeviceGetUuid_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetUuid_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(cgl_f->uuid, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
@@ -2608,10 +2616,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid_v2(CUuuid *uuid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(uuid, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid_v2(uuid, dev);
@@ -2634,8 +2643,7 @@ static int cgl_th_cuDeviceGetLuid(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetLuid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(cgl_f->luid, cgl_f->deviceNodeMask, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
@@ -2648,10 +2656,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetLuid(char *luid, uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetLuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(luid, deviceNodeMask, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetLuid(luid, deviceNodeMask, dev);
@@ -2673,8 +2682,7 @@ static int cgl_th_cuDeviceTotalMem_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceTotalMem_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(cgl_f->bytes, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
@@ -2687,10 +2695,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem_v2(size_t *byt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(bytes, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem_v2(bytes, dev);
@@ -2714,8 +2723,7 @@ static int cgl_th_cuDeviceGetTexture1DLinearMaxWidth(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(cgl_f->maxWidthInElements, cgl_f->format, cgl_f->numChannels, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
@@ -2728,10 +2736,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetTexture1DLinearMaxWi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(maxWidthInElements, format, numChannels, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
@@ -2754,8 +2763,7 @@ static int cgl_th_cuDeviceGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
@@ -2768,10 +2776,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(pi, attrib, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetAttribute(pi, attrib, dev);
@@ -2795,8 +2804,7 @@ static int cgl_th_cuDeviceGetHostAtomicCapabilities(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetHostAtomicCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
@@ -2809,10 +2817,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetHostAtomicCapabiliti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
@@ -2835,8 +2844,7 @@ static int cgl_th_cuDeviceGetNvSciSyncAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetNvSciSyncAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(cgl_f->nvSciSyncAttrList, cgl_f->dev, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
@@ -2849,10 +2857,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetNvSciSyncAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(nvSciSyncAttrList, dev, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
@@ -2874,8 +2883,7 @@ static int cgl_th_cuDeviceSetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceSetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(cgl_f->dev, cgl_f->pool);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
@@ -2888,10 +2896,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetMemPool(CUdevice dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(dev, pool);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceSetMemPool(dev, pool);
@@ -2913,8 +2922,7 @@ static int cgl_th_cuDeviceGetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(cgl_f->pool, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
@@ -2927,10 +2935,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetMemPool(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(pool, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetMemPool(pool, dev);
@@ -2952,8 +2961,7 @@ static int cgl_th_cuDeviceGetDefaultMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetDefaultMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
@@ -2966,10 +2974,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDefaultMemPool(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(pool_out, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDefaultMemPool(pool_out, dev);
@@ -2992,8 +3001,7 @@ static int cgl_th_cuDeviceGetExecAffinitySupport(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetExecAffinitySupport *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(cgl_f->pi, cgl_f->type, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
@@ -3006,10 +3014,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetExecAffinitySupport(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(pi, type, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetExecAffinitySupport(pi, type, dev);
@@ -3031,8 +3040,7 @@ static int cgl_th_cuFlushGPUDirectRDMAWrites(void *cgl_frame)
 {
     struct cgl_fr_cuFlushGPUDirectRDMAWrites *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(cgl_f->target, cgl_f->scope);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
@@ -3045,10 +3053,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFlushGPUDirectRDMAWrites(CUfl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(target, scope);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFlushGPUDirectRDMAWrites(target, scope);
@@ -3070,8 +3079,7 @@ static int cgl_th_cuDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(cgl_f->prop, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
@@ -3084,10 +3092,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetProperties(CUdevprop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(prop, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetProperties(prop, dev);
@@ -3110,8 +3119,7 @@ static int cgl_th_cuDeviceComputeCapability(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceComputeCapability *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(cgl_f->major, cgl_f->minor, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
@@ -3124,10 +3132,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceComputeCapability(int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceComputeCapability]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(major, minor, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceComputeCapability(major, minor, dev);
@@ -3149,8 +3158,7 @@ static int cgl_th_cuDevicePrimaryCtxRetain(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRetain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
@@ -3163,10 +3171,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRetain(CUcont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRetain(pctx, dev);
@@ -3187,8 +3196,7 @@ static int cgl_th_cuDevicePrimaryCtxRelease_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRelease_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
@@ -3201,10 +3209,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease_v2(dev);
@@ -3226,8 +3235,7 @@ static int cgl_th_cuDevicePrimaryCtxSetFlags_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
@@ -3240,10 +3248,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(dev, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
@@ -3266,8 +3275,7 @@ static int cgl_th_cuDevicePrimaryCtxGetState(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags, cgl_f->active);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
@@ -3280,10 +3288,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxGetState(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxGetState(dev, flags, active);
@@ -3304,8 +3313,7 @@ static int cgl_th_cuDevicePrimaryCtxReset_v2(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxReset_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
@@ -3318,10 +3326,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset_v2(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset_v2(dev);
@@ -3345,8 +3354,7 @@ static int cgl_th_cuCtxCreate_v4(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v4 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->ctxCreateParams, cgl_f->flags, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
@@ -3359,10 +3367,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v4(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v4]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(pctx, ctxCreateParams, flags, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
@@ -3383,8 +3392,7 @@ static int cgl_th_cuCtxDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy_v2(CUcontext ctx)
 {
@@ -3397,10 +3405,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy_v2(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy_v2(ctx);
@@ -3421,8 +3430,7 @@ static int cgl_th_cuCtxPushCurrent_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPushCurrent_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent_v2(CUcontext ctx)
 {
@@ -3435,10 +3443,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent_v2(ctx);
@@ -3459,8 +3468,7 @@ static int cgl_th_cuCtxPopCurrent_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPopCurrent_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(cgl_f->pctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
@@ -3473,10 +3481,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent_v2(CUcontext *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(pctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent_v2(pctx);
@@ -3497,8 +3506,7 @@ static int cgl_th_cuCtxSetCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCurrent(CUcontext ctx)
 {
@@ -3511,10 +3519,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetCurrent(ctx);
@@ -3535,8 +3544,7 @@ static int cgl_th_cuCtxGetCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(cgl_f->pctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCurrent(CUcontext *pctx)
 {
@@ -3549,10 +3557,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(pctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetCurrent(pctx);
@@ -3573,8 +3582,7 @@ static int cgl_th_cuCtxGetDevice(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice(CUdevice *device)
 {
@@ -3587,10 +3595,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice(CUdevice *device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice(device);
@@ -3612,8 +3621,7 @@ static int cgl_th_cuCtxGetDevice_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevice_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
@@ -3626,10 +3634,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice_v2(CUdevice *dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevice_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(device, ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevice_v2(device, ctx);
@@ -3650,8 +3659,7 @@ static int cgl_th_cuCtxGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetFlags(unsigned int *flags)
 {
@@ -3664,10 +3672,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetFlags(unsigned int *fla
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetFlags(flags);
@@ -3688,8 +3697,7 @@ static int cgl_th_cuCtxSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetFlags(unsigned int flags)
 {
@@ -3702,10 +3710,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetFlags(unsigned int flag
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetFlags(flags);
@@ -3727,8 +3736,7 @@ static int cgl_th_cuCtxGetId(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(cgl_f->ctx, cgl_f->ctxId);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
@@ -3741,10 +3749,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetId(CUcontext ctx, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(ctx, ctxId);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetId(ctx, ctxId);
@@ -3764,8 +3773,7 @@ static int cgl_th_cuCtxSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize(void)
 {
@@ -3778,10 +3786,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize();
@@ -3802,8 +3811,7 @@ static int cgl_th_cuCtxSynchronize_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSynchronize_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize_v2(CUcontext ctx)
 {
@@ -3816,10 +3824,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize_v2(CUcontext c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSynchronize_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSynchronize_v2(ctx);
@@ -3841,8 +3850,7 @@ static int cgl_th_cuCtxSetLimit(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetLimit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(cgl_f->limit, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetLimit(CUlimit limit, size_t value)
 {
@@ -3855,10 +3863,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetLimit(CUlimit limit, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(limit, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetLimit(limit, value);
@@ -3880,8 +3889,7 @@ static int cgl_th_cuCtxGetLimit(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetLimit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(cgl_f->pvalue, cgl_f->limit);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
@@ -3894,10 +3902,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetLimit(size_t *pvalue, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetLimit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(pvalue, limit);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetLimit(pvalue, limit);
@@ -3918,8 +3927,7 @@ static int cgl_th_cuCtxGetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(cgl_f->pconfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
@@ -3932,10 +3940,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(pconfig);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetCacheConfig(pconfig);
@@ -3956,8 +3965,7 @@ static int cgl_th_cuCtxSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCacheConfig(CUfunc_cache config)
 {
@@ -3970,10 +3978,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCacheConfig(CUfunc_cach
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetCacheConfig(config);
@@ -3995,8 +4004,7 @@ static int cgl_th_cuCtxGetApiVersion(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetApiVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(cgl_f->ctx, cgl_f->version);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
@@ -4009,10 +4017,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetApiVersion(CUcontext ct
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(ctx, version);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetApiVersion(ctx, version);
@@ -4034,8 +4043,7 @@ static int cgl_th_cuCtxGetStreamPriorityRange(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetStreamPriorityRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(cgl_f->leastPriority, cgl_f->greatestPriority);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
@@ -4048,10 +4056,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetStreamPriorityRange(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetStreamPriorityRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
@@ -4071,8 +4080,7 @@ static int cgl_th_cuCtxResetPersistingL2Cache(void *cgl_frame)
 {
     struct cgl_fr_cuCtxResetPersistingL2Cache *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxResetPersistingL2Cache(void)
 {
@@ -4085,10 +4093,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxResetPersistingL2Cache(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxResetPersistingL2Cache]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxResetPersistingL2Cache();
@@ -4110,8 +4119,7 @@ static int cgl_th_cuCtxGetExecAffinity(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetExecAffinity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(cgl_f->pExecAffinity, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
@@ -4124,10 +4132,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetExecAffinity(CUexecAffi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetExecAffinity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(pExecAffinity, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetExecAffinity(pExecAffinity, type);
@@ -4149,8 +4158,7 @@ static int cgl_th_cuCtxRecordEvent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxRecordEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -4163,10 +4171,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxRecordEvent(CUcontext hCtx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxRecordEvent(hCtx, hEvent);
@@ -4188,8 +4197,7 @@ static int cgl_th_cuCtxWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -4202,10 +4210,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxWaitEvent(CUcontext hCtx, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxWaitEvent(hCtx, hEvent);
@@ -4227,8 +4236,7 @@ static int cgl_th_cuCtxAttach(void *cgl_frame)
 {
     struct cgl_fr_cuCtxAttach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
@@ -4241,10 +4249,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxAttach(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(pctx, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxAttach(pctx, flags);
@@ -4265,8 +4274,7 @@ static int cgl_th_cuCtxDetach(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDetach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDetach(CUcontext ctx)
 {
@@ -4279,10 +4287,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDetach(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDetach(ctx);
@@ -4303,8 +4312,7 @@ static int cgl_th_cuCtxGetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
@@ -4317,10 +4325,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetSharedMemConfig(pConfig);
@@ -4341,8 +4350,7 @@ static int cgl_th_cuCtxSetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuCtxSetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
@@ -4355,10 +4363,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetSharedMemConfig(CUshare
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxSetSharedMemConfig(config);
@@ -4380,8 +4389,7 @@ static int cgl_th_cuModuleLoad(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoad *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(cgl_f->module, cgl_f->fname);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoad(CUmodule *module, const char *fname)
 {
@@ -4394,10 +4402,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoad(CUmodule *module, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(module, fname);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoad(module, fname);
@@ -4419,8 +4428,7 @@ static int cgl_th_cuModuleLoadData(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(cgl_f->module, cgl_f->image);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadData(CUmodule *module, const void *image)
 {
@@ -4433,10 +4441,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadData(CUmodule *modu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(module, image);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadData(module, image);
@@ -4461,8 +4470,7 @@ static int cgl_th_cuModuleLoadDataEx(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadDataEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(cgl_f->module, cgl_f->image, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -4475,10 +4483,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadDataEx(CUmodule *mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadDataEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
@@ -4500,8 +4509,7 @@ static int cgl_th_cuModuleLoadFatBinary(void *cgl_frame)
 {
     struct cgl_fr_cuModuleLoadFatBinary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(cgl_f->module, cgl_f->fatCubin);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
@@ -4514,10 +4522,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadFatBinary(CUmodule 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleLoadFatBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(module, fatCubin);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleLoadFatBinary(module, fatCubin);
@@ -4538,8 +4547,7 @@ static int cgl_th_cuModuleUnload(void *cgl_frame)
 {
     struct cgl_fr_cuModuleUnload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(cgl_f->hmod);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleUnload(CUmodule hmod)
 {
@@ -4552,10 +4560,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleUnload(CUmodule hmod)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(hmod);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleUnload(hmod);
@@ -4576,8 +4585,7 @@ static int cgl_th_cuModuleGetLoadingMode(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetLoadingMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
@@ -4590,10 +4598,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetLoadingMode(CUmodule
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetLoadingMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetLoadingMode(mode);
@@ -4616,8 +4625,7 @@ static int cgl_th_cuModuleGetFunction(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->hmod, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
@@ -4630,10 +4638,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(hfunc, hmod, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunction(hfunc, hmod, name);
@@ -4655,8 +4664,7 @@ static int cgl_th_cuModuleGetFunctionCount(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetFunctionCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(cgl_f->count, cgl_f->mod);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
@@ -4669,10 +4677,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunctionCount(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetFunctionCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(count, mod);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetFunctionCount(count, mod);
@@ -4695,8 +4704,7 @@ static int cgl_th_cuModuleEnumerateFunctions(void *cgl_frame)
 {
     struct cgl_fr_cuModuleEnumerateFunctions *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(cgl_f->functions, cgl_f->numFunctions, cgl_f->mod);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
@@ -4709,10 +4717,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleEnumerateFunctions(CUfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleEnumerateFunctions]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(functions, numFunctions, mod);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleEnumerateFunctions(functions, numFunctions, mod);
@@ -4736,8 +4745,7 @@ static int cgl_th_cuModuleGetGlobal_v2(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetGlobal_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
@@ -4750,10 +4758,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
@@ -4777,8 +4786,7 @@ static int cgl_th_cuLinkCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -4791,10 +4799,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate_v2(unsigned int nu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
@@ -4822,8 +4831,7 @@ static int cgl_th_cuLinkAddData_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddData_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -4836,10 +4844,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
@@ -4865,8 +4874,7 @@ static int cgl_th_cuLinkAddFile_v2(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddFile_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -4879,10 +4887,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile_v2(CUlinkState st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
@@ -4905,8 +4914,7 @@ static int cgl_th_cuLinkComplete(void *cgl_frame)
 {
     struct cgl_fr_cuLinkComplete *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(cgl_f->state, cgl_f->cubinOut, cgl_f->sizeOut);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
@@ -4919,10 +4927,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkComplete(CUlinkState stat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkComplete]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(state, cubinOut, sizeOut);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkComplete(state, cubinOut, sizeOut);
@@ -4943,8 +4952,7 @@ static int cgl_th_cuLinkDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuLinkDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(cgl_f->state);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkDestroy(CUlinkState state)
 {
@@ -4957,10 +4965,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkDestroy(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(state);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkDestroy(state);
@@ -4983,8 +4992,7 @@ static int cgl_th_cuModuleGetTexRef(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetTexRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(cgl_f->pTexRef, cgl_f->hmod, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
@@ -4997,10 +5005,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetTexRef(CUtexref *pTe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(pTexRef, hmod, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetTexRef(pTexRef, hmod, name);
@@ -5023,8 +5032,7 @@ static int cgl_th_cuModuleGetSurfRef(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetSurfRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(cgl_f->pSurfRef, cgl_f->hmod, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
@@ -5037,10 +5045,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetSurfRef(CUsurfref *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetSurfRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(pSurfRef, hmod, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetSurfRef(pSurfRef, hmod, name);
@@ -5068,8 +5077,7 @@ static int cgl_th_cuLibraryLoadData(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryLoadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(cgl_f->library, cgl_f->code, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -5082,10 +5090,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadData(CUlibrary *li
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -5113,8 +5122,7 @@ static int cgl_th_cuLibraryLoadFromFile(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryLoadFromFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(cgl_f->library, cgl_f->fileName, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -5127,10 +5135,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadFromFile(CUlibrary
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryLoadFromFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -5151,8 +5160,7 @@ static int cgl_th_cuLibraryUnload(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryUnload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(cgl_f->library);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryUnload(CUlibrary library)
 {
@@ -5165,10 +5173,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryUnload(CUlibrary libra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(library);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryUnload(library);
@@ -5191,8 +5200,7 @@ static int cgl_th_cuLibraryGetKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(cgl_f->pKernel, cgl_f->library, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
@@ -5205,10 +5213,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernel(CUkernel *pK
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(pKernel, library, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernel(pKernel, library, name);
@@ -5230,8 +5239,7 @@ static int cgl_th_cuLibraryGetKernelCount(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetKernelCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(cgl_f->count, cgl_f->lib);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
@@ -5244,10 +5252,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernelCount(unsigne
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetKernelCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(count, lib);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetKernelCount(count, lib);
@@ -5270,8 +5279,7 @@ static int cgl_th_cuLibraryEnumerateKernels(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryEnumerateKernels *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(cgl_f->kernels, cgl_f->numKernels, cgl_f->lib);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
@@ -5284,10 +5292,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryEnumerateKernels(CUker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryEnumerateKernels]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(kernels, numKernels, lib);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryEnumerateKernels(kernels, numKernels, lib);
@@ -5309,8 +5318,7 @@ static int cgl_th_cuLibraryGetModule(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetModule *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(cgl_f->pMod, cgl_f->library);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
@@ -5323,10 +5331,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetModule(CUmodule *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(pMod, library);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetModule(pMod, library);
@@ -5348,8 +5357,7 @@ static int cgl_th_cuKernelGetFunction(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(cgl_f->pFunc, cgl_f->kernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
@@ -5362,10 +5370,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetFunction(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(pFunc, kernel);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetFunction(pFunc, kernel);
@@ -5387,8 +5396,7 @@ static int cgl_th_cuKernelGetLibrary(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetLibrary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(cgl_f->pLib, cgl_f->kernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
@@ -5401,10 +5409,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetLibrary(CUlibrary *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetLibrary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(pLib, kernel);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetLibrary(pLib, kernel);
@@ -5428,8 +5437,7 @@ static int cgl_th_cuLibraryGetGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -5442,10 +5450,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetGlobal(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(dptr, bytes, library, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetGlobal(dptr, bytes, library, name);
@@ -5469,8 +5478,7 @@ static int cgl_th_cuLibraryGetManaged(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetManaged *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -5483,10 +5491,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetManaged(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(dptr, bytes, library, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetManaged(dptr, bytes, library, name);
@@ -5509,8 +5518,7 @@ static int cgl_th_cuLibraryGetUnifiedFunction(void *cgl_frame)
 {
     struct cgl_fr_cuLibraryGetUnifiedFunction *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(cgl_f->fptr, cgl_f->library, cgl_f->symbol);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
@@ -5523,10 +5531,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetUnifiedFunction(voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLibraryGetUnifiedFunction]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(fptr, library, symbol);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLibraryGetUnifiedFunction(fptr, library, symbol);
@@ -5550,8 +5559,7 @@ static int cgl_th_cuKernelGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->kernel, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
@@ -5564,10 +5572,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetAttribute(int *pi, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(pi, attrib, kernel, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetAttribute(pi, attrib, kernel, dev);
@@ -5591,8 +5600,7 @@ static int cgl_th_cuKernelSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuKernelSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->val, cgl_f->kernel, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
@@ -5605,10 +5613,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetAttribute(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(attrib, val, kernel, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelSetAttribute(attrib, val, kernel, dev);
@@ -5631,8 +5640,7 @@ static int cgl_th_cuKernelSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuKernelSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->config, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
@@ -5645,10 +5653,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetCacheConfig(CUkernel
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(kernel, config, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelSetCacheConfig(kernel, config, dev);
@@ -5670,8 +5679,7 @@ static int cgl_th_cuKernelGetName(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->hfunc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetName(const char **name, CUkernel hfunc)
 {
@@ -5684,10 +5692,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetName(const char **na
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(name, hfunc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetName(name, hfunc);
@@ -5711,8 +5720,7 @@ static int cgl_th_cuKernelGetParamInfo(void *cgl_frame)
 {
     struct cgl_fr_cuKernelGetParamInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -5725,10 +5733,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetParamInfo(CUkernel k
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuKernelGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(kernel, paramIndex, paramOffset, paramSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
@@ -5750,8 +5759,7 @@ static int cgl_th_cuMemGetInfo_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetInfo_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(cgl_f->free, cgl_f->total);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo_v2(size_t *free, size_t *total)
 {
@@ -5764,10 +5772,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo_v2(size_t *free, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(free, total);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo_v2(free, total);
@@ -5789,8 +5798,7 @@ static int cgl_th_cuMemAlloc_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAlloc_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
@@ -5803,10 +5811,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc_v2(CUdeviceptr *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(dptr, bytesize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAlloc_v2(dptr, bytesize);
@@ -5831,8 +5840,7 @@ static int cgl_th_cuMemAllocPitch_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocPitch_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
@@ -5845,10 +5853,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch_v2(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -5869,8 +5878,7 @@ static int cgl_th_cuMemFree_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemFree_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFree_v2(CUdeviceptr dptr)
 {
@@ -5883,10 +5891,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree_v2(CUdeviceptr dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemFree_v2(dptr);
@@ -5909,8 +5918,7 @@ static int cgl_th_cuMemGetAddressRange_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAddressRange_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(cgl_f->pbase, cgl_f->psize, cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
@@ -5923,10 +5931,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange_v2(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(pbase, psize, dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange_v2(pbase, psize, dptr);
@@ -5948,8 +5957,7 @@ static int cgl_th_cuMemAllocHost_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocHost_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
@@ -5962,10 +5970,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost_v2(void **pp, si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(pp, bytesize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost_v2(pp, bytesize);
@@ -5986,8 +5995,7 @@ static int cgl_th_cuMemFreeHost(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(cgl_f->p);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeHost(void *p)
 {
@@ -6000,10 +6008,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeHost(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(p);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeHost(p);
@@ -6026,8 +6035,7 @@ static int cgl_th_cuMemHostAlloc(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostAlloc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
@@ -6040,10 +6048,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostAlloc(void **pp, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(pp, bytesize, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostAlloc(pp, bytesize, Flags);
@@ -6066,8 +6075,7 @@ static int cgl_th_cuMemHostGetDevicePointer_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetDevicePointer_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->p, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
@@ -6080,10 +6088,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(pdptr, p, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
@@ -6105,8 +6114,7 @@ static int cgl_th_cuMemHostGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(cgl_f->pFlags, cgl_f->p);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
@@ -6119,10 +6127,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetFlags(unsigned int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(pFlags, p);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetFlags(pFlags, p);
@@ -6145,8 +6154,7 @@ static int cgl_th_cuMemAllocManaged(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocManaged *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
@@ -6159,10 +6167,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocManaged(CUdeviceptr *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocManaged]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(dptr, bytesize, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocManaged(dptr, bytesize, flags);
@@ -6186,8 +6195,7 @@ static int cgl_th_cuDeviceRegisterAsyncNotification(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceRegisterAsyncNotification *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(cgl_f->device, cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
@@ -6200,10 +6208,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceRegisterAsyncNotificati
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(device, callbackFunc, userData, callback);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
@@ -6225,8 +6234,7 @@ static int cgl_th_cuDeviceUnregisterAsyncNotification(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceUnregisterAsyncNotification *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
@@ -6239,10 +6247,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceUnregisterAsyncNotifica
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(device, callback);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceUnregisterAsyncNotification(device, callback);
@@ -6264,8 +6273,7 @@ static int cgl_th_cuDeviceGetByPCIBusId(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetByPCIBusId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(cgl_f->dev, cgl_f->pciBusId);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
@@ -6278,10 +6286,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetByPCIBusId(CUdevice 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetByPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(dev, pciBusId);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetByPCIBusId(dev, pciBusId);
@@ -6304,8 +6313,7 @@ static int cgl_th_cuDeviceGetPCIBusId(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetPCIBusId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(cgl_f->pciBusId, cgl_f->len, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
@@ -6318,10 +6326,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetPCIBusId(char *pciBu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetPCIBusId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetPCIBusId(pciBusId, len, dev);
@@ -6343,8 +6352,7 @@ static int cgl_th_cuIpcGetEventHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcGetEventHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
@@ -6357,10 +6365,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetEventHandle(CUipcEventH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(pHandle, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcGetEventHandle(pHandle, event);
@@ -6382,8 +6391,7 @@ static int cgl_th_cuIpcOpenEventHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenEventHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(cgl_f->phEvent, cgl_f->handle);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
@@ -6396,10 +6404,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenEventHandle(CUevent *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenEventHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(phEvent, handle);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenEventHandle(phEvent, handle);
@@ -6421,8 +6430,7 @@ static int cgl_th_cuIpcGetMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcGetMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
@@ -6435,10 +6443,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetMemHandle(CUipcMemHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcGetMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(pHandle, dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcGetMemHandle(pHandle, dptr);
@@ -6461,8 +6470,7 @@ static int cgl_th_cuIpcOpenMemHandle_v2(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenMemHandle_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->handle, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -6475,10 +6483,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(pdptr, handle, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
@@ -6499,8 +6508,7 @@ static int cgl_th_cuIpcCloseMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcCloseMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
@@ -6513,10 +6521,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcCloseMemHandle(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcCloseMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcCloseMemHandle(dptr);
@@ -6539,8 +6548,7 @@ static int cgl_th_cuMemHostRegister_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostRegister_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(cgl_f->p, cgl_f->bytesize, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -6553,10 +6561,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister_v2(void *p, s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(p, bytesize, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister_v2(p, bytesize, Flags);
@@ -6577,8 +6586,7 @@ static int cgl_th_cuMemHostUnregister(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostUnregister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(cgl_f->p);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostUnregister(void *p)
 {
@@ -6591,10 +6599,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostUnregister(void *p)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostUnregister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(p);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostUnregister(p);
@@ -6617,8 +6626,7 @@ static int cgl_th_cuMemcpy_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -6631,10 +6639,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy_ptds(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(dst, src, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy_ptds(dst, src, ByteCount);
@@ -6659,8 +6668,7 @@ static int cgl_th_cuMemcpyPeer_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeer_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -6673,10 +6681,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer_ptds(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -6699,8 +6708,7 @@ static int cgl_th_cuMemcpyHtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -6713,10 +6721,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
@@ -6739,8 +6748,7 @@ static int cgl_th_cuMemcpyDtoH_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -6753,10 +6761,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
@@ -6779,8 +6788,7 @@ static int cgl_th_cuMemcpyDtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -6793,10 +6801,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
@@ -6820,8 +6829,7 @@ static int cgl_th_cuMemcpyDtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -6834,10 +6842,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
@@ -6861,8 +6870,7 @@ static int cgl_th_cuMemcpyAtoD_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -6875,10 +6883,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
@@ -6902,8 +6911,7 @@ static int cgl_th_cuMemcpyHtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -6916,10 +6924,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
@@ -6943,8 +6952,7 @@ static int cgl_th_cuMemcpyAtoH_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -6957,10 +6965,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2_ptds(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
@@ -6985,8 +6994,7 @@ static int cgl_th_cuMemcpyAtoA_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -6999,10 +7007,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2_ptds(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -7023,8 +7032,7 @@ static int cgl_th_cuMemcpy2D_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -7037,10 +7045,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2_ptds(pCopy);
@@ -7061,8 +7070,7 @@ static int cgl_th_cuMemcpy2DUnaligned_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -7075,10 +7083,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2_ptds(con
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2_ptds(pCopy);
@@ -7099,8 +7108,7 @@ static int cgl_th_cuMemcpy3D_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
 {
@@ -7113,10 +7121,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2_ptds(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2_ptds(pCopy);
@@ -7137,8 +7146,7 @@ static int cgl_th_cuMemcpy3DPeer_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeer_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -7151,10 +7159,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer_ptds(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer_ptds(pCopy);
@@ -7178,8 +7187,7 @@ static int cgl_th_cuMemcpyAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -7192,10 +7200,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync_ptsz(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
@@ -7221,8 +7230,7 @@ static int cgl_th_cuMemcpyPeerAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeerAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -7235,10 +7243,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -7262,8 +7271,7 @@ static int cgl_th_cuMemcpyHtoDAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -7276,10 +7284,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
@@ -7303,8 +7312,7 @@ static int cgl_th_cuMemcpyDtoHAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -7317,10 +7325,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
@@ -7344,8 +7353,7 @@ static int cgl_th_cuMemcpyDtoDAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -7358,10 +7366,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2_ptsz(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
@@ -7386,8 +7395,7 @@ static int cgl_th_cuMemcpyHtoAAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -7400,10 +7408,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2_ptsz(CUarr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -7428,8 +7437,7 @@ static int cgl_th_cuMemcpyAtoHAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -7442,10 +7450,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2_ptsz(void 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -7467,8 +7476,7 @@ static int cgl_th_cuMemcpy2DAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -7481,10 +7489,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
@@ -7506,8 +7515,7 @@ static int cgl_th_cuMemcpy3DAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -7520,10 +7528,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2_ptsz(const C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
@@ -7545,8 +7554,7 @@ static int cgl_th_cuMemcpy3DPeerAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeerAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -7559,10 +7567,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync_ptsz(const 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
@@ -7590,8 +7599,7 @@ static int cgl_th_cuMemcpyBatchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -7604,10 +7612,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
@@ -7631,8 +7640,7 @@ static int cgl_th_cuMemcpy3DBatchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -7645,10 +7653,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2_ptsz(si
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
@@ -7671,8 +7680,7 @@ static int cgl_th_cuMemsetD8_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -7685,10 +7693,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2_ptds(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(dstDevice, uc, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2_ptds(dstDevice, uc, N);
@@ -7711,8 +7720,7 @@ static int cgl_th_cuMemsetD16_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -7725,10 +7733,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(dstDevice, us, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2_ptds(dstDevice, us, N);
@@ -7751,8 +7760,7 @@ static int cgl_th_cuMemsetD32_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -7765,10 +7773,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2_ptds(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(dstDevice, ui, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2_ptds(dstDevice, ui, N);
@@ -7793,8 +7802,7 @@ static int cgl_th_cuMemsetD2D8_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -7807,10 +7815,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2_ptds(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
@@ -7835,8 +7844,7 @@ static int cgl_th_cuMemsetD2D16_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -7849,10 +7857,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
@@ -7877,8 +7886,7 @@ static int cgl_th_cuMemsetD2D32_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -7891,10 +7899,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2_ptds(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
@@ -7918,8 +7927,7 @@ static int cgl_th_cuMemsetD8Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -7932,10 +7940,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
@@ -7959,8 +7968,7 @@ static int cgl_th_cuMemsetD16Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -7973,10 +7981,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
@@ -8000,8 +8009,7 @@ static int cgl_th_cuMemsetD32Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -8014,10 +8022,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async_ptsz(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
@@ -8043,8 +8052,7 @@ static int cgl_th_cuMemsetD2D8Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -8057,10 +8065,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async_ptsz(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -8086,8 +8095,7 @@ static int cgl_th_cuMemsetD2D16Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -8100,10 +8108,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -8129,8 +8138,7 @@ static int cgl_th_cuMemsetD2D32Async_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32Async_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -8143,10 +8151,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -8168,8 +8177,7 @@ static int cgl_th_cuArrayCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArrayCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
@@ -8182,10 +8190,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate_v2(CUarray *pHand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayCreate_v2(pHandle, pAllocateArray);
@@ -8207,8 +8216,7 @@ static int cgl_th_cuArrayGetDescriptor_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetDescriptor_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -8221,10 +8229,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor_v2(CUDA_AR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
@@ -8246,8 +8255,7 @@ static int cgl_th_cuArrayGetSparseProperties(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetSparseProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(cgl_f->sparseProperties, cgl_f->array);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
@@ -8260,10 +8268,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetSparseProperties(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, array);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetSparseProperties(sparseProperties, array);
@@ -8285,8 +8294,7 @@ static int cgl_th_cuMipmappedArrayGetSparseProperties(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetSparseProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(cgl_f->sparseProperties, cgl_f->mipmap);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
@@ -8299,10 +8307,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetSparseProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, mipmap);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
@@ -8325,8 +8334,7 @@ static int cgl_th_cuArrayGetMemoryRequirements(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetMemoryRequirements *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(cgl_f->memoryRequirements, cgl_f->array, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
@@ -8339,10 +8347,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetMemoryRequirements(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, array, device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
@@ -8365,8 +8374,7 @@ static int cgl_th_cuMipmappedArrayGetMemoryRequirements(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(cgl_f->memoryRequirements, cgl_f->mipmap, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
@@ -8379,10 +8387,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetMemoryRequir
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, mipmap, device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
@@ -8405,8 +8414,7 @@ static int cgl_th_cuArrayGetPlane(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetPlane *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(cgl_f->pPlaneArray, cgl_f->hArray, cgl_f->planeIdx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
@@ -8419,10 +8427,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetPlane(CUarray *pPlane
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetPlane]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(pPlaneArray, hArray, planeIdx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
@@ -8443,8 +8452,7 @@ static int cgl_th_cuArrayDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuArrayDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(cgl_f->hArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayDestroy(CUarray hArray)
 {
@@ -8457,10 +8465,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayDestroy(CUarray hArray)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(hArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayDestroy(hArray);
@@ -8482,8 +8491,7 @@ static int cgl_th_cuArray3DCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
@@ -8496,10 +8504,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate_v2(CUarray *pHa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate_v2(pHandle, pAllocateArray);
@@ -8521,8 +8530,7 @@ static int cgl_th_cuArray3DGetDescriptor_v2(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DGetDescriptor_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -8535,10 +8543,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor_v2(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
@@ -8561,8 +8570,7 @@ static int cgl_th_cuMipmappedArrayCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pMipmappedArrayDesc, cgl_f->numMipmapLevels);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
@@ -8575,10 +8583,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayCreate(CUmipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
@@ -8601,8 +8610,7 @@ static int cgl_th_cuMipmappedArrayGetLevel(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayGetLevel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(cgl_f->pLevelArray, cgl_f->hMipmappedArray, cgl_f->level);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
@@ -8615,10 +8623,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetLevel(CUarra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayGetLevel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipmappedArray, level);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
@@ -8639,8 +8648,7 @@ static int cgl_th_cuMipmappedArrayDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuMipmappedArrayDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(cgl_f->hMipmappedArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
@@ -8653,10 +8661,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayDestroy(CUmipma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMipmappedArrayDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMipmappedArrayDestroy(hMipmappedArray);
@@ -8681,8 +8690,7 @@ static int cgl_th_cuMemGetHandleForAddressRange(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetHandleForAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(cgl_f->handle, cgl_f->dptr, cgl_f->size, cgl_f->handleType, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
@@ -8695,10 +8703,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetHandleForAddressRange(v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetHandleForAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(handle, dptr, size, handleType, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
@@ -8723,8 +8732,7 @@ static int cgl_th_cuMemBatchDecompressAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemBatchDecompressAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -8737,10 +8745,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
@@ -8765,8 +8774,7 @@ static int cgl_th_cuMemAddressReserve(void *cgl_frame)
 {
     struct cgl_fr_cuMemAddressReserve *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->alignment, cgl_f->addr, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
@@ -8779,10 +8787,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressReserve(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAddressReserve(ptr, size, alignment, addr, flags);
@@ -8804,8 +8813,7 @@ static int cgl_th_cuMemAddressFree(void *cgl_frame)
 {
     struct cgl_fr_cuMemAddressFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
@@ -8818,10 +8826,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressFree(CUdeviceptr pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAddressFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(ptr, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAddressFree(ptr, size);
@@ -8845,8 +8854,7 @@ static int cgl_th_cuMemCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMemCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(cgl_f->handle, cgl_f->size, cgl_f->prop, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
@@ -8859,10 +8867,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemCreate(CUmemGenericAllocat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemCreate(handle, size, prop, flags);
@@ -8883,8 +8892,7 @@ static int cgl_th_cuMemRelease(void *cgl_frame)
 {
     struct cgl_fr_cuMemRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(cgl_f->handle);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRelease(CUmemGenericAllocationHandle handle)
 {
@@ -8897,10 +8905,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRelease(CUmemGenericAlloca
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(handle);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemRelease(handle);
@@ -8925,8 +8934,7 @@ static int cgl_th_cuMemMap(void *cgl_frame)
 {
     struct cgl_fr_cuMemMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->offset, cgl_f->handle, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
@@ -8939,10 +8947,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMap(CUdeviceptr ptr, size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemMap(ptr, size, offset, handle, flags);
@@ -8965,8 +8974,7 @@ static int cgl_th_cuMemMapArrayAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemMapArrayAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -8979,10 +8987,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync_ptsz(CUarray
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
@@ -9004,8 +9013,7 @@ static int cgl_th_cuMemUnmap(void *cgl_frame)
 {
     struct cgl_fr_cuMemUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -9018,10 +9026,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemUnmap(CUdeviceptr ptr, siz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(ptr, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemUnmap(ptr, size);
@@ -9045,8 +9054,7 @@ static int cgl_th_cuMemSetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemSetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(cgl_f->ptr, cgl_f->size, cgl_f->desc, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
@@ -9059,10 +9067,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetAccess(CUdeviceptr ptr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemSetAccess(ptr, size, desc, count);
@@ -9085,8 +9094,7 @@ static int cgl_th_cuMemGetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(cgl_f->flags, cgl_f->location, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
@@ -9099,10 +9107,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAccess(unsigned long lo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAccess(flags, location, ptr);
@@ -9126,8 +9135,7 @@ static int cgl_th_cuMemExportToShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemExportToShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(cgl_f->shareableHandle, cgl_f->handle, cgl_f->handleType, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -9140,10 +9148,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemExportToShareableHandle(vo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
@@ -9166,8 +9175,7 @@ static int cgl_th_cuMemImportFromShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemImportFromShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(cgl_f->handle, cgl_f->osHandle, cgl_f->shHandleType);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
@@ -9180,10 +9188,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemImportFromShareableHandle(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
@@ -9206,8 +9215,7 @@ static int cgl_th_cuMemGetAllocationGranularity(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAllocationGranularity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(cgl_f->granularity, cgl_f->prop, cgl_f->option);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
@@ -9220,10 +9228,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationGranularity(s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationGranularity(granularity, prop, option);
@@ -9245,8 +9254,7 @@ static int cgl_th_cuMemGetAllocationPropertiesFromHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAllocationPropertiesFromHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(cgl_f->prop, cgl_f->handle);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
@@ -9259,10 +9267,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationPropertiesFro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAllocationPropertiesFromHandle(prop, handle);
@@ -9284,8 +9293,7 @@ static int cgl_th_cuMemRetainAllocationHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemRetainAllocationHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(cgl_f->handle, cgl_f->addr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
@@ -9298,10 +9306,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRetainAllocationHandle(CUm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRetainAllocationHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemRetainAllocationHandle(handle, addr);
@@ -9323,8 +9332,7 @@ static int cgl_th_cuMemFreeAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
@@ -9337,10 +9345,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync_ptsz(CUdeviceptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(dptr, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync_ptsz(dptr, hStream);
@@ -9363,8 +9372,7 @@ static int cgl_th_cuMemAllocAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -9377,10 +9385,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync_ptsz(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
@@ -9402,8 +9411,7 @@ static int cgl_th_cuMemPoolTrimTo(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolTrimTo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(cgl_f->pool, cgl_f->minBytesToKeep);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
@@ -9416,10 +9424,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolTrimTo(CUmemoryPool po
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolTrimTo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(pool, minBytesToKeep);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolTrimTo(pool, minBytesToKeep);
@@ -9442,8 +9451,7 @@ static int cgl_th_cuMemPoolSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(cgl_f->pool, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -9456,10 +9464,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAttribute(pool, attr, value);
@@ -9482,8 +9491,7 @@ static int cgl_th_cuMemPoolGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(cgl_f->pool, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -9496,10 +9504,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAttribute(CUmemoryP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(pool, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAttribute(pool, attr, value);
@@ -9522,8 +9531,7 @@ static int cgl_th_cuMemPoolSetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolSetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(cgl_f->pool, cgl_f->map, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
@@ -9536,10 +9544,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAccess(CUmemoryPool
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolSetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(pool, map, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolSetAccess(pool, map, count);
@@ -9562,8 +9571,7 @@ static int cgl_th_cuMemPoolGetAccess(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolGetAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(cgl_f->flags, cgl_f->memPool, cgl_f->location);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
@@ -9576,10 +9584,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAccess(CUmemAccess_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolGetAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(flags, memPool, location);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolGetAccess(flags, memPool, location);
@@ -9601,8 +9610,7 @@ static int cgl_th_cuMemPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(cgl_f->pool, cgl_f->poolProps);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
@@ -9615,10 +9623,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolCreate(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(pool, poolProps);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolCreate(pool, poolProps);
@@ -9639,8 +9648,7 @@ static int cgl_th_cuMemPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(cgl_f->pool);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolDestroy(CUmemoryPool pool)
 {
@@ -9653,10 +9661,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolDestroy(CUmemoryPool p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(pool);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolDestroy(pool);
@@ -9679,8 +9688,7 @@ static int cgl_th_cuMemGetDefaultMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetDefaultMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->location, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -9693,10 +9701,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetDefaultMemPool(CUmemory
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetDefaultMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(pool_out, location, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetDefaultMemPool(pool_out, location, type);
@@ -9719,8 +9728,7 @@ static int cgl_th_cuMemGetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(cgl_f->pool, cgl_f->location, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -9733,10 +9741,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetMemPool(CUmemoryPool *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(pool, location, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetMemPool(pool, location, type);
@@ -9759,8 +9768,7 @@ static int cgl_th_cuMemSetMemPool(void *cgl_frame)
 {
     struct cgl_fr_cuMemSetMemPool *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(cgl_f->location, cgl_f->type, cgl_f->pool);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
@@ -9773,10 +9781,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemSetMemPool(CUmemLocation *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemSetMemPool]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(location, type, pool);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemSetMemPool(location, type, pool);
@@ -9800,8 +9809,7 @@ static int cgl_th_cuMemAllocFromPoolAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -9814,10 +9822,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
@@ -9841,8 +9850,7 @@ static int cgl_th_cuMemPoolExportToShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolExportToShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(cgl_f->handle_out, cgl_f->pool, cgl_f->handleType, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -9855,10 +9863,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportToShareableHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportToShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(handle_out, pool, handleType, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
@@ -9882,8 +9891,7 @@ static int cgl_th_cuMemPoolImportFromShareableHandle(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolImportFromShareableHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(cgl_f->pool_out, cgl_f->handle, cgl_f->handleType, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -9896,10 +9904,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportFromShareableHan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(pool_out, handle, handleType, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
@@ -9921,8 +9930,7 @@ static int cgl_th_cuMemPoolExportPointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolExportPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(cgl_f->shareData_out, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
@@ -9935,10 +9943,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportPointer(CUmemPoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolExportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(shareData_out, ptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolExportPointer(shareData_out, ptr);
@@ -9961,8 +9970,7 @@ static int cgl_th_cuMemPoolImportPointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemPoolImportPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(cgl_f->ptr_out, cgl_f->pool, cgl_f->shareData);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
@@ -9975,10 +9983,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportPointer(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPoolImportPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(ptr_out, pool, shareData);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPoolImportPointer(ptr_out, pool, shareData);
@@ -10000,8 +10009,7 @@ static int cgl_th_cuMulticastCreate(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->prop);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
@@ -10014,10 +10022,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastCreate(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(mcHandle, prop);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastCreate(mcHandle, prop);
@@ -10039,8 +10048,7 @@ static int cgl_th_cuMulticastAddDevice(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastAddDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
@@ -10053,10 +10061,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastAddDevice(CUmemGener
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastAddDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(mcHandle, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastAddDevice(mcHandle, dev);
@@ -10082,8 +10091,7 @@ static int cgl_th_cuMulticastBindMem(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastBindMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memHandle, cgl_f->memOffset, cgl_f->size, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
@@ -10096,10 +10104,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindMem(CUmemGeneric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
@@ -10124,8 +10133,7 @@ static int cgl_th_cuMulticastBindAddr(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastBindAddr *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memptr, cgl_f->size, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
@@ -10138,10 +10146,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindAddr(CUmemGeneri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastBindAddr]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(mcHandle, mcOffset, memptr, size, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
@@ -10165,8 +10174,7 @@ static int cgl_th_cuMulticastUnbind(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastUnbind *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(cgl_f->mcHandle, cgl_f->dev, cgl_f->mcOffset, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
@@ -10179,10 +10187,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastUnbind(CUmemGenericA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastUnbind]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(mcHandle, dev, mcOffset, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
@@ -10205,8 +10214,7 @@ static int cgl_th_cuMulticastGetGranularity(void *cgl_frame)
 {
     struct cgl_fr_cuMulticastGetGranularity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(cgl_f->granularity, cgl_f->prop, cgl_f->option);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
@@ -10219,10 +10227,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMulticastGetGranularity(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMulticastGetGranularity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(granularity, prop, option);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMulticastGetGranularity(granularity, prop, option);
@@ -10245,8 +10254,7 @@ static int cgl_th_cuPointerGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuPointerGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(cgl_f->data, cgl_f->attribute, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -10259,10 +10267,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttribute(void *dat
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttribute(data, attribute, ptr);
@@ -10287,8 +10296,7 @@ static int cgl_th_cuMemPrefetchAsync_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -10301,10 +10309,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2_ptsz(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
@@ -10328,8 +10337,7 @@ static int cgl_th_cuMemAdvise_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemAdvise_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->location);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
@@ -10342,10 +10350,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise_v2(CUdeviceptr devP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(devPtr, count, advice, location);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAdvise_v2(devPtr, count, advice, location);
@@ -10373,8 +10382,7 @@ static int cgl_th_cuMemPrefetchBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -10387,10 +10395,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -10415,8 +10424,7 @@ static int cgl_th_cuMemDiscardBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -10429,10 +10437,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync_ptsz(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
@@ -10460,8 +10469,7 @@ static int cgl_th_cuMemDiscardAndPrefetchBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -10474,10 +10482,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -10502,8 +10511,7 @@ static int cgl_th_cuMemRangeGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuMemRangeGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(cgl_f->data, cgl_f->dataSize, cgl_f->attribute, cgl_f->devPtr, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
@@ -10516,10 +10524,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttribute(void *da
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(data, dataSize, attribute, devPtr, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
@@ -10545,8 +10554,7 @@ static int cgl_th_cuMemRangeGetAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuMemRangeGetAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(cgl_f->data, cgl_f->dataSizes, cgl_f->attributes, cgl_f->numAttributes, cgl_f->devPtr, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
@@ -10559,10 +10567,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttributes(void **
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemRangeGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(data, dataSizes, attributes, numAttributes, devPtr, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -10585,8 +10594,7 @@ static int cgl_th_cuPointerSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuPointerSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(cgl_f->value, cgl_f->attribute, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -10599,10 +10607,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerSetAttribute(const voi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(value, attribute, ptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuPointerSetAttribute(value, attribute, ptr);
@@ -10626,8 +10635,7 @@ static int cgl_th_cuPointerGetAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuPointerGetAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(cgl_f->numAttributes, cgl_f->attributes, cgl_f->data, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
@@ -10640,10 +10648,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttributes(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuPointerGetAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
@@ -10665,8 +10674,7 @@ static int cgl_th_cuStreamCreate(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
@@ -10679,10 +10687,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreate(CUstream *phStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(phStream, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCreate(phStream, Flags);
@@ -10705,8 +10714,7 @@ static int cgl_th_cuStreamCreateWithPriority(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCreateWithPriority *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->flags, cgl_f->priority);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
@@ -10719,10 +10727,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreateWithPriority(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCreateWithPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(phStream, flags, priority);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCreateWithPriority(phStream, flags, priority);
@@ -10744,8 +10753,7 @@ static int cgl_th_cuStreamGetPriority_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetPriority_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->priority);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
@@ -10758,10 +10766,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(hStream, priority);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority_ptsz(hStream, priority);
@@ -10783,8 +10792,7 @@ static int cgl_th_cuStreamGetDevice_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetDevice_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
@@ -10797,10 +10805,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(hStream, device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice_ptsz(hStream, device);
@@ -10822,8 +10831,7 @@ static int cgl_th_cuStreamGetFlags_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetFlags_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
@@ -10836,10 +10844,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(hStream, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags_ptsz(hStream, flags);
@@ -10861,8 +10870,7 @@ static int cgl_th_cuStreamGetId_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetId_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->streamId);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
@@ -10875,10 +10883,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(hStream, streamId);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetId_ptsz(hStream, streamId);
@@ -10900,8 +10909,7 @@ static int cgl_th_cuStreamGetCtx_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
@@ -10914,10 +10922,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_ptsz(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(hStream, pctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_ptsz(hStream, pctx);
@@ -10940,8 +10949,7 @@ static int cgl_th_cuStreamGetCtx_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -10954,10 +10962,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
@@ -10980,8 +10989,7 @@ static int cgl_th_cuStreamWaitEvent_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitEvent_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -10994,10 +11002,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent_ptsz(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
@@ -11021,8 +11030,7 @@ static int cgl_th_cuStreamAddCallback_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAddCallback_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -11035,10 +11043,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
@@ -11060,8 +11069,7 @@ static int cgl_th_cuStreamBeginCapture_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -11074,10 +11082,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(hStream, mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2_ptsz(hStream, mode);
@@ -11106,8 +11115,7 @@ static int cgl_th_cuStreamBeginCaptureToGraph_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -11120,10 +11128,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph_pts
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
@@ -11144,8 +11153,7 @@ static int cgl_th_cuThreadExchangeStreamCaptureMode(void *cgl_frame)
 {
     struct cgl_fr_cuThreadExchangeStreamCaptureMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -11158,10 +11166,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuThreadExchangeStreamCaptureMo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuThreadExchangeStreamCaptureMode(mode);
@@ -11183,8 +11192,7 @@ static int cgl_th_cuStreamEndCapture_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamEndCapture_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
@@ -11197,10 +11205,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(hStream, phGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture_ptsz(hStream, phGraph);
@@ -11222,8 +11231,7 @@ static int cgl_th_cuStreamIsCapturing_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamIsCapturing_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -11236,10 +11244,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(hStream, captureStatus);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing_ptsz(hStream, captureStatus);
@@ -11266,8 +11275,7 @@ static int cgl_th_cuStreamGetCaptureInfo_v3_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -11280,10 +11288,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -11308,8 +11317,7 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -11322,10 +11330,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
@@ -11349,8 +11358,7 @@ static int cgl_th_cuStreamAttachMemAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAttachMemAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -11363,10 +11371,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
@@ -11387,8 +11396,7 @@ static int cgl_th_cuStreamQuery_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamQuery_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery_ptsz(CUstream hStream)
 {
@@ -11401,10 +11409,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery_ptsz(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamQuery_ptsz(hStream);
@@ -11425,8 +11434,7 @@ static int cgl_th_cuStreamSynchronize_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSynchronize_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize_ptsz(CUstream hStream)
 {
@@ -11439,10 +11447,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize_ptsz(hStream);
@@ -11463,8 +11472,7 @@ static int cgl_th_cuStreamDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy_v2(CUstream hStream)
 {
@@ -11477,10 +11485,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy_v2(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy_v2(hStream);
@@ -11502,8 +11511,7 @@ static int cgl_th_cuStreamCopyAttributes_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCopyAttributes_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
 {
@@ -11516,10 +11524,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(dst, src);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes_ptsz(dst, src);
@@ -11542,8 +11551,7 @@ static int cgl_th_cuStreamGetAttribute_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetAttribute_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
@@ -11556,10 +11564,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
@@ -11582,8 +11591,7 @@ static int cgl_th_cuStreamSetAttribute_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSetAttribute_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
@@ -11596,10 +11604,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute_ptsz(hStream, attr, value);
@@ -11621,8 +11630,7 @@ static int cgl_th_cuEventCreate(void *cgl_frame)
 {
     struct cgl_fr_cuEventCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(cgl_f->phEvent, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
@@ -11635,10 +11643,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventCreate(CUevent *phEvent,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(phEvent, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventCreate(phEvent, Flags);
@@ -11660,8 +11669,7 @@ static int cgl_th_cuEventRecord_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecord_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
@@ -11674,10 +11682,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord_ptsz(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(hEvent, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecord_ptsz(hEvent, hStream);
@@ -11700,8 +11709,7 @@ static int cgl_th_cuEventRecordWithFlags_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecordWithFlags_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -11714,10 +11722,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags_ptsz(CUe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(hEvent, hStream, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
@@ -11738,8 +11747,7 @@ static int cgl_th_cuEventQuery(void *cgl_frame)
 {
     struct cgl_fr_cuEventQuery *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventQuery(CUevent hEvent)
 {
@@ -11752,10 +11760,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventQuery(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventQuery(hEvent);
@@ -11776,8 +11785,7 @@ static int cgl_th_cuEventSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuEventSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventSynchronize(CUevent hEvent)
 {
@@ -11790,10 +11798,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventSynchronize(CUevent hEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventSynchronize(hEvent);
@@ -11814,8 +11823,7 @@ static int cgl_th_cuEventDestroy_v2(void *cgl_frame)
 {
     struct cgl_fr_cuEventDestroy_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy_v2(CUevent hEvent)
 {
@@ -11828,10 +11836,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy_v2(CUevent hEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventDestroy_v2(hEvent);
@@ -11854,8 +11863,7 @@ static int cgl_th_cuEventElapsedTime_v2(void *cgl_frame)
 {
     struct cgl_fr_cuEventElapsedTime_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -11868,10 +11876,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime_v2(float *pM
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
@@ -11893,8 +11902,7 @@ static int cgl_th_cuImportExternalMemory(void *cgl_frame)
 {
     struct cgl_fr_cuImportExternalMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(cgl_f->extMem_out, cgl_f->memHandleDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
@@ -11907,10 +11915,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalMemory(CUextern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuImportExternalMemory(extMem_out, memHandleDesc);
@@ -11933,8 +11942,7 @@ static int cgl_th_cuExternalMemoryGetMappedBuffer(void *cgl_frame)
 {
     struct cgl_fr_cuExternalMemoryGetMappedBuffer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->extMem, cgl_f->bufferDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
@@ -11947,10 +11955,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedBuffer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
@@ -11973,8 +11982,7 @@ static int cgl_th_cuExternalMemoryGetMappedMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(cgl_f->mipmap, cgl_f->extMem, cgl_f->mipmapDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
@@ -11987,10 +11995,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedMipmap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(mipmap, extMem, mipmapDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
@@ -12011,8 +12020,7 @@ static int cgl_th_cuDestroyExternalMemory(void *cgl_frame)
 {
     struct cgl_fr_cuDestroyExternalMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(cgl_f->extMem);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalMemory(CUexternalMemory extMem)
 {
@@ -12025,10 +12033,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalMemory(CUexter
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(extMem);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalMemory(extMem);
@@ -12050,8 +12059,7 @@ static int cgl_th_cuImportExternalSemaphore(void *cgl_frame)
 {
     struct cgl_fr_cuImportExternalSemaphore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(cgl_f->extSem_out, cgl_f->semHandleDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
@@ -12064,10 +12072,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalSemaphore(CUext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuImportExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuImportExternalSemaphore(extSem_out, semHandleDesc);
@@ -12091,8 +12100,7 @@ static int cgl_th_cuSignalExternalSemaphoresAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -12105,10 +12113,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
@@ -12132,8 +12141,7 @@ static int cgl_th_cuWaitExternalSemaphoresAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -12146,10 +12154,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync_p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
@@ -12170,8 +12179,7 @@ static int cgl_th_cuDestroyExternalSemaphore(void *cgl_frame)
 {
     struct cgl_fr_cuDestroyExternalSemaphore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(cgl_f->extSem);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
@@ -12184,10 +12192,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalSemaphore(CUex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDestroyExternalSemaphore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDestroyExternalSemaphore(extSem);
@@ -12211,8 +12220,7 @@ static int cgl_th_cuStreamWaitValue32_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -12225,10 +12233,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
@@ -12252,8 +12261,7 @@ static int cgl_th_cuStreamWaitValue64_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -12266,10 +12274,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
@@ -12293,8 +12302,7 @@ static int cgl_th_cuStreamWriteValue32_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -12307,10 +12315,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
@@ -12334,8 +12343,7 @@ static int cgl_th_cuStreamWriteValue64_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -12348,10 +12356,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2_ptsz(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
@@ -12375,8 +12384,7 @@ static int cgl_th_cuStreamBatchMemOp_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -12389,10 +12397,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2_ptsz(CUst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
@@ -12415,8 +12424,7 @@ static int cgl_th_cuFuncGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(cgl_f->pi, cgl_f->attrib, cgl_f->hfunc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
@@ -12429,10 +12437,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetAttribute(int *pi, CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(pi, attrib, hfunc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetAttribute(pi, attrib, hfunc);
@@ -12455,8 +12464,7 @@ static int cgl_th_cuFuncSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->attrib, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
@@ -12469,10 +12477,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetAttribute(CUfunction h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(hfunc, attrib, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetAttribute(hfunc, attrib, value);
@@ -12494,8 +12503,7 @@ static int cgl_th_cuFuncSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
@@ -12508,10 +12516,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetCacheConfig(CUfunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(hfunc, config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetCacheConfig(hfunc, config);
@@ -12533,8 +12542,7 @@ static int cgl_th_cuFuncGetModule(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetModule *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(cgl_f->hmod, cgl_f->hfunc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
@@ -12547,10 +12555,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetModule(CUmodule *hmod,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetModule]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(hmod, hfunc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetModule(hmod, hfunc);
@@ -12572,8 +12581,7 @@ static int cgl_th_cuFuncGetName(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(cgl_f->name, cgl_f->hfunc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetName(const char **name, CUfunction hfunc)
 {
@@ -12586,10 +12594,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetName(const char **name
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(name, hfunc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetName(name, hfunc);
@@ -12613,8 +12622,7 @@ static int cgl_th_cuFuncGetParamInfo(void *cgl_frame)
 {
     struct cgl_fr_cuFuncGetParamInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(cgl_f->func, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -12627,10 +12635,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetParamInfo(CUfunction f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncGetParamInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(func, paramIndex, paramOffset, paramSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
@@ -12652,8 +12661,7 @@ static int cgl_th_cuFuncIsLoaded(void *cgl_frame)
 {
     struct cgl_fr_cuFuncIsLoaded *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(cgl_f->state, cgl_f->function);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
@@ -12666,10 +12674,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncIsLoaded(CUfunctionLoadin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncIsLoaded]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(state, function);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncIsLoaded(state, function);
@@ -12690,8 +12699,7 @@ static int cgl_th_cuFuncLoad(void *cgl_frame)
 {
     struct cgl_fr_cuFuncLoad *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(cgl_f->function);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncLoad(CUfunction function)
 {
@@ -12704,10 +12712,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncLoad(CUfunction function)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(function);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncLoad(function);
@@ -12738,8 +12747,7 @@ static int cgl_th_cuLaunchKernel_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernel_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -12752,10 +12760,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel_ptsz(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -12779,8 +12788,7 @@ static int cgl_th_cuLaunchKernelEx_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernelEx_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -12793,10 +12801,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx_ptsz(const CUl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
@@ -12826,8 +12835,7 @@ static int cgl_th_cuLaunchCooperativeKernel_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernel_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -12840,10 +12848,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -12866,8 +12875,7 @@ static int cgl_th_cuLaunchCooperativeKernelMultiDevice(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(cgl_f->launchParamsList, cgl_f->numDevices, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
@@ -12880,10 +12888,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernelMultiD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
@@ -12906,8 +12915,7 @@ static int cgl_th_cuLaunchHostFunc_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchHostFunc_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->fn, cgl_f->userData);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -12920,10 +12928,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc_ptsz(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(hStream, fn, userData);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc_ptsz(hStream, fn, userData);
@@ -12947,8 +12956,7 @@ static int cgl_th_cuFuncSetBlockShape(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetBlockShape *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->x, cgl_f->y, cgl_f->z);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
@@ -12961,10 +12969,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetBlockShape(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetBlockShape]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(hfunc, x, y, z);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetBlockShape(hfunc, x, y, z);
@@ -12986,8 +12995,7 @@ static int cgl_th_cuFuncSetSharedSize(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetSharedSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->bytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
@@ -13000,10 +13008,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedSize(CUfunction 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(hfunc, bytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedSize(hfunc, bytes);
@@ -13025,8 +13034,7 @@ static int cgl_th_cuParamSetSize(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->numbytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
@@ -13039,10 +13047,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetSize(CUfunction hfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(hfunc, numbytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetSize(hfunc, numbytes);
@@ -13065,8 +13074,7 @@ static int cgl_th_cuParamSeti(void *cgl_frame)
 {
     struct cgl_fr_cuParamSeti *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
@@ -13079,10 +13087,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSeti(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSeti]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(hfunc, offset, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuParamSeti(hfunc, offset, value);
@@ -13105,8 +13114,7 @@ static int cgl_th_cuParamSetf(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetf *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetf(CUfunction hfunc, int offset, float value)
 {
@@ -13119,10 +13127,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetf(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetf]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(hfunc, offset, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetf(hfunc, offset, value);
@@ -13146,8 +13155,7 @@ static int cgl_th_cuParamSetv(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetv *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->offset, cgl_f->ptr, cgl_f->numbytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
@@ -13160,10 +13168,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetv(CUfunction hfunc, i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(hfunc, offset, ptr, numbytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetv(hfunc, offset, ptr, numbytes);
@@ -13184,8 +13193,7 @@ static int cgl_th_cuLaunch(void *cgl_frame)
 {
     struct cgl_fr_cuLaunch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(cgl_f->f);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunch(CUfunction f)
 {
@@ -13198,10 +13206,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunch(CUfunction f)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(f);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunch(f);
@@ -13224,8 +13233,7 @@ static int cgl_th_cuLaunchGrid(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchGrid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(cgl_f->f, cgl_f->grid_width, cgl_f->grid_height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
@@ -13238,10 +13246,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGrid(CUfunction f, int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGrid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(f, grid_width, grid_height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchGrid(f, grid_width, grid_height);
@@ -13265,8 +13274,7 @@ static int cgl_th_cuLaunchGridAsync(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchGridAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(cgl_f->f, cgl_f->grid_width, cgl_f->grid_height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
@@ -13279,10 +13287,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGridAsync(CUfunction f,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchGridAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(f, grid_width, grid_height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
@@ -13305,8 +13314,7 @@ static int cgl_th_cuParamSetTexRef(void *cgl_frame)
 {
     struct cgl_fr_cuParamSetTexRef *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->texunit, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
@@ -13319,10 +13327,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuParamSetTexRef(CUfunction hfu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuParamSetTexRef]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(hfunc, texunit, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuParamSetTexRef(hfunc, texunit, hTexRef);
@@ -13344,8 +13353,7 @@ static int cgl_th_cuFuncSetSharedMemConfig(void *cgl_frame)
 {
     struct cgl_fr_cuFuncSetSharedMemConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(cgl_f->hfunc, cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
@@ -13358,10 +13366,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedMemConfig(CUfunc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuFuncSetSharedMemConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(hfunc, config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuFuncSetSharedMemConfig(hfunc, config);
@@ -13383,8 +13392,7 @@ static int cgl_th_cuGraphCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(cgl_f->phGraph, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
@@ -13397,10 +13405,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphCreate(CUgraph *phGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(phGraph, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphCreate(phGraph, flags);
@@ -13428,8 +13437,7 @@ static int cgl_th_cuGraphAddKernelNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -13442,10 +13450,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode_v2(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13470,8 +13479,7 @@ static int cgl_th_cuGraphKernelNodeGetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -13484,10 +13492,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
@@ -13512,8 +13521,7 @@ static int cgl_th_cuGraphKernelNodeSetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -13526,10 +13534,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
@@ -13558,8 +13567,7 @@ static int cgl_th_cuGraphAddMemcpyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemcpyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->copyParams, cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -13572,10 +13580,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemcpyNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemcpyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
@@ -13600,8 +13609,7 @@ static int cgl_th_cuGraphMemcpyNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemcpyNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
@@ -13614,10 +13622,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
@@ -13642,8 +13651,7 @@ static int cgl_th_cuGraphMemcpyNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemcpyNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
@@ -13656,10 +13664,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
@@ -13688,8 +13697,7 @@ static int cgl_th_cuGraphAddMemsetNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemsetNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->memsetParams, cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -13702,10 +13710,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemsetNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemsetNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
@@ -13730,8 +13739,7 @@ static int cgl_th_cuGraphMemsetNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemsetNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -13744,10 +13752,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeGetParams(hNode, nodeParams);
@@ -13772,8 +13781,7 @@ static int cgl_th_cuGraphMemsetNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemsetNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -13786,10 +13794,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemsetNodeSetParams(hNode, nodeParams);
@@ -13817,8 +13826,7 @@ static int cgl_th_cuGraphAddHostNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddHostNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -13831,10 +13839,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddHostNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddHostNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -13859,8 +13868,7 @@ static int cgl_th_cuGraphHostNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphHostNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -13873,10 +13881,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeGetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeGetParams(hNode, nodeParams);
@@ -13901,8 +13910,7 @@ static int cgl_th_cuGraphHostNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphHostNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -13915,10 +13923,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphHostNodeSetParams(hNode, nodeParams);
@@ -13947,8 +13956,7 @@ static int cgl_th_cuGraphAddChildGraphNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddChildGraphNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->childGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
@@ -13961,10 +13969,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddChildGraphNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddChildGraphNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
@@ -13989,8 +13998,7 @@ static int cgl_th_cuGraphChildGraphNodeGetGraph(void *cgl_frame)
 {
     struct cgl_fr_cuGraphChildGraphNodeGetGraph *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->phGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
@@ -14003,10 +14011,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphChildGraphNodeGetGraph(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(hNode, phGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
@@ -14033,8 +14042,7 @@ static int cgl_th_cuGraphAddEmptyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEmptyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
@@ -14047,10 +14055,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEmptyNode(CUgraphNode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEmptyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
@@ -14078,8 +14087,7 @@ static int cgl_th_cuGraphAddEventRecordNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventRecordNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -14092,10 +14100,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventRecordNode(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventRecordNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -14120,8 +14129,7 @@ static int cgl_th_cuGraphEventRecordNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventRecordNodeGetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -14134,10 +14142,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeGetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeGetEvent(hNode, event_out);
@@ -14162,8 +14171,7 @@ static int cgl_th_cuGraphEventRecordNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventRecordNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -14176,10 +14184,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeSetEvent(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventRecordNodeSetEvent(hNode, event);
@@ -14207,8 +14216,7 @@ static int cgl_th_cuGraphAddEventWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddEventWaitNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -14221,10 +14229,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventWaitNode(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddEventWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -14249,8 +14258,7 @@ static int cgl_th_cuGraphEventWaitNodeGetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventWaitNodeGetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -14263,10 +14271,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeGetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeGetEvent(hNode, event_out);
@@ -14291,8 +14300,7 @@ static int cgl_th_cuGraphEventWaitNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphEventWaitNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -14305,10 +14313,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeSetEvent(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(hNode, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphEventWaitNodeSetEvent(hNode, event);
@@ -14336,8 +14345,7 @@ static int cgl_th_cuGraphAddExternalSemaphoresSignalNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -14350,10 +14358,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresSig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -14378,8 +14387,7 @@ static int cgl_th_cuGraphExternalSemaphoresSignalNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
@@ -14392,10 +14400,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
@@ -14420,8 +14429,7 @@ static int cgl_th_cuGraphExternalSemaphoresSignalNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -14434,10 +14442,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignal
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
@@ -14465,8 +14474,7 @@ static int cgl_th_cuGraphAddExternalSemaphoresWaitNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -14479,10 +14487,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresWai
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -14507,8 +14516,7 @@ static int cgl_th_cuGraphExternalSemaphoresWaitNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
@@ -14521,10 +14529,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
@@ -14549,8 +14558,7 @@ static int cgl_th_cuGraphExternalSemaphoresWaitNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -14563,10 +14571,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
@@ -14594,8 +14603,7 @@ static int cgl_th_cuGraphAddBatchMemOpNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddBatchMemOpNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -14608,10 +14616,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddBatchMemOpNode(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddBatchMemOpNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -14636,8 +14645,7 @@ static int cgl_th_cuGraphBatchMemOpNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphBatchMemOpNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
@@ -14650,10 +14658,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeGetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
@@ -14678,8 +14687,7 @@ static int cgl_th_cuGraphBatchMemOpNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphBatchMemOpNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -14692,10 +14700,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
@@ -14722,8 +14731,7 @@ static int cgl_th_cuGraphExecBatchMemOpNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -14736,10 +14744,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecBatchMemOpNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -14767,8 +14776,7 @@ static int cgl_th_cuGraphAddMemAllocNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemAllocNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
@@ -14781,10 +14789,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemAllocNode(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemAllocNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -14809,8 +14818,7 @@ static int cgl_th_cuGraphMemAllocNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemAllocNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->params_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
@@ -14823,10 +14831,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemAllocNodeGetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemAllocNodeGetParams(hNode, params_out);
@@ -14854,8 +14863,7 @@ static int cgl_th_cuGraphAddMemFreeNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddMemFreeNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
@@ -14868,10 +14876,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemFreeNode(CUgraphNo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddMemFreeNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
@@ -14896,8 +14905,7 @@ static int cgl_th_cuGraphMemFreeNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphMemFreeNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dptr_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
@@ -14910,10 +14918,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemFreeNodeGetParams(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(hNode, dptr_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
@@ -14934,8 +14943,7 @@ static int cgl_th_cuDeviceGraphMemTrim(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGraphMemTrim *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGraphMemTrim(CUdevice device)
 {
@@ -14948,10 +14956,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGraphMemTrim(CUdevice d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGraphMemTrim]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGraphMemTrim(device);
@@ -14974,8 +14983,7 @@ static int cgl_th_cuDeviceGetGraphMemAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetGraphMemAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(cgl_f->device, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -14988,10 +14996,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetGraphMemAttribute(device, attr, value);
@@ -15014,8 +15023,7 @@ static int cgl_th_cuDeviceSetGraphMemAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceSetGraphMemAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(cgl_f->device, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -15028,10 +15036,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetGraphMemAttribute(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceSetGraphMemAttribute(device, attr, value);
@@ -15056,8 +15065,7 @@ static int cgl_th_cuGraphClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphClone *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(cgl_f->phGraphClone, cgl_f->originalGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
@@ -15070,10 +15078,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphClone(CUgraph *phGraphCl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(phGraphClone, originalGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphClone(phGraphClone, originalGraph);
@@ -15100,8 +15109,7 @@ static int cgl_th_cuGraphNodeFindInClone(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeFindInClone *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(cgl_f->phNode, cgl_f->hOriginalNode, cgl_f->hClonedGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
@@ -15114,10 +15122,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeFindInClone(CUgraphN
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeFindInClone]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(phNode, hOriginalNode, hClonedGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
@@ -15142,8 +15151,7 @@ static int cgl_th_cuGraphNodeGetType(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetType *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
@@ -15156,10 +15164,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetType(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(hNode, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetType(hNode, type);
@@ -15185,8 +15194,7 @@ static int cgl_th_cuGraphGetNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->nodes, cgl_f->numNodes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
@@ -15199,10 +15207,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetNodes(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(hGraph, nodes, numNodes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetNodes(hGraph, nodes, numNodes);
@@ -15228,8 +15237,7 @@ static int cgl_th_cuGraphGetRootNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetRootNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->rootNodes, cgl_f->numRootNodes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
@@ -15242,10 +15250,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetRootNodes(CUgraph hGr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetRootNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(hGraph, rootNodes, numRootNodes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
@@ -15273,8 +15282,7 @@ static int cgl_th_cuGraphGetEdges_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numEdges);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
@@ -15287,10 +15295,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges_v2(CUgraph hGra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numEdges);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
@@ -15317,8 +15326,7 @@ static int cgl_th_cuGraphNodeGetDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependencies, cgl_f->edgeData, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
@@ -15331,10 +15339,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies_v2(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(hNode, dependencies, edgeData, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
@@ -15361,8 +15370,7 @@ static int cgl_th_cuGraphNodeGetDependentNodes_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependentNodes, cgl_f->edgeData, cgl_f->numDependentNodes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
@@ -15375,10 +15383,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes_v2
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(hNode, dependentNodes, edgeData, numDependentNodes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
@@ -15406,8 +15415,7 @@ static int cgl_th_cuGraphAddDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -15420,10 +15428,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies_v2(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
@@ -15451,8 +15460,7 @@ static int cgl_th_cuGraphRemoveDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRemoveDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -15465,10 +15473,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies_v2(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
@@ -15492,8 +15501,7 @@ static int cgl_th_cuGraphDestroyNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDestroyNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(cgl_f->hNode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroyNode(CUgraphNode hNode)
 {
@@ -15506,10 +15514,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroyNode(CUgraphNode 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroyNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(hNode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDestroyNode(hNode);
@@ -15535,8 +15544,7 @@ static int cgl_th_cuGraphInstantiateWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
@@ -15549,10 +15557,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithFlags(CUg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(phGraphExec, hGraph, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
@@ -15578,8 +15587,7 @@ static int cgl_th_cuGraphInstantiateWithParams_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithParams_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -15592,10 +15600,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams_pt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
@@ -15620,8 +15629,7 @@ static int cgl_th_cuGraphExecGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
@@ -15634,10 +15642,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecGetFlags(CUgraphExec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(hGraphExec, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecGetFlags(hGraphExec, flags);
@@ -15664,8 +15673,7 @@ static int cgl_th_cuGraphExecKernelNodeSetParams_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -15678,10 +15686,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
@@ -15709,8 +15718,7 @@ static int cgl_th_cuGraphExecMemcpyNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemcpyNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->copyParams, cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -15723,10 +15731,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemcpyNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, copyParams, ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
@@ -15754,8 +15763,7 @@ static int cgl_th_cuGraphExecMemsetNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecMemsetNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->memsetParams, cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -15768,10 +15776,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemsetNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, memsetParams, ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
@@ -15798,8 +15807,7 @@ static int cgl_th_cuGraphExecHostNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecHostNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -15812,10 +15820,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecHostNodeSetParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecHostNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -15843,8 +15852,7 @@ static int cgl_th_cuGraphExecChildGraphNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecChildGraphNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->childGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
@@ -15857,10 +15865,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecChildGraphNodeSetPar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, childGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
@@ -15887,8 +15896,7 @@ static int cgl_th_cuGraphExecEventRecordNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -15901,10 +15909,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventRecordNodeSetEv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
@@ -15931,8 +15940,7 @@ static int cgl_th_cuGraphExecEventWaitNodeSetEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -15945,10 +15953,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventWaitNodeSetEven
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
@@ -15975,8 +15984,7 @@ static int cgl_th_cuGraphExecExternalSemaphoresSignalNodeSetParams(void *cgl_fra
 {
     struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -15989,10 +15997,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresSi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -16019,8 +16028,7 @@ static int cgl_th_cuGraphExecExternalSemaphoresWaitNodeSetParams(void *cgl_frame
 {
     struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -16033,10 +16041,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresWa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -16063,8 +16072,7 @@ static int cgl_th_cuGraphNodeSetEnabled(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeSetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
@@ -16077,10 +16085,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
@@ -16107,8 +16116,7 @@ static int cgl_th_cuGraphNodeGetEnabled(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
@@ -16121,10 +16129,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetEnabled(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
@@ -16149,8 +16158,7 @@ static int cgl_th_cuGraphUpload_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphUpload_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -16163,10 +16171,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphUpload_ptsz(hGraphExec, hStream);
@@ -16191,8 +16200,7 @@ static int cgl_th_cuGraphLaunch_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphLaunch_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -16205,10 +16213,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch_ptsz(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch_ptsz(hGraphExec, hStream);
@@ -16232,8 +16241,7 @@ static int cgl_th_cuGraphExecDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(cgl_f->hGraphExec);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
@@ -16246,10 +16254,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecDestroy(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(hGraphExec);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecDestroy(hGraphExec);
@@ -16273,8 +16282,7 @@ static int cgl_th_cuGraphDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(cgl_f->hGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroy(CUgraph hGraph)
 {
@@ -16287,10 +16295,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroy(CUgraph hGraph)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(hGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDestroy(hGraph);
@@ -16317,8 +16326,7 @@ static int cgl_th_cuGraphExecUpdate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->resultInfo);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
@@ -16331,10 +16339,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate_v2(CUgraphExe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(hGraphExec, hGraph, resultInfo);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
@@ -16360,8 +16369,7 @@ static int cgl_th_cuGraphKernelNodeCopyAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeCopyAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
@@ -16374,10 +16382,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeCopyAttributes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(dst, src);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeCopyAttributes(dst, src);
@@ -16403,8 +16412,7 @@ static int cgl_th_cuGraphKernelNodeGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->attr, cgl_f->value_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
@@ -16417,10 +16425,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
@@ -16446,8 +16455,7 @@ static int cgl_th_cuGraphKernelNodeSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
@@ -16460,10 +16468,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetAttribute(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetAttribute(hNode, attr, value);
@@ -16489,8 +16498,7 @@ static int cgl_th_cuGraphDebugDotPrint(void *cgl_frame)
 {
     struct cgl_fr_cuGraphDebugDotPrint *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->path, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
@@ -16503,10 +16511,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphDebugDotPrint(CUgraph hG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphDebugDotPrint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(hGraph, path, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphDebugDotPrint(hGraph, path, flags);
@@ -16531,8 +16540,7 @@ static int cgl_th_cuUserObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(cgl_f->object_out, cgl_f->ptr, cgl_f->destroy, cgl_f->initialRefcount, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
@@ -16545,10 +16553,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectCreate(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(object_out, ptr, destroy, initialRefcount, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
@@ -16570,8 +16579,7 @@ static int cgl_th_cuUserObjectRetain(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectRetain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(cgl_f->object, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
@@ -16584,10 +16592,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRetain(CUuserObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRetain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(object, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectRetain(object, count);
@@ -16609,8 +16618,7 @@ static int cgl_th_cuUserObjectRelease(void *cgl_frame)
 {
     struct cgl_fr_cuUserObjectRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(cgl_f->object, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
@@ -16623,10 +16631,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRelease(CUuserObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuUserObjectRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(object, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuUserObjectRelease(object, count);
@@ -16653,8 +16662,7 @@ static int cgl_th_cuGraphRetainUserObject(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRetainUserObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(cgl_f->graph, cgl_f->object, cgl_f->count, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
@@ -16667,10 +16675,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRetainUserObject(CUgraph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRetainUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(graph, object, count, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRetainUserObject(graph, object, count, flags);
@@ -16696,8 +16705,7 @@ static int cgl_th_cuGraphReleaseUserObject(void *cgl_frame)
 {
     struct cgl_fr_cuGraphReleaseUserObject *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(cgl_f->graph, cgl_f->object, cgl_f->count);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
@@ -16710,10 +16718,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphReleaseUserObject(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphReleaseUserObject]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(graph, object, count);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphReleaseUserObject(graph, object, count);
@@ -16742,8 +16751,7 @@ static int cgl_th_cuGraphAddNode_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddNode_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -16756,10 +16764,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode_v2(CUgraphNode *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
@@ -16784,8 +16793,7 @@ static int cgl_th_cuGraphNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -16798,10 +16806,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetParams(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeSetParams(hNode, nodeParams);
@@ -16828,8 +16837,7 @@ static int cgl_th_cuGraphExecNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -16842,10 +16850,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecNodeSetParams(CUgrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -16873,8 +16882,7 @@ static int cgl_th_cuGraphConditionalHandleCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphConditionalHandleCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(cgl_f->pHandle_out, cgl_f->hGraph, cgl_f->ctx, cgl_f->defaultLaunchValue, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -16887,10 +16895,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphConditionalHandleCreate(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphConditionalHandleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -16914,8 +16923,7 @@ static int cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
@@ -16928,10 +16936,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
@@ -16956,8 +16965,7 @@ static int cgl_th_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *cgl
 {
     struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
@@ -16970,10 +16978,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -16999,8 +17008,7 @@ static int cgl_th_cuOccupancyMaxPotentialBlockSize(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialBlockSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
@@ -17013,10 +17021,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -17043,8 +17052,7 @@ static int cgl_th_cuOccupancyMaxPotentialBlockSizeWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
@@ -17057,10 +17065,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSiz
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -17084,8 +17093,7 @@ static int cgl_th_cuOccupancyAvailableDynamicSMemPerBlock(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(cgl_f->dynamicSmemSize, cgl_f->func, cgl_f->numBlocks, cgl_f->blockSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
@@ -17098,10 +17106,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyAvailableDynamicSMem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(dynamicSmemSize, func, numBlocks, blockSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
@@ -17124,8 +17133,7 @@ static int cgl_th_cuOccupancyMaxPotentialClusterSize(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxPotentialClusterSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(cgl_f->clusterSize, cgl_f->func, cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
@@ -17138,10 +17146,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialClusterS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(clusterSize, func, config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
@@ -17164,8 +17173,7 @@ static int cgl_th_cuOccupancyMaxActiveClusters(void *cgl_frame)
 {
     struct cgl_fr_cuOccupancyMaxActiveClusters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(cgl_f->numClusters, cgl_f->func, cgl_f->config);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
@@ -17178,10 +17186,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveClusters(in
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuOccupancyMaxActiveClusters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(numClusters, func, config);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuOccupancyMaxActiveClusters(numClusters, func, config);
@@ -17204,8 +17213,7 @@ static int cgl_th_cuTexRefSetArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->hArray, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
@@ -17218,10 +17226,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetArray(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(hTexRef, hArray, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetArray(hTexRef, hArray, Flags);
@@ -17244,8 +17253,7 @@ static int cgl_th_cuTexRefSetMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->hMipmappedArray, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
@@ -17258,10 +17266,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmappedArray(CUtex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(hTexRef, hMipmappedArray, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
@@ -17285,8 +17294,7 @@ static int cgl_th_cuTexRefSetAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
@@ -17299,10 +17307,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress_v2(size_t *B
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
@@ -17326,8 +17335,7 @@ static int cgl_th_cuTexRefSetAddress2D_v3(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -17340,10 +17348,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v3(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
@@ -17366,8 +17375,7 @@ static int cgl_th_cuTexRefSetFormat(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFormat *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fmt, cgl_f->NumPackedComponents);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
@@ -17380,10 +17388,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFormat(CUtexref hTex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(hTexRef, fmt, NumPackedComponents);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
@@ -17406,8 +17415,7 @@ static int cgl_th_cuTexRefSetAddressMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddressMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->dim, cgl_f->am);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
@@ -17420,10 +17428,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddressMode(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(hTexRef, dim, am);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddressMode(hTexRef, dim, am);
@@ -17445,8 +17454,7 @@ static int cgl_th_cuTexRefSetFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fm);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -17459,10 +17467,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFilterMode(CUtexref 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFilterMode(hTexRef, fm);
@@ -17484,8 +17493,7 @@ static int cgl_th_cuTexRefSetMipmapFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->fm);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -17498,10 +17506,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapFilterMode(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(hTexRef, fm);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapFilterMode(hTexRef, fm);
@@ -17523,8 +17532,7 @@ static int cgl_th_cuTexRefSetMipmapLevelBias(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapLevelBias *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->bias);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
@@ -17537,10 +17545,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelBias(CUte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(hTexRef, bias);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelBias(hTexRef, bias);
@@ -17563,8 +17572,7 @@ static int cgl_th_cuTexRefSetMipmapLevelClamp(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMipmapLevelClamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->minMipmapLevelClamp, cgl_f->maxMipmapLevelClamp);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
@@ -17577,10 +17585,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelClamp(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -17602,8 +17611,7 @@ static int cgl_th_cuTexRefSetMaxAnisotropy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetMaxAnisotropy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->maxAniso);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
@@ -17616,10 +17624,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMaxAnisotropy(CUtexr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(hTexRef, maxAniso);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
@@ -17641,8 +17650,7 @@ static int cgl_th_cuTexRefSetBorderColor(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetBorderColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->pBorderColor);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
@@ -17655,10 +17663,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetBorderColor(CUtexref
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(hTexRef, pBorderColor);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetBorderColor(hTexRef, pBorderColor);
@@ -17680,8 +17689,7 @@ static int cgl_th_cuTexRefSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
@@ -17694,10 +17702,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFlags(CUtexref hTexR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(hTexRef, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetFlags(hTexRef, Flags);
@@ -17719,8 +17728,7 @@ static int cgl_th_cuTexRefGetAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
@@ -17733,10 +17741,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(pdptr, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress_v2(pdptr, hTexRef);
@@ -17758,8 +17767,7 @@ static int cgl_th_cuTexRefGetArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(cgl_f->phArray, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
@@ -17772,10 +17780,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetArray(CUarray *phArr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(phArray, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetArray(phArray, hTexRef);
@@ -17797,8 +17806,7 @@ static int cgl_th_cuTexRefGetMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(cgl_f->phMipmappedArray, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
@@ -17811,10 +17819,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmappedArray(CUmip
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(phMipmappedArray, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
@@ -17837,8 +17846,7 @@ static int cgl_th_cuTexRefGetAddressMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddressMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(cgl_f->pam, cgl_f->hTexRef, cgl_f->dim);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
@@ -17851,10 +17859,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddressMode(CUaddres
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddressMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(pam, hTexRef, dim);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddressMode(pam, hTexRef, dim);
@@ -17876,8 +17885,7 @@ static int cgl_th_cuTexRefGetFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(cgl_f->pfm, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -17890,10 +17898,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFilterMode(CUfilter_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFilterMode(pfm, hTexRef);
@@ -17916,8 +17925,7 @@ static int cgl_th_cuTexRefGetFormat(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFormat *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(cgl_f->pFormat, cgl_f->pNumChannels, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
@@ -17930,10 +17938,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFormat(CUarray_forma
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFormat]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
@@ -17955,8 +17964,7 @@ static int cgl_th_cuTexRefGetMipmapFilterMode(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapFilterMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(cgl_f->pfm, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -17969,10 +17977,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapFilterMode(CUf
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
@@ -17994,8 +18003,7 @@ static int cgl_th_cuTexRefGetMipmapLevelBias(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapLevelBias *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(cgl_f->pbias, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
@@ -18008,10 +18016,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelBias(floa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
@@ -18034,8 +18043,7 @@ static int cgl_th_cuTexRefGetMipmapLevelClamp(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMipmapLevelClamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(cgl_f->pminMipmapLevelClamp, cgl_f->pmaxMipmapLevelClamp, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
@@ -18048,10 +18056,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelClamp(flo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
@@ -18073,8 +18082,7 @@ static int cgl_th_cuTexRefGetMaxAnisotropy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetMaxAnisotropy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(cgl_f->pmaxAniso, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
@@ -18087,10 +18095,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMaxAnisotropy(int *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAniso, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
@@ -18112,8 +18121,7 @@ static int cgl_th_cuTexRefGetBorderColor(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetBorderColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(cgl_f->pBorderColor, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
@@ -18126,10 +18134,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetBorderColor(float *p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetBorderColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(pBorderColor, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetBorderColor(pBorderColor, hTexRef);
@@ -18151,8 +18160,7 @@ static int cgl_th_cuTexRefGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(cgl_f->pFlags, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
@@ -18165,10 +18173,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFlags(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(pFlags, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetFlags(pFlags, hTexRef);
@@ -18189,8 +18198,7 @@ static int cgl_th_cuTexRefCreate(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(cgl_f->pTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefCreate(CUtexref *pTexRef)
 {
@@ -18203,10 +18211,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefCreate(CUtexref *pTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(pTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefCreate(pTexRef);
@@ -18227,8 +18236,7 @@ static int cgl_th_cuTexRefDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefDestroy(CUtexref hTexRef)
 {
@@ -18241,10 +18249,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefDestroy(CUtexref hTexRe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefDestroy(hTexRef);
@@ -18267,8 +18276,7 @@ static int cgl_th_cuSurfRefSetArray(void *cgl_frame)
 {
     struct cgl_fr_cuSurfRefSetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(cgl_f->hSurfRef, cgl_f->hArray, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
@@ -18281,10 +18289,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefSetArray(CUsurfref hSu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefSetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(hSurfRef, hArray, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSurfRefSetArray(hSurfRef, hArray, Flags);
@@ -18306,8 +18315,7 @@ static int cgl_th_cuSurfRefGetArray(void *cgl_frame)
 {
     struct cgl_fr_cuSurfRefGetArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(cgl_f->phArray, cgl_f->hSurfRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
@@ -18320,10 +18328,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefGetArray(CUarray *phAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfRefGetArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(phArray, hSurfRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSurfRefGetArray(phArray, hSurfRef);
@@ -18347,8 +18356,7 @@ static int cgl_th_cuTexObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(cgl_f->pTexObject, cgl_f->pResDesc, cgl_f->pTexDesc, cgl_f->pResViewDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
@@ -18361,10 +18369,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectCreate(CUtexObject *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -18385,8 +18394,7 @@ static int cgl_th_cuTexObjectDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(cgl_f->texObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectDestroy(CUtexObject texObject)
 {
@@ -18399,10 +18407,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectDestroy(CUtexObject 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(texObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectDestroy(texObject);
@@ -18424,8 +18433,7 @@ static int cgl_th_cuTexObjectGetResourceDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetResourceDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(cgl_f->pResDesc, cgl_f->texObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
@@ -18438,10 +18446,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceDesc(CUDA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceDesc(pResDesc, texObject);
@@ -18463,8 +18472,7 @@ static int cgl_th_cuTexObjectGetTextureDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetTextureDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(cgl_f->pTexDesc, cgl_f->texObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
@@ -18477,10 +18485,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetTextureDesc(CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetTextureDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetTextureDesc(pTexDesc, texObject);
@@ -18502,8 +18511,7 @@ static int cgl_th_cuTexObjectGetResourceViewDesc(void *cgl_frame)
 {
     struct cgl_fr_cuTexObjectGetResourceViewDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(cgl_f->pResViewDesc, cgl_f->texObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
@@ -18516,10 +18524,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceViewDesc(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
@@ -18541,8 +18550,7 @@ static int cgl_th_cuSurfObjectCreate(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(cgl_f->pSurfObject, cgl_f->pResDesc);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
@@ -18555,10 +18563,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectCreate(CUsurfObject
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(pSurfObject, pResDesc);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectCreate(pSurfObject, pResDesc);
@@ -18579,8 +18588,7 @@ static int cgl_th_cuSurfObjectDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(cgl_f->surfObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectDestroy(CUsurfObject surfObject)
 {
@@ -18593,10 +18601,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectDestroy(CUsurfObjec
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(surfObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectDestroy(surfObject);
@@ -18618,8 +18627,7 @@ static int cgl_th_cuSurfObjectGetResourceDesc(void *cgl_frame)
 {
     struct cgl_fr_cuSurfObjectGetResourceDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(cgl_f->pResDesc, cgl_f->surfObject);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
@@ -18632,10 +18640,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectGetResourceDesc(CUD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSurfObjectGetResourceDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, surfObject);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
@@ -18667,8 +18676,7 @@ static int cgl_th_cuTensorMapEncodeTiled(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeTiled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->boxDim, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -18681,10 +18689,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeTiled(CUtensor
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeTiled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -18719,8 +18728,7 @@ static int cgl_th_cuTensorMapEncodeIm2col(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeIm2col *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCorner, cgl_f->pixelBoxUpperCorner, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -18733,10 +18741,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2col(CUtenso
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2col]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -18772,8 +18781,7 @@ static int cgl_th_cuTensorMapEncodeIm2colWide(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapEncodeIm2colWide *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCornerWidth, cgl_f->pixelBoxUpperCornerWidth, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->mode, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -18786,10 +18794,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2colWide(CUt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
@@ -18811,8 +18820,7 @@ static int cgl_th_cuTensorMapReplaceAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTensorMapReplaceAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(cgl_f->tensorMap, cgl_f->globalAddress);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
@@ -18825,10 +18833,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapReplaceAddress(CUten
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTensorMapReplaceAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(tensorMap, globalAddress);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTensorMapReplaceAddress(tensorMap, globalAddress);
@@ -18851,8 +18860,7 @@ static int cgl_th_cuDeviceCanAccessPeer(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceCanAccessPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(cgl_f->canAccessPeer, cgl_f->dev, cgl_f->peerDev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
@@ -18865,10 +18873,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceCanAccessPeer(int *canA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, dev, peerDev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
@@ -18890,8 +18899,7 @@ static int cgl_th_cuCtxEnablePeerAccess(void *cgl_frame)
 {
     struct cgl_fr_cuCtxEnablePeerAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(cgl_f->peerContext, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
@@ -18904,10 +18912,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxEnablePeerAccess(CUcontext
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxEnablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(peerContext, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxEnablePeerAccess(peerContext, Flags);
@@ -18928,8 +18937,7 @@ static int cgl_th_cuCtxDisablePeerAccess(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDisablePeerAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(cgl_f->peerContext);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDisablePeerAccess(CUcontext peerContext)
 {
@@ -18942,10 +18950,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDisablePeerAccess(CUcontex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDisablePeerAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(peerContext);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDisablePeerAccess(peerContext);
@@ -18969,8 +18978,7 @@ static int cgl_th_cuDeviceGetP2PAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetP2PAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(cgl_f->value, cgl_f->attrib, cgl_f->srcDevice, cgl_f->dstDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -18983,10 +18991,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAttribute(int *va
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attrib, srcDevice, dstDevice);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
@@ -19011,8 +19020,7 @@ static int cgl_th_cuDeviceGetP2PAtomicCapabilities(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->srcDevice, cgl_f->dstDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -19025,10 +19033,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAtomicCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, srcDevice, dstDevice);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
@@ -19049,8 +19058,7 @@ static int cgl_th_cuGraphicsUnregisterResource(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnregisterResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(cgl_f->resource);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
@@ -19063,10 +19071,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnregisterResource(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnregisterResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnregisterResource(resource);
@@ -19090,8 +19099,7 @@ static int cgl_th_cuGraphicsSubResourceGetMappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsSubResourceGetMappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(cgl_f->pArray, cgl_f->resource, cgl_f->arrayIndex, cgl_f->mipLevel);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
@@ -19104,10 +19112,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsSubResourceGetMappedA
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(pArray, resource, arrayIndex, mipLevel);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
@@ -19129,8 +19138,7 @@ static int cgl_th_cuGraphicsResourceGetMappedMipmappedArray(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(cgl_f->pMipmappedArray, cgl_f->resource);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
@@ -19143,10 +19151,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedMipm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(pMipmappedArray, resource);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
@@ -19169,8 +19178,7 @@ static int cgl_th_cuGraphicsResourceGetMappedPointer_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
@@ -19183,10 +19191,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
@@ -19208,8 +19217,7 @@ static int cgl_th_cuGraphicsResourceSetMapFlags_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(cgl_f->resource, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
@@ -19222,10 +19230,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(resource, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags_v2(resource, flags);
@@ -19248,8 +19257,7 @@ static int cgl_th_cuGraphicsMapResources_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsMapResources_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -19262,10 +19270,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources_ptsz(uns
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources_ptsz(count, resources, hStream);
@@ -19288,8 +19297,7 @@ static int cgl_th_cuGraphicsUnmapResources_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnmapResources_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -19302,10 +19310,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources_ptsz(u
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
@@ -19330,8 +19339,7 @@ static int cgl_th_cuGetProcAddress_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGetProcAddress_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags, cgl_f->symbolStatus);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
@@ -19344,10 +19352,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress_v2(const char 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags, symbolStatus);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -19370,8 +19379,7 @@ static int cgl_th_cuCoredumpGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -19384,10 +19392,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttribute(attrib, value, size);
@@ -19410,8 +19419,7 @@ static int cgl_th_cuCoredumpGetAttributeGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpGetAttributeGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -19424,10 +19432,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpGetAttributeGlobal(attrib, value, size);
@@ -19450,8 +19459,7 @@ static int cgl_th_cuCoredumpSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -19464,10 +19472,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttribute(CUcoredu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(attrib, value, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttribute(attrib, value, size);
@@ -19490,8 +19499,7 @@ static int cgl_th_cuCoredumpSetAttributeGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuCoredumpSetAttributeGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(cgl_f->attrib, cgl_f->value, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -19504,10 +19512,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttributeGlobal(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCoredumpSetAttributeGlobal(attrib, value, size);
@@ -19531,8 +19540,7 @@ static int cgl_th_cuGreenCtxCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(cgl_f->phCtx, cgl_f->desc, cgl_f->dev, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
@@ -19545,10 +19553,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxCreate(CUgreenCtx *ph
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(phCtx, desc, dev, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxCreate(phCtx, desc, dev, flags);
@@ -19569,8 +19578,7 @@ static int cgl_th_cuGreenCtxDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(cgl_f->hCtx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
@@ -19583,10 +19591,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxDestroy(CUgreenCtx hC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(hCtx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxDestroy(hCtx);
@@ -19608,8 +19617,7 @@ static int cgl_th_cuCtxFromGreenCtx(void *cgl_frame)
 {
     struct cgl_fr_cuCtxFromGreenCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(cgl_f->pContext, cgl_f->hCtx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
@@ -19622,10 +19630,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxFromGreenCtx(CUcontext *pC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxFromGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(pContext, hCtx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxFromGreenCtx(pContext, hCtx);
@@ -19648,8 +19657,7 @@ static int cgl_th_cuDeviceGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(cgl_f->device, cgl_f->resource, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
@@ -19662,10 +19670,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDevResource(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(device, resource, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetDevResource(device, resource, type);
@@ -19688,8 +19697,7 @@ static int cgl_th_cuCtxGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuCtxGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->resource, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -19702,10 +19710,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevResource(CUcontext h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxGetDevResource(hCtx, resource, type);
@@ -19728,8 +19737,7 @@ static int cgl_th_cuGreenCtxGetDevResource(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxGetDevResource *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->resource, cgl_f->type);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -19742,10 +19750,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetDevResource(CUgree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetDevResource]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetDevResource(hCtx, resource, type);
@@ -19771,8 +19780,7 @@ static int cgl_th_cuDevSmResourceSplitByCount(void *cgl_frame)
 {
     struct cgl_fr_cuDevSmResourceSplitByCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(cgl_f->result, cgl_f->nbGroups, cgl_f->input, cgl_f->remaining, cgl_f->useFlags, cgl_f->minCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
@@ -19785,10 +19793,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevSmResourceSplitByCount(CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevSmResourceSplitByCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(result, nbGroups, input, remaining, useFlags, minCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
@@ -19811,8 +19820,7 @@ static int cgl_th_cuDevResourceGenerateDesc(void *cgl_frame)
 {
     struct cgl_fr_cuDevResourceGenerateDesc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(cgl_f->phDesc, cgl_f->resources, cgl_f->nbResources);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
@@ -19825,10 +19833,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevResourceGenerateDesc(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevResourceGenerateDesc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(phDesc, resources, nbResources);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
@@ -19850,8 +19859,7 @@ static int cgl_th_cuGreenCtxRecordEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxRecordEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -19864,10 +19872,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxRecordEvent(CUgreenCt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxRecordEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxRecordEvent(hCtx, hEvent);
@@ -19889,8 +19898,7 @@ static int cgl_th_cuGreenCtxWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(cgl_f->hCtx, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -19903,10 +19911,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxWaitEvent(CUgreenCtx 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxWaitEvent(hCtx, hEvent);
@@ -19928,8 +19937,7 @@ static int cgl_th_cuStreamGetGreenCtx(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetGreenCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phCtx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
@@ -19942,10 +19950,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetGreenCtx(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetGreenCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(hStream, phCtx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetGreenCtx(hStream, phCtx);
@@ -19969,8 +19978,7 @@ static int cgl_th_cuGreenCtxStreamCreate(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxStreamCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(cgl_f->phStream, cgl_f->greenCtx, cgl_f->flags, cgl_f->priority);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
@@ -19983,10 +19991,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxStreamCreate(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxStreamCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(phStream, greenCtx, flags, priority);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
@@ -20008,8 +20017,7 @@ static int cgl_th_cuGreenCtxGetId(void *cgl_frame)
 {
     struct cgl_fr_cuGreenCtxGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(cgl_f->greenCtx, cgl_f->greenCtxId);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
@@ -20022,10 +20030,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetId(CUgreenCtx gree
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGreenCtxGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(greenCtx, greenCtxId);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGreenCtxGetId(greenCtx, greenCtxId);
@@ -20048,8 +20057,7 @@ static int cgl_th_cuLogsRegisterCallback(void *cgl_frame)
 {
     struct cgl_fr_cuLogsRegisterCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
@@ -20062,10 +20070,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsRegisterCallback(CUlogsCa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsRegisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(callbackFunc, userData, callback_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
@@ -20086,8 +20095,7 @@ static int cgl_th_cuLogsUnregisterCallback(void *cgl_frame)
 {
     struct cgl_fr_cuLogsUnregisterCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(cgl_f->callback);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
@@ -20100,10 +20108,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsUnregisterCallback(CUlogs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsUnregisterCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(callback);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLogsUnregisterCallback(callback);
@@ -20125,8 +20134,7 @@ static int cgl_th_cuLogsCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuLogsCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(cgl_f->iterator_out, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
@@ -20139,10 +20147,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsCurrent(CUlogIterator *it
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(iterator_out, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLogsCurrent(iterator_out, flags);
@@ -20165,8 +20174,7 @@ static int cgl_th_cuLogsDumpToFile(void *cgl_frame)
 {
     struct cgl_fr_cuLogsDumpToFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(cgl_f->iterator, cgl_f->pathToFile, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
@@ -20179,10 +20187,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToFile(CUlogIterator 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(iterator, pathToFile, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToFile(iterator, pathToFile, flags);
@@ -20206,8 +20215,7 @@ static int cgl_th_cuLogsDumpToMemory(void *cgl_frame)
 {
     struct cgl_fr_cuLogsDumpToMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(cgl_f->iterator, cgl_f->buffer, cgl_f->size, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
@@ -20220,10 +20228,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToMemory(CUlogIterato
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLogsDumpToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(iterator, buffer, size, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLogsDumpToMemory(iterator, buffer, size, flags);
@@ -20246,8 +20255,7 @@ static int cgl_th_cuMemHostRegister(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostRegister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(cgl_f->p, cgl_f->bytesize, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -20260,10 +20268,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister(void *p, size
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(p, bytesize, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostRegister(p, bytesize, Flags);
@@ -20285,8 +20294,7 @@ static int cgl_th_cuGraphicsResourceSetMapFlags(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceSetMapFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(cgl_f->resource, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
 {
@@ -20299,10 +20307,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags(C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(resource, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceSetMapFlags(resource, flags);
@@ -20326,8 +20335,7 @@ static int cgl_th_cuLinkCreate(void *cgl_frame)
 {
     struct cgl_fr_cuLinkCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -20340,10 +20348,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate(unsigned int numOp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkCreate(numOptions, options, optionValues, stateOut);
@@ -20371,8 +20380,7 @@ static int cgl_th_cuLinkAddData(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -20385,10 +20393,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddData(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
@@ -20414,8 +20423,7 @@ static int cgl_th_cuLinkAddFile(void *cgl_frame)
 {
     struct cgl_fr_cuLinkAddFile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -20428,10 +20436,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLinkAddFile(CUlinkState state
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLinkAddFile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
@@ -20455,8 +20464,7 @@ static int cgl_th_cuTexRefSetAddress2D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -20469,10 +20477,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v2(CUtexre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
@@ -20494,8 +20503,7 @@ static int cgl_th_cuDeviceTotalMem(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceTotalMem *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(cgl_f->bytes, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
@@ -20508,10 +20516,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem(unsigned int *
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceTotalMem]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(bytes, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceTotalMem(bytes, dev);
@@ -20534,8 +20543,7 @@ static int cgl_th_cuCtxCreate(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -20548,10 +20556,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate(CUcontext *pctx, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(pctx, flags, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate(pctx, flags, dev);
@@ -20574,8 +20583,7 @@ static int cgl_th_cuCtxCreate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->flags, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -20588,10 +20596,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v2(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(pctx, flags, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v2(pctx, flags, dev);
@@ -20616,8 +20625,7 @@ static int cgl_th_cuCtxCreate_v3(void *cgl_frame)
 {
     struct cgl_fr_cuCtxCreate_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(cgl_f->pctx, cgl_f->paramsArray, cgl_f->numParams, cgl_f->flags, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)
 {
@@ -20630,10 +20638,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v3(CUcontext *pctx,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxCreate_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(pctx, paramsArray, numParams, flags, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
@@ -20657,8 +20666,7 @@ static int cgl_th_cuModuleGetGlobal(void *cgl_frame)
 {
     struct cgl_fr_cuModuleGetGlobal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes, CUmodule hmod, const char *name)
 {
@@ -20671,10 +20679,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetGlobal(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuModuleGetGlobal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuModuleGetGlobal(dptr, bytes, hmod, name);
@@ -20696,8 +20705,7 @@ static int cgl_th_cuMemGetInfo(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(cgl_f->free, cgl_f->total);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
@@ -20710,10 +20718,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo(unsigned int *free
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(free, total);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetInfo(free, total);
@@ -20735,8 +20744,7 @@ static int cgl_th_cuMemAlloc(void *cgl_frame)
 {
     struct cgl_fr_cuMemAlloc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
@@ -20749,10 +20757,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc(CUdeviceptr_v1 *dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAlloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(dptr, bytesize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAlloc(dptr, bytesize);
@@ -20777,8 +20786,7 @@ static int cgl_th_cuMemAllocPitch(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocPitch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
@@ -20791,10 +20799,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch(CUdeviceptr_v1 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocPitch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -20815,8 +20824,7 @@ static int cgl_th_cuMemFree(void *cgl_frame)
 {
     struct cgl_fr_cuMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFree(CUdeviceptr_v1 dptr)
 {
@@ -20829,10 +20837,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFree(CUdeviceptr_v1 dptr)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemFree(dptr);
@@ -20855,8 +20864,7 @@ static int cgl_th_cuMemGetAddressRange(void *cgl_frame)
 {
     struct cgl_fr_cuMemGetAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(cgl_f->pbase, cgl_f->psize, cgl_f->dptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
 {
@@ -20869,10 +20877,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemGetAddressRange(pbase, psize, dptr);
@@ -20894,8 +20903,7 @@ static int cgl_th_cuMemAllocHost(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(cgl_f->pp, cgl_f->bytesize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost(void **pp, unsigned int bytesize)
 {
@@ -20908,10 +20916,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost(void **pp, unsig
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(pp, bytesize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocHost(pp, bytesize);
@@ -20934,8 +20943,7 @@ static int cgl_th_cuMemHostGetDevicePointer(void *cgl_frame)
 {
     struct cgl_fr_cuMemHostGetDevicePointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->p, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
@@ -20948,10 +20956,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemHostGetDevicePointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(pdptr, p, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemHostGetDevicePointer(pdptr, p, Flags);
@@ -20974,8 +20983,7 @@ static int cgl_th_cuMemcpyHtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
 {
@@ -20988,10 +20996,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
@@ -21014,8 +21023,7 @@ static int cgl_th_cuMemcpyDtoH(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -21028,10 +21036,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH(void *dstHost, CUd
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
@@ -21054,8 +21063,7 @@ static int cgl_th_cuMemcpyDtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -21068,10 +21076,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
@@ -21095,8 +21104,7 @@ static int cgl_th_cuMemcpyDtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -21109,10 +21117,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
@@ -21136,8 +21145,7 @@ static int cgl_th_cuMemcpyAtoD(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -21150,10 +21158,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
@@ -21177,8 +21186,7 @@ static int cgl_th_cuMemcpyHtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount)
 {
@@ -21191,10 +21199,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
@@ -21218,8 +21227,7 @@ static int cgl_th_cuMemcpyAtoH(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -21232,10 +21240,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH(void *dstHost, CUa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
@@ -21260,8 +21269,7 @@ static int cgl_th_cuMemcpyAtoA(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -21274,10 +21282,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA(CUarray dstArray, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -21302,8 +21311,7 @@ static int cgl_th_cuMemcpyHtoAAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -21316,10 +21324,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync(CUarray dstAr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -21344,8 +21353,7 @@ static int cgl_th_cuMemcpyAtoHAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
 {
@@ -21358,10 +21366,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -21382,8 +21391,7 @@ static int cgl_th_cuMemcpy2D(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -21396,10 +21404,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D(const CUDA_MEMCPY2D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D(pCopy);
@@ -21420,8 +21429,7 @@ static int cgl_th_cuMemcpy2DUnaligned(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -21434,10 +21442,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned(pCopy);
@@ -21458,8 +21467,7 @@ static int cgl_th_cuMemcpy3D(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
 {
@@ -21472,10 +21480,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D(const CUDA_MEMCPY3D_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D(pCopy);
@@ -21499,8 +21508,7 @@ static int cgl_th_cuMemcpyHtoDAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -21513,10 +21521,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
@@ -21540,8 +21549,7 @@ static int cgl_th_cuMemcpyDtoHAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -21554,10 +21562,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync(void *dstHost
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
@@ -21581,8 +21590,7 @@ static int cgl_th_cuMemcpyDtoDAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -21595,10 +21603,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync(CUdeviceptr_v
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
@@ -21620,8 +21629,7 @@ static int cgl_th_cuMemcpy2DAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstream hStream)
 {
@@ -21634,10 +21642,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync(pCopy, hStream);
@@ -21659,8 +21668,7 @@ static int cgl_th_cuMemcpy3DAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstream hStream)
 {
@@ -21673,10 +21681,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync(const CUDA_MEMC
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync(pCopy, hStream);
@@ -21699,8 +21708,7 @@ static int cgl_th_cuMemsetD8(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
 {
@@ -21713,10 +21721,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8(CUdeviceptr_v1 dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(dstDevice, uc, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8(dstDevice, uc, N);
@@ -21739,8 +21748,7 @@ static int cgl_th_cuMemsetD16(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
 {
@@ -21753,10 +21761,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(dstDevice, us, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16(dstDevice, us, N);
@@ -21779,8 +21788,7 @@ static int cgl_th_cuMemsetD32(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 {
@@ -21793,10 +21801,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32(CUdeviceptr_v1 dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(dstDevice, ui, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32(dstDevice, ui, N);
@@ -21821,8 +21830,7 @@ static int cgl_th_cuMemsetD2D8(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
@@ -21835,10 +21843,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8(CUdeviceptr_v1 dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
@@ -21863,8 +21872,7 @@ static int cgl_th_cuMemsetD2D16(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
@@ -21877,10 +21885,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
@@ -21905,8 +21914,7 @@ static int cgl_th_cuMemsetD2D32(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
@@ -21919,10 +21927,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32(CUdeviceptr_v1 ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
@@ -21944,8 +21953,7 @@ static int cgl_th_cuArrayCreate(void *cgl_frame)
 {
     struct cgl_fr_cuArrayCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -21958,10 +21966,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate(CUarray *pHandle,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayCreate(pHandle, pAllocateArray);
@@ -21983,8 +21992,7 @@ static int cgl_th_cuArrayGetDescriptor(void *cgl_frame)
 {
     struct cgl_fr_cuArrayGetDescriptor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -21997,10 +22005,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor(CUDA_ARRAY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArrayGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArrayGetDescriptor(pArrayDescriptor, hArray);
@@ -22022,8 +22031,7 @@ static int cgl_th_cuArray3DCreate(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(cgl_f->pHandle, cgl_f->pAllocateArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -22036,10 +22044,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate(CUarray *pHandl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DCreate(pHandle, pAllocateArray);
@@ -22061,8 +22070,7 @@ static int cgl_th_cuArray3DGetDescriptor(void *cgl_frame)
 {
     struct cgl_fr_cuArray3DGetDescriptor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(cgl_f->pArrayDescriptor, cgl_f->hArray);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -22075,10 +22083,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor(CUDA_ARR
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuArray3DGetDescriptor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
@@ -22102,8 +22111,7 @@ static int cgl_th_cuTexRefSetAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
 {
@@ -22116,10 +22124,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress(unsigned int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
@@ -22143,8 +22152,7 @@ static int cgl_th_cuTexRefSetAddress2D(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefSetAddress2D *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 *desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
 {
@@ -22157,10 +22165,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D(CUtexref h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefSetAddress2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
@@ -22182,8 +22191,7 @@ static int cgl_th_cuTexRefGetAddress(void *cgl_frame)
 {
     struct cgl_fr_cuTexRefGetAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->hTexRef);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hTexRef)
 {
@@ -22196,10 +22204,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress(CUdeviceptr_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuTexRefGetAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(pdptr, hTexRef);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuTexRefGetAddress(pdptr, hTexRef);
@@ -22222,8 +22231,7 @@ static int cgl_th_cuGraphicsResourceGetMappedPointer(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsResourceGetMappedPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pDevPtr, unsigned int *pSize, CUgraphicsResource resource)
 {
@@ -22236,10 +22244,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPoin
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(pDevPtr, pSize, resource);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
@@ -22260,8 +22269,7 @@ static int cgl_th_cuCtxDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuCtxDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy(CUcontext ctx)
 {
@@ -22274,10 +22282,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxDestroy(ctx);
@@ -22298,8 +22307,7 @@ static int cgl_th_cuCtxPopCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPopCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(cgl_f->pctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent(CUcontext *pctx)
 {
@@ -22312,10 +22320,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent(CUcontext *pctx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPopCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(pctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPopCurrent(pctx);
@@ -22336,8 +22345,7 @@ static int cgl_th_cuCtxPushCurrent(void *cgl_frame)
 {
     struct cgl_fr_cuCtxPushCurrent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(cgl_f->ctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent(CUcontext ctx)
 {
@@ -22350,10 +22358,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent(CUcontext ctx)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCtxPushCurrent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(ctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCtxPushCurrent(ctx);
@@ -22374,8 +22383,7 @@ static int cgl_th_cuStreamDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuStreamDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy(CUstream hStream)
 {
@@ -22388,10 +22396,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy(CUstream hStrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamDestroy(hStream);
@@ -22412,8 +22421,7 @@ static int cgl_th_cuEventDestroy(void *cgl_frame)
 {
     struct cgl_fr_cuEventDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy(CUevent hEvent)
 {
@@ -22426,10 +22434,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy(CUevent hEvent)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventDestroy(hEvent);
@@ -22452,8 +22461,7 @@ static int cgl_th_cuEventElapsedTime(void *cgl_frame)
 {
     struct cgl_fr_cuEventElapsedTime *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -22466,10 +22474,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime(float *pMill
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventElapsedTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
@@ -22490,8 +22499,7 @@ static int cgl_th_cuDevicePrimaryCtxRelease(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
@@ -22504,10 +22512,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease(CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxRelease(dev);
@@ -22528,8 +22537,7 @@ static int cgl_th_cuDevicePrimaryCtxReset(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset(CUdevice dev)
 {
@@ -22542,10 +22550,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxReset(dev);
@@ -22567,8 +22576,7 @@ static int cgl_th_cuDevicePrimaryCtxSetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuDevicePrimaryCtxSetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(cgl_f->dev, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
@@ -22581,10 +22589,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags(CUde
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDevicePrimaryCtxSetFlags(dev, flags);
@@ -22606,8 +22615,7 @@ static int cgl_th_cuDeviceGetUuid(void *cgl_frame)
 {
     struct cgl_fr_cuDeviceGetUuid *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(cgl_f->uuid, cgl_f->dev);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
@@ -22620,10 +22628,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid(CUuuid *uuid, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuDeviceGetUuid]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(uuid, dev);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuDeviceGetUuid(uuid, dev);
@@ -22646,8 +22655,7 @@ static int cgl_th_cuMemcpyHtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -22660,10 +22668,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
@@ -22686,8 +22695,7 @@ static int cgl_th_cuMemcpyDtoH_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoH_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -22700,10 +22708,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
@@ -22726,8 +22735,7 @@ static int cgl_th_cuMemcpyDtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -22740,10 +22748,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
@@ -22767,8 +22776,7 @@ static int cgl_th_cuMemcpyDtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -22781,10 +22789,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
@@ -22808,8 +22817,7 @@ static int cgl_th_cuMemcpyAtoD_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoD_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -22822,10 +22830,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoD_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
@@ -22849,8 +22858,7 @@ static int cgl_th_cuMemcpyHtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -22863,10 +22871,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
@@ -22890,8 +22899,7 @@ static int cgl_th_cuMemcpyAtoH_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoH_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -22904,10 +22912,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2(void *dstHost, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoH_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
@@ -22932,8 +22941,7 @@ static int cgl_th_cuMemcpyAtoA_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoA_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -22946,10 +22954,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2(CUarray dstArra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoA_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -22974,8 +22983,7 @@ static int cgl_th_cuMemcpyHtoAAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoAAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -22988,10 +22996,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2(CUarray ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -23016,8 +23025,7 @@ static int cgl_th_cuMemcpyAtoHAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAtoHAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -23030,10 +23038,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -23054,8 +23063,7 @@ static int cgl_th_cuMemcpy2D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -23068,10 +23076,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2D_v2(pCopy);
@@ -23092,8 +23101,7 @@ static int cgl_th_cuMemcpy2DUnaligned_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DUnaligned_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -23106,10 +23114,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2(const CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DUnaligned_v2(pCopy);
@@ -23130,8 +23139,7 @@ static int cgl_th_cuMemcpy3D_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3D_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
@@ -23144,10 +23152,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2(const CUDA_MEMCPY
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3D_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3D_v2(pCopy);
@@ -23171,8 +23180,7 @@ static int cgl_th_cuMemcpyHtoDAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyHtoDAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -23185,10 +23193,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
@@ -23212,8 +23221,7 @@ static int cgl_th_cuMemcpyDtoHAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoHAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -23226,10 +23234,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2(void *dstH
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
@@ -23253,8 +23262,7 @@ static int cgl_th_cuMemcpyDtoDAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyDtoDAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -23267,10 +23275,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2(CUdevicept
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
@@ -23292,8 +23301,7 @@ static int cgl_th_cuMemcpy2DAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy2DAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -23306,10 +23314,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy2DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy2DAsync_v2(pCopy, hStream);
@@ -23331,8 +23340,7 @@ static int cgl_th_cuMemcpy3DAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -23345,10 +23353,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2(const CUDA_M
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DAsync_v2(pCopy, hStream);
@@ -23371,8 +23380,7 @@ static int cgl_th_cuMemsetD8_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -23385,10 +23393,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2(CUdeviceptr dstDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(dstDevice, uc, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8_v2(dstDevice, uc, N);
@@ -23411,8 +23420,7 @@ static int cgl_th_cuMemsetD16_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -23425,10 +23433,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(dstDevice, us, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16_v2(dstDevice, us, N);
@@ -23451,8 +23460,7 @@ static int cgl_th_cuMemsetD32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -23465,10 +23473,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2(CUdeviceptr dstD
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(dstDevice, ui, N);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32_v2(dstDevice, ui, N);
@@ -23493,8 +23502,7 @@ static int cgl_th_cuMemsetD2D8_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -23507,10 +23515,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
@@ -23535,8 +23544,7 @@ static int cgl_th_cuMemsetD2D16_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -23549,10 +23557,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
@@ -23577,8 +23586,7 @@ static int cgl_th_cuMemsetD2D32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -23591,10 +23599,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
@@ -23617,8 +23626,7 @@ static int cgl_th_cuMemcpy(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -23631,10 +23639,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy(CUdeviceptr dst, CUdev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(dst, src, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy(dst, src, ByteCount);
@@ -23658,8 +23667,7 @@ static int cgl_th_cuMemcpyAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -23672,10 +23680,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync(CUdeviceptr dst, 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyAsync(dst, src, ByteCount, hStream);
@@ -23700,8 +23709,7 @@ static int cgl_th_cuMemcpyPeer(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -23714,10 +23722,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer(CUdeviceptr dstDev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -23743,8 +23752,7 @@ static int cgl_th_cuMemcpyPeerAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyPeerAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -23757,10 +23765,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -23781,8 +23790,7 @@ static int cgl_th_cuMemcpy3DPeer(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(cgl_f->pCopy);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -23795,10 +23803,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer(const CUDA_MEMCP
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(pCopy);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeer(pCopy);
@@ -23820,8 +23829,7 @@ static int cgl_th_cuMemcpy3DPeerAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DPeerAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(cgl_f->pCopy, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -23834,10 +23842,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync(const CUDA_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DPeerAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(pCopy, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DPeerAsync(pCopy, hStream);
@@ -23866,8 +23875,7 @@ static int cgl_th_cuMemcpyBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -23880,10 +23888,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
@@ -23908,8 +23917,7 @@ static int cgl_th_cuMemcpy3DBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -23922,10 +23930,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync(size_t num
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
@@ -23954,8 +23963,7 @@ static int cgl_th_cuMemcpyBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -23968,10 +23976,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
@@ -23996,8 +24005,7 @@ static int cgl_th_cuMemcpy3DBatchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -24010,10 +24018,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_ptsz(size_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
@@ -24041,8 +24050,7 @@ static int cgl_th_cuMemcpyBatchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpyBatchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -24055,10 +24063,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpyBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
@@ -24082,8 +24091,7 @@ static int cgl_th_cuMemcpy3DBatchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemcpy3DBatchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -24096,10 +24104,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2(size_t 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(numOps, opList, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
@@ -24123,8 +24132,7 @@ static int cgl_th_cuMemsetD8Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD8Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -24137,10 +24145,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async(CUdeviceptr dst
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD8Async(dstDevice, uc, N, hStream);
@@ -24164,8 +24173,7 @@ static int cgl_th_cuMemsetD16Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD16Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -24178,10 +24186,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(dstDevice, us, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD16Async(dstDevice, us, N, hStream);
@@ -24205,8 +24214,7 @@ static int cgl_th_cuMemsetD32Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD32Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -24219,10 +24227,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async(CUdeviceptr ds
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD32Async(dstDevice, ui, N, hStream);
@@ -24248,8 +24257,7 @@ static int cgl_th_cuMemsetD2D8Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D8Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -24262,10 +24270,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async(CUdeviceptr d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D8Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -24291,8 +24300,7 @@ static int cgl_th_cuMemsetD2D16Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D16Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -24305,10 +24313,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D16Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -24334,8 +24343,7 @@ static int cgl_th_cuMemsetD2D32Async(void *cgl_frame)
 {
     struct cgl_fr_cuMemsetD2D32Async *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -24348,10 +24356,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemsetD2D32Async]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -24373,8 +24382,7 @@ static int cgl_th_cuStreamGetPriority(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetPriority *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->priority);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority(CUstream hStream, int *priority)
 {
@@ -24387,10 +24395,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetPriority]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(hStream, priority);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetPriority(hStream, priority);
@@ -24412,8 +24421,7 @@ static int cgl_th_cuStreamGetId(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->streamId);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
@@ -24426,10 +24434,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId(CUstream hStream,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(hStream, streamId);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetId(hStream, streamId);
@@ -24451,8 +24460,7 @@ static int cgl_th_cuStreamGetFlags(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
@@ -24465,10 +24473,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(hStream, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetFlags(hStream, flags);
@@ -24490,8 +24499,7 @@ static int cgl_th_cuStreamGetDevice(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
@@ -24504,10 +24512,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(hStream, device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetDevice(hStream, device);
@@ -24529,8 +24538,7 @@ static int cgl_th_cuStreamGetCtx(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pctx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
@@ -24543,10 +24551,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx(CUstream hStream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(hStream, pctx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx(hStream, pctx);
@@ -24569,8 +24578,7 @@ static int cgl_th_cuStreamGetCtx_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCtx_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -24583,10 +24591,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCtx_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
@@ -24609,8 +24618,7 @@ static int cgl_th_cuStreamWaitEvent(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -24623,10 +24631,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent(CUstream hStr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(hStream, hEvent, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitEvent(hStream, hEvent, Flags);
@@ -24650,8 +24659,7 @@ static int cgl_th_cuStreamAddCallback(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAddCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -24664,10 +24672,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAddCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(hStream, callback, userData, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAddCallback(hStream, callback, userData, flags);
@@ -24691,8 +24700,7 @@ static int cgl_th_cuStreamAttachMemAsync(void *cgl_frame)
 {
     struct cgl_fr_cuStreamAttachMemAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -24705,10 +24713,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamAttachMemAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(hStream, dptr, length, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamAttachMemAsync(hStream, dptr, length, flags);
@@ -24729,8 +24738,7 @@ static int cgl_th_cuStreamQuery(void *cgl_frame)
 {
     struct cgl_fr_cuStreamQuery *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery(CUstream hStream)
 {
@@ -24743,10 +24751,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery(CUstream hStream)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamQuery]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamQuery(hStream);
@@ -24767,8 +24776,7 @@ static int cgl_th_cuStreamSynchronize(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize(CUstream hStream)
 {
@@ -24781,10 +24789,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSynchronize(hStream);
@@ -24806,8 +24815,7 @@ static int cgl_th_cuEventRecord(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecord *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
@@ -24820,10 +24828,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord(CUevent hEvent, C
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecord]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(hEvent, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecord(hEvent, hStream);
@@ -24846,8 +24855,7 @@ static int cgl_th_cuEventRecordWithFlags(void *cgl_frame)
 {
     struct cgl_fr_cuEventRecordWithFlags *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hStream, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -24860,10 +24868,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags(CUevent 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuEventRecordWithFlags]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(hEvent, hStream, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuEventRecordWithFlags(hEvent, hStream, flags);
@@ -24894,8 +24903,7 @@ static int cgl_th_cuLaunchKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -24908,10 +24916,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel(CUfunction f, un
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -24935,8 +24944,7 @@ static int cgl_th_cuLaunchKernelEx(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchKernelEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -24949,10 +24957,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx(const CUlaunch
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchKernelEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(config, f, kernelParams, extra);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchKernelEx(config, f, kernelParams, extra);
@@ -24975,8 +24984,7 @@ static int cgl_th_cuLaunchHostFunc(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchHostFunc *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->fn, cgl_f->userData);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -24989,10 +24997,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc(CUstream hStre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchHostFunc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(hStream, fn, userData);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchHostFunc(hStream, fn, userData);
@@ -25015,8 +25024,7 @@ static int cgl_th_cuGraphicsMapResources(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsMapResources *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -25029,10 +25037,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources(unsigned
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsMapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(count, resources, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsMapResources(count, resources, hStream);
@@ -25055,8 +25064,7 @@ static int cgl_th_cuGraphicsUnmapResources(void *cgl_frame)
 {
     struct cgl_fr_cuGraphicsUnmapResources *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(cgl_f->count, cgl_f->resources, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -25069,10 +25077,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources(unsign
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphicsUnmapResources]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphicsUnmapResources(count, resources, hStream);
@@ -25096,8 +25105,7 @@ static int cgl_th_cuStreamWriteValue32(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25110,10 +25118,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32(stream, addr, value, flags);
@@ -25137,8 +25146,7 @@ static int cgl_th_cuStreamWaitValue32(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25151,10 +25159,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32(stream, addr, value, flags);
@@ -25178,8 +25187,7 @@ static int cgl_th_cuStreamWriteValue64(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25192,10 +25200,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64(CUstream s
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64(stream, addr, value, flags);
@@ -25219,8 +25228,7 @@ static int cgl_th_cuStreamWaitValue64(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25233,10 +25241,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64(CUstream st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64(stream, addr, value, flags);
@@ -25260,8 +25269,7 @@ static int cgl_th_cuStreamBatchMemOp(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -25274,10 +25282,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp(CUstream str
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp(stream, count, paramArray, flags);
@@ -25301,8 +25310,7 @@ static int cgl_th_cuStreamWriteValue32_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25315,10 +25323,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
@@ -25342,8 +25351,7 @@ static int cgl_th_cuStreamWaitValue32_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25356,10 +25364,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
@@ -25383,8 +25392,7 @@ static int cgl_th_cuStreamWriteValue64_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25397,10 +25405,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
@@ -25424,8 +25433,7 @@ static int cgl_th_cuStreamWaitValue64_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25438,10 +25446,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_ptsz(CUstre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
@@ -25465,8 +25474,7 @@ static int cgl_th_cuStreamBatchMemOp_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -25479,10 +25487,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_ptsz(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
@@ -25506,8 +25515,7 @@ static int cgl_th_cuStreamWriteValue32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25520,10 +25528,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue32_v2(stream, addr, value, flags);
@@ -25547,8 +25556,7 @@ static int cgl_th_cuStreamWaitValue32_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue32_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -25561,10 +25569,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue32_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue32_v2(stream, addr, value, flags);
@@ -25588,8 +25597,7 @@ static int cgl_th_cuStreamWriteValue64_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWriteValue64_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25602,10 +25610,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWriteValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWriteValue64_v2(stream, addr, value, flags);
@@ -25629,8 +25638,7 @@ static int cgl_th_cuStreamWaitValue64_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamWaitValue64_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -25643,10 +25651,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamWaitValue64_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamWaitValue64_v2(stream, addr, value, flags);
@@ -25670,8 +25679,7 @@ static int cgl_th_cuStreamBatchMemOp_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBatchMemOp_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -25684,10 +25692,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2(CUstream 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBatchMemOp_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(stream, count, paramArray, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
@@ -25711,8 +25720,7 @@ static int cgl_th_cuMemPrefetchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -25725,10 +25733,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
@@ -25752,8 +25761,7 @@ static int cgl_th_cuMemPrefetchAsync_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -25766,10 +25774,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_ptsz(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
@@ -25794,8 +25803,7 @@ static int cgl_th_cuMemPrefetchAsync_v2(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchAsync_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -25808,10 +25816,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2(CUdevicep
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchAsync_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
@@ -25835,8 +25844,7 @@ static int cgl_th_cuMemAdvise(void *cgl_frame)
 {
     struct cgl_fr_cuMemAdvise *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
 {
@@ -25849,10 +25857,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise(CUdeviceptr devPtr,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(devPtr, count, advice, device);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAdvise(devPtr, count, advice, device);
@@ -25880,8 +25889,7 @@ static int cgl_th_cuMemPrefetchBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemPrefetchBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -25894,10 +25902,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -25922,8 +25931,7 @@ static int cgl_th_cuMemDiscardBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -25936,10 +25944,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync(CUdevice
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
@@ -25967,8 +25976,7 @@ static int cgl_th_cuMemDiscardAndPrefetchBatchAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -25981,10 +25989,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -26014,8 +26023,7 @@ static int cgl_th_cuLaunchCooperativeKernel(void *cgl_frame)
 {
     struct cgl_fr_cuLaunchCooperativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -26028,10 +26036,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel(CUfun
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -26055,8 +26064,7 @@ static int cgl_th_cuSignalExternalSemaphoresAsync(void *cgl_frame)
 {
     struct cgl_fr_cuSignalExternalSemaphoresAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -26069,10 +26077,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -26096,8 +26105,7 @@ static int cgl_th_cuWaitExternalSemaphoresAsync(void *cgl_frame)
 {
     struct cgl_fr_cuWaitExternalSemaphoresAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -26110,10 +26118,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync(c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -26134,8 +26143,7 @@ static int cgl_th_cuStreamBeginCapture(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture(CUstream hStream)
 {
@@ -26148,10 +26156,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture(hStream);
@@ -26172,8 +26181,7 @@ static int cgl_th_cuStreamBeginCapture_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_ptsz(CUstream hStream)
 {
@@ -26186,10 +26194,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_ptsz(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_ptsz(hStream);
@@ -26211,8 +26220,7 @@ static int cgl_th_cuStreamBeginCapture_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCapture_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -26225,10 +26233,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2(CUstrea
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCapture_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(hStream, mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCapture_v2(hStream, mode);
@@ -26257,8 +26266,7 @@ static int cgl_th_cuStreamBeginCaptureToGraph(void *cgl_frame)
 {
     struct cgl_fr_cuStreamBeginCaptureToGraph *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -26271,10 +26279,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamBeginCaptureToGraph]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
@@ -26296,8 +26305,7 @@ static int cgl_th_cuStreamEndCapture(void *cgl_frame)
 {
     struct cgl_fr_cuStreamEndCapture *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->phGraph);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
@@ -26310,10 +26318,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture(CUstream hSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamEndCapture]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(hStream, phGraph);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamEndCapture(hStream, phGraph);
@@ -26335,8 +26344,7 @@ static int cgl_th_cuStreamIsCapturing(void *cgl_frame)
 {
     struct cgl_fr_cuStreamIsCapturing *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -26349,10 +26357,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing(CUstream hS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamIsCapturing]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(hStream, captureStatus);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamIsCapturing(hStream, captureStatus);
@@ -26375,8 +26384,7 @@ static int cgl_th_cuStreamGetCaptureInfo(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -26389,10 +26397,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
@@ -26415,8 +26424,7 @@ static int cgl_th_cuStreamGetCaptureInfo_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -26429,10 +26437,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_ptsz(CUs
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
@@ -26458,8 +26467,7 @@ static int cgl_th_cuStreamGetCaptureInfo_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -26472,10 +26480,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
@@ -26501,8 +26510,7 @@ static int cgl_th_cuStreamGetCaptureInfo_v2_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -26515,10 +26523,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2_ptsz(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
@@ -26545,8 +26554,7 @@ static int cgl_th_cuStreamGetCaptureInfo_v3(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetCaptureInfo_v3 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -26559,10 +26567,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3(CUstr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -26590,8 +26599,7 @@ static int cgl_th_cuGraphAddKernelNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddKernelNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -26604,10 +26612,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode(CUgraphNod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddKernelNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -26632,8 +26641,7 @@ static int cgl_th_cuGraphKernelNodeGetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeGetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -26646,10 +26654,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeGetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeGetParams(hNode, nodeParams);
@@ -26674,8 +26683,7 @@ static int cgl_th_cuGraphKernelNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphKernelNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -26688,10 +26696,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphKernelNodeSetParams(hNode, nodeParams);
@@ -26718,8 +26727,7 @@ static int cgl_th_cuGraphExecKernelNodeSetParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecKernelNodeSetParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -26732,10 +26740,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
@@ -26761,8 +26770,7 @@ static int cgl_th_cuGraphInstantiateWithParams(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiateWithParams *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -26775,10 +26783,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiateWithParams]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
@@ -26806,8 +26815,7 @@ static int cgl_th_cuGraphExecUpdate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphExecUpdate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->hErrorNode_out, cgl_f->updateResult_out);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out)
 {
@@ -26820,10 +26828,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate(CUgraphExec h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphExecUpdate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
@@ -26848,8 +26857,7 @@ static int cgl_th_cuGraphUpload(void *cgl_frame)
 {
     struct cgl_fr_cuGraphUpload *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
 {
@@ -26862,10 +26870,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphUpload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(hGraph, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphUpload(hGraph, hStream);
@@ -26890,8 +26899,7 @@ static int cgl_th_cuGraphLaunch(void *cgl_frame)
 {
     struct cgl_fr_cuGraphLaunch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
 {
@@ -26904,10 +26912,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch(CUgraphExec hGrap
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphLaunch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(hGraph, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphLaunch(hGraph, hStream);
@@ -26934,8 +26943,7 @@ static int cgl_th_cuGraphGetEdges(void *cgl_frame)
 {
     struct cgl_fr_cuGraphGetEdges *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numEdges);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
 {
@@ -26948,10 +26956,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges(CUgraph hGraph,
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphGetEdges]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(hGraph, from, to, numEdges);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphGetEdges(hGraph, from, to, numEdges);
@@ -26977,8 +26986,7 @@ static int cgl_th_cuGraphNodeGetDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependencies, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)
 {
@@ -26991,10 +26999,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies(CUgr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(hNode, dependencies, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
@@ -27020,8 +27029,7 @@ static int cgl_th_cuGraphNodeGetDependentNodes(void *cgl_frame)
 {
     struct cgl_fr_cuGraphNodeGetDependentNodes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(cgl_f->hNode, cgl_f->dependentNodes, cgl_f->numDependentNodes);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)
 {
@@ -27034,10 +27042,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes(CU
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphNodeGetDependentNodes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(hNode, dependentNodes, numDependentNodes);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
@@ -27064,8 +27073,7 @@ static int cgl_th_cuGraphAddDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -27078,10 +27086,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies(CUgraph 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddDependencies(hGraph, from, to, numDependencies);
@@ -27108,8 +27117,7 @@ static int cgl_th_cuGraphRemoveDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuGraphRemoveDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -27122,10 +27130,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies(CUgra
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphRemoveDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
@@ -27153,8 +27162,7 @@ static int cgl_th_cuGraphAddNode(void *cgl_frame)
 {
     struct cgl_fr_cuGraphAddNode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -27167,10 +27175,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode(CUgraphNode *phG
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphAddNode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -27192,8 +27201,7 @@ static int cgl_th_cuStreamCopyAttributes(void *cgl_frame)
 {
     struct cgl_fr_cuStreamCopyAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(cgl_f->dstStream, cgl_f->srcStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
 {
@@ -27206,10 +27214,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes(CUstream
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamCopyAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(dstStream, srcStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamCopyAttributes(dstStream, srcStream);
@@ -27232,8 +27241,7 @@ static int cgl_th_cuStreamGetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuStreamGetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value)
 {
@@ -27246,10 +27254,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamGetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(hStream, attr, value);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamGetAttribute(hStream, attr, value);
@@ -27272,8 +27281,7 @@ static int cgl_th_cuStreamSetAttribute(void *cgl_frame)
 {
     struct cgl_fr_cuStreamSetAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->attr, cgl_f->param);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *param)
 {
@@ -27286,10 +27294,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute(CUstream h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamSetAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(hStream, attr, param);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamSetAttribute(hStream, attr, param);
@@ -27312,8 +27321,7 @@ static int cgl_th_cuIpcOpenMemHandle(void *cgl_frame)
 {
     struct cgl_fr_cuIpcOpenMemHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(cgl_f->pdptr, cgl_f->handle, cgl_f->Flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -27326,10 +27334,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle(CUdeviceptr 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuIpcOpenMemHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(pdptr, handle, Flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuIpcOpenMemHandle(pdptr, handle, Flags);
@@ -27357,8 +27366,7 @@ static int cgl_th_cuGraphInstantiate(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -27371,10 +27379,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate(CUgraphExec 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
@@ -27402,8 +27411,7 @@ static int cgl_th_cuGraphInstantiate_v2(void *cgl_frame)
 {
     struct cgl_fr_cuGraphInstantiate_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -27416,10 +27424,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate_v2(CUgraphEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGraphInstantiate_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
@@ -27442,8 +27451,7 @@ static int cgl_th_cuMemMapArrayAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemMapArrayAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -27456,10 +27464,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync(CUarrayMapIn
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemMapArrayAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemMapArrayAsync(mapInfoList, count, hStream);
@@ -27481,8 +27490,7 @@ static int cgl_th_cuMemFreeAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemFreeAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
@@ -27495,10 +27503,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync(CUdeviceptr dptr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemFreeAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(dptr, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemFreeAsync(dptr, hStream);
@@ -27521,8 +27530,7 @@ static int cgl_th_cuMemAllocAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -27535,10 +27543,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync(CUdeviceptr *dp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(dptr, bytesize, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocAsync(dptr, bytesize, hStream);
@@ -27562,8 +27571,7 @@ static int cgl_th_cuMemAllocFromPoolAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemAllocFromPoolAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -27576,10 +27584,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync(CUdevic
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemAllocFromPoolAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
@@ -27603,8 +27612,7 @@ static int cgl_th_cuStreamUpdateCaptureDependencies(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -27617,10 +27625,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
@@ -27644,8 +27653,7 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_ptsz(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -27658,10 +27666,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
@@ -27686,8 +27695,7 @@ static int cgl_th_cuStreamUpdateCaptureDependencies_v2(void *cgl_frame)
 {
     struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -27700,10 +27708,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependenci
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
@@ -27728,8 +27737,7 @@ static int cgl_th_cuMemBatchDecompressAsync(void *cgl_frame)
 {
     struct cgl_fr_cuMemBatchDecompressAsync *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -27742,10 +27750,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync(CUmem
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuMemBatchDecompressAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
@@ -27769,8 +27778,7 @@ static int cgl_th_cuGetProcAddress(void *cgl_frame)
 {
     struct cgl_fr_cuGetProcAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
@@ -27783,10 +27791,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuGetProcAddress(const char *sy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuGetProcAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
@@ -27808,8 +27817,7 @@ static int cgl_th_cuCheckpointProcessGetRestoreThreadId(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessGetRestoreThreadId *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(cgl_f->pid, cgl_f->tid);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
@@ -27822,10 +27830,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetRestoreTh
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(pid, tid);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetRestoreThreadId(pid, tid);
@@ -27847,8 +27856,7 @@ static int cgl_th_cuCheckpointProcessGetState(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(cgl_f->pid, cgl_f->state);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
@@ -27861,10 +27869,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetState(int
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(pid, state);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessGetState(pid, state);
@@ -27886,8 +27895,7 @@ static int cgl_th_cuCheckpointProcessLock(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessLock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
@@ -27900,10 +27908,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessLock(int pid
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessLock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(pid, args);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessLock(pid, args);
@@ -27925,8 +27934,7 @@ static int cgl_th_cuCheckpointProcessCheckpoint(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessCheckpoint *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
@@ -27939,10 +27947,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessCheckpoint(i
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessCheckpoint]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(pid, args);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessCheckpoint(pid, args);
@@ -27964,8 +27973,7 @@ static int cgl_th_cuCheckpointProcessRestore(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessRestore *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
@@ -27978,10 +27986,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessRestore(int 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessRestore]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(pid, args);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessRestore(pid, args);
@@ -28003,8 +28012,7 @@ static int cgl_th_cuCheckpointProcessUnlock(void *cgl_frame)
 {
     struct cgl_fr_cuCheckpointProcessUnlock *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(cgl_f->pid, cgl_f->args);
-    if (CG_LIKELY(cgl_f->cgl_ret == CUDA_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
@@ -28017,10 +28025,11 @@ static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessUnlock(int p
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_cuCheckpointProcessUnlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         CUresult cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(pid, args);
-        if (CG_LIKELY(cgl_ret == CUDA_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_cuCheckpointProcessUnlock(pid, args);

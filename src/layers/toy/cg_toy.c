@@ -93,6 +93,15 @@ static int cgl_result_code(const char *name, long *code)
     return 0;
 }
 
+/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,
+ * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose
+ * int value is 0. */
+static inline __attribute__((always_inline)) int cgl_thunk_code(toy_result_t r)
+{
+    if (CG_LIKELY(r == TOY_SUCCESS)) return 0;
+    return (int)r ? (int)r : CG_RESULT_ZERO;
+}
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -161,8 +170,7 @@ static int cgl_th_toyGetDevice(void *cgl_frame)
 {
     struct cgl_fr_toyGetDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(cgl_f->index, cgl_f->device);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index, toy_device_t *device)
 {
@@ -175,10 +183,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyGetDevice(index, device);
@@ -202,8 +211,7 @@ static int cgl_th_toyCompile(void *cgl_frame)
 {
     struct cgl_fr_toyCompile *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
@@ -216,10 +224,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyCompile(device, source, sleep_us, program);
@@ -240,8 +249,7 @@ static int cgl_th_toyProgramRelease(void *cgl_frame)
 {
     struct cgl_fr_toyProgramRelease *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_program_t program)
 {
@@ -254,10 +262,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_progr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyProgramRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyProgramRelease(program);
@@ -279,8 +288,7 @@ static int cgl_th_toyWait(void *cgl_frame)
 {
     struct cgl_fr_toyWait *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(cgl_f->device, cgl_f->ms);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device, uint32_t ms)
 {
@@ -293,10 +301,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyWait]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyWait(device, ms);
@@ -319,8 +328,7 @@ static int cgl_th_toyAdd(void *cgl_frame)
 {
     struct cgl_fr_toyAdd *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(cgl_f->a, cgl_f->b, cgl_f->sum);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
@@ -333,10 +341,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyAdd]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyAdd(a, b, sum);
@@ -425,8 +434,7 @@ static int cgl_th_toyRunCallback(void *cgl_frame)
 {
     struct cgl_fr_toyRunCallback *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback, cgl_f->user);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
@@ -439,10 +447,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyRunCallback]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyRunCallback(device, callback, user);
@@ -463,8 +472,7 @@ static int cgl_th_toyGetStats(void *cgl_frame)
 {
     struct cgl_fr_toyGetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(cgl_f->stats);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *stats)
 {
@@ -477,10 +485,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *st
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyGetStats(stats);
@@ -500,8 +509,7 @@ static int cgl_th_toyResetStats(void *cgl_frame)
 {
     struct cgl_fr_toyResetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
 {
@@ -514,10 +522,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyResetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyResetStats();
@@ -542,8 +551,7 @@ static int cgl_th_toySetDims(void *cgl_frame)
 {
     struct cgl_fr_toySetDims *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(cgl_f->device, cgl_f->dims);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
@@ -556,10 +564,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetDims]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toySetDims(device, dims);
@@ -581,8 +590,7 @@ static int cgl_th_toySetErrno(void *cgl_frame)
 {
     struct cgl_fr_toySetErrno *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(cgl_f->err, cgl_f->result);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, toy_result_t result)
 {
@@ -595,10 +603,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, to
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toySetErrno(err, result);
@@ -623,8 +632,7 @@ static int cgl_th_toyCompile_v2(void *cgl_frame)
 {
     struct cgl_fr_toyCompile_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -637,10 +645,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t 
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
@@ -665,8 +674,7 @@ static int cgl_th_toyCompile_v2_ptds(void *cgl_frame)
 {
     struct cgl_fr_toyCompile_v2_ptds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -679,10 +687,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
@@ -703,8 +712,7 @@ static int cgl_th_toyQuery_v2(void *cgl_frame)
 {
     struct cgl_fr_toyQuery_v2 *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value)
 {
@@ -717,10 +725,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyQuery_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyQuery_v2(value);
@@ -743,8 +752,7 @@ static int cgl_th_toyGetProcAddress(void *cgl_frame)
 {
     struct cgl_fr_toyGetProcAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(cgl_f->name, cgl_f->version, cgl_f->pfn);
-    if (CG_LIKELY(cgl_f->cgl_ret == TOY_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
@@ -757,10 +765,11 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const cha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetProcAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
-        if (CG_LIKELY(cgl_ret == TOY_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_toyGetProcAddress(name, version, pfn);

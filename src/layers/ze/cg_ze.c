@@ -785,6 +785,15 @@ static int cgl_result_code(const char *name, long *code)
     return 0;
 }
 
+/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,
+ * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose
+ * int value is 0. */
+static inline __attribute__((always_inline)) int cgl_thunk_code(ze_result_t r)
+{
+    if (CG_LIKELY(r == ZE_RESULT_SUCCESS)) return 0;
+    return (int)r ? (int)r : CG_RESULT_ZERO;
+}
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -1145,8 +1154,7 @@ static int cgl_th_zeInit(void *cgl_frame)
 {
     struct cgl_fr_zeInit *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeInit(ze_init_flags_t flags)
 {
@@ -1159,10 +1167,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeInit(flags);
@@ -1184,8 +1193,7 @@ static int cgl_th_zeDriverGet(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(cgl_f->pCount, cgl_f->phDrivers);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
@@ -1198,10 +1206,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGet(pCount, phDrivers);
@@ -1223,8 +1232,7 @@ static int cgl_th_zeDriverGetApiVersion(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetApiVersion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->version);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
@@ -1237,10 +1245,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetApiVersion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
@@ -1262,8 +1271,7 @@ static int cgl_th_zeDriverGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pDriverProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
@@ -1276,10 +1284,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_dri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
@@ -1301,8 +1310,7 @@ static int cgl_th_zeDriverGetIpcProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetIpcProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pIpcProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
@@ -1315,10 +1323,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetIpcProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
@@ -1341,8 +1350,7 @@ static int cgl_th_zeDriverGetExtensionProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetExtensionProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->pExtensionProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
@@ -1355,10 +1363,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
@@ -1381,8 +1390,7 @@ static int cgl_th_zeDriverGetExtensionFunctionAddress(void *cgl_frame)
 {
     struct cgl_fr_zeDriverGetExtensionFunctionAddress *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->name, cgl_f->ppFunctionAddress);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
@@ -1395,10 +1403,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunction
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
@@ -1421,8 +1430,7 @@ static int cgl_th_zeDeviceGet(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phDevices);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
@@ -1435,10 +1443,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
@@ -1461,8 +1470,7 @@ static int cgl_th_zeDeviceGetSubDevices(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetSubDevices *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phSubdevices);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
@@ -1475,10 +1483,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetSubDevices]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
@@ -1500,8 +1509,7 @@ static int cgl_th_zeDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDeviceProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
@@ -1514,10 +1522,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
@@ -1539,8 +1548,7 @@ static int cgl_th_zeDeviceGetComputeProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetComputeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pComputeProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
@@ -1553,10 +1561,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
@@ -1578,8 +1587,7 @@ static int cgl_th_zeDeviceGetModuleProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetModuleProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pModuleProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
@@ -1592,10 +1600,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
@@ -1618,8 +1627,7 @@ static int cgl_th_zeDeviceGetCommandQueueGroupProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCommandQueueGroupProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
@@ -1632,10 +1640,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroup
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
@@ -1658,8 +1667,7 @@ static int cgl_th_zeDeviceGetMemoryProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetMemoryProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pMemProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
@@ -1672,10 +1680,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
@@ -1697,8 +1706,7 @@ static int cgl_th_zeDeviceGetMemoryAccessProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetMemoryAccessProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pMemAccessProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
@@ -1711,10 +1719,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
@@ -1737,8 +1746,7 @@ static int cgl_th_zeDeviceGetCacheProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetCacheProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pCacheProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
@@ -1751,10 +1759,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
@@ -1776,8 +1785,7 @@ static int cgl_th_zeDeviceGetImageProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetImageProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pImageProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
@@ -1790,10 +1798,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetImageProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
@@ -1815,8 +1824,7 @@ static int cgl_th_zeDeviceGetExternalMemoryProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetExternalMemoryProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pExternalMemoryProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
@@ -1829,10 +1837,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryPro
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
@@ -1855,8 +1864,7 @@ static int cgl_th_zeDeviceGetP2PProperties(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetP2PProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->pP2PProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
@@ -1869,10 +1877,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
@@ -1895,8 +1904,7 @@ static int cgl_th_zeDeviceCanAccessPeer(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceCanAccessPeer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
@@ -1909,10 +1917,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
@@ -1936,8 +1945,7 @@ static int cgl_th_zeDeviceGetStatus(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(cgl_f->hDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
@@ -1950,10 +1958,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetStatus(hDevice);
@@ -1979,8 +1988,7 @@ static int cgl_th_zeDeviceGetGlobalTimestamps(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetGlobalTimestamps *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->hostTimestamp, cgl_f->deviceTimestamp);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
@@ -1993,10 +2001,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
@@ -2019,8 +2028,7 @@ static int cgl_th_zeContextCreate(void *cgl_frame)
 {
     struct cgl_fr_zeContextCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->phContext);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
@@ -2033,10 +2041,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
@@ -2061,8 +2070,7 @@ static int cgl_th_zeContextCreateEx(void *cgl_frame)
 {
     struct cgl_fr_zeContextCreateEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phContext);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
@@ -2075,10 +2083,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreateEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
@@ -2102,8 +2111,7 @@ static int cgl_th_zeContextDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeContextDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(cgl_f->hContext);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextDestroy(ze_context_handle_t hContext)
 {
@@ -2116,10 +2124,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextDestroy(hContext);
@@ -2143,8 +2152,7 @@ static int cgl_th_zeContextGetStatus(void *cgl_frame)
 {
     struct cgl_fr_zeContextGetStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(cgl_f->hContext);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextGetStatus(ze_context_handle_t hContext)
 {
@@ -2157,10 +2165,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextGetStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextGetStatus(hContext);
@@ -2184,8 +2193,7 @@ static int cgl_th_zeCommandQueueCreate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandQueue);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
@@ -2198,10 +2206,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
@@ -2225,8 +2234,7 @@ static int cgl_th_zeCommandQueueDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(cgl_f->hCommandQueue);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
@@ -2239,10 +2247,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_com
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
@@ -2266,8 +2275,7 @@ static int cgl_th_zeCommandQueueExecuteCommandLists(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueExecuteCommandLists *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->numCommandLists, cgl_f->phCommandLists, cgl_f->hFence);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
@@ -2280,10 +2288,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
@@ -2305,8 +2314,7 @@ static int cgl_th_zeCommandQueueSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeCommandQueueSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->timeout);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
@@ -2319,10 +2327,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
@@ -2346,8 +2355,7 @@ static int cgl_th_zeCommandListCreate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
@@ -2360,10 +2368,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
@@ -2387,8 +2396,7 @@ static int cgl_th_zeCommandListCreateImmediate(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListCreateImmediate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->altdesc, cgl_f->phCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
@@ -2401,10 +2409,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreateImmediate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
@@ -2428,8 +2437,7 @@ static int cgl_th_zeCommandListDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(cgl_f->hCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
@@ -2442,10 +2450,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_comm
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListDestroy(hCommandList);
@@ -2469,8 +2478,7 @@ static int cgl_th_zeCommandListClose(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListClose *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(cgl_f->hCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
@@ -2483,10 +2491,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListClose(hCommandList);
@@ -2510,8 +2519,7 @@ static int cgl_th_zeCommandListReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(cgl_f->hCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
@@ -2524,10 +2532,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_comman
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListReset(hCommandList);
@@ -2555,8 +2564,7 @@ static int cgl_th_zeCommandListAppendWriteGlobalTimestamp(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2569,10 +2577,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlob
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2599,8 +2608,7 @@ static int cgl_th_zeCommandListAppendBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2613,10 +2621,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2646,8 +2655,7 @@ static int cgl_th_zeCommandListAppendMemoryRangesBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numRanges, cgl_f->pRangeSizes, cgl_f->pRanges, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2660,10 +2668,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2685,8 +2694,7 @@ static int cgl_th_zeContextSystemBarrier(void *cgl_frame)
 {
     struct cgl_fr_zeContextSystemBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
@@ -2699,10 +2707,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextSystemBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
@@ -2732,8 +2741,7 @@ static int cgl_th_zeCommandListAppendMemoryCopy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2746,10 +2754,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2780,8 +2789,7 @@ static int cgl_th_zeCommandListAppendMemoryFill(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryFill *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2794,10 +2802,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFil
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2832,8 +2841,7 @@ static int cgl_th_zeCommandListAppendMemoryCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyRegion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->dstRegion, cgl_f->dstPitch, cgl_f->dstSlicePitch, cgl_f->srcptr, cgl_f->srcRegion, cgl_f->srcPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2846,10 +2854,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2880,8 +2889,7 @@ static int cgl_th_zeCommandListAppendMemoryCopyFromContext(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hContextSrc, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2894,10 +2902,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2926,8 +2935,7 @@ static int cgl_th_zeCommandListAppendImageCopy(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2940,10 +2948,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2974,8 +2983,7 @@ static int cgl_th_zeCommandListAppendImageCopyRegion(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyRegion *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->pDstRegion, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2988,10 +2996,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3021,8 +3030,7 @@ static int cgl_th_zeCommandListAppendImageCopyToMemory(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyToMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3035,10 +3043,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3068,8 +3077,7 @@ static int cgl_th_zeCommandListAppendImageCopyFromMemory(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyFromMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3082,10 +3090,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3111,8 +3120,7 @@ static int cgl_th_zeCommandListAppendMemoryPrefetch(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemoryPrefetch *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
@@ -3125,10 +3133,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
@@ -3156,8 +3165,7 @@ static int cgl_th_zeCommandListAppendMemAdvise(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendMemAdvise *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDevice, cgl_f->ptr, cgl_f->size, cgl_f->advice);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
@@ -3170,10 +3178,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
@@ -3198,8 +3207,7 @@ static int cgl_th_zeEventPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phEventPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
@@ -3212,10 +3220,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
@@ -3239,8 +3248,7 @@ static int cgl_th_zeEventPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(cgl_f->hEventPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
@@ -3253,10 +3261,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolDestroy(hEventPool);
@@ -3282,8 +3291,7 @@ static int cgl_th_zeEventCreate(void *cgl_frame)
 {
     struct cgl_fr_zeEventCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->desc, cgl_f->phEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
@@ -3296,10 +3304,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
@@ -3323,8 +3332,7 @@ static int cgl_th_zeEventDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeEventDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventDestroy(ze_event_handle_t hEvent)
 {
@@ -3337,10 +3345,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventDestroy(hEvent);
@@ -3362,8 +3371,7 @@ static int cgl_th_zeEventPoolGetIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolGetIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool, cgl_f->phIpc);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
@@ -3376,10 +3384,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
@@ -3402,8 +3411,7 @@ static int cgl_th_zeEventPoolOpenIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolOpenIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hIpc, cgl_f->phEventPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
@@ -3416,10 +3424,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
@@ -3443,8 +3452,7 @@ static int cgl_th_zeEventPoolCloseIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeEventPoolCloseIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hEventPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
@@ -3457,10 +3465,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
@@ -3485,8 +3494,7 @@ static int cgl_th_zeCommandListAppendSignalEvent(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendSignalEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -3499,10 +3507,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
@@ -3528,8 +3537,7 @@ static int cgl_th_zeCommandListAppendWaitOnEvents(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendWaitOnEvents *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
@@ -3542,10 +3550,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEve
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
@@ -3566,8 +3575,7 @@ static int cgl_th_zeEventHostSignal(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostSignal *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSignal(ze_event_handle_t hEvent)
 {
@@ -3580,10 +3588,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSignal]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSignal(hEvent);
@@ -3605,8 +3614,7 @@ static int cgl_th_zeEventHostSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->timeout);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
@@ -3619,10 +3627,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
@@ -3643,8 +3652,7 @@ static int cgl_th_zeEventQueryStatus(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryStatus(ze_event_handle_t hEvent)
 {
@@ -3657,10 +3665,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryStatus(hEvent);
@@ -3685,8 +3694,7 @@ static int cgl_th_zeCommandListAppendEventReset(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendEventReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -3699,10 +3707,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventRese
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendEventReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
@@ -3723,8 +3732,7 @@ static int cgl_th_zeEventHostReset(void *cgl_frame)
 {
     struct cgl_fr_zeEventHostReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(cgl_f->hEvent);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostReset(ze_event_handle_t hEvent)
 {
@@ -3737,10 +3745,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventHostReset(hEvent);
@@ -3762,8 +3771,7 @@ static int cgl_th_zeEventQueryKernelTimestamp(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryKernelTimestamp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->dstptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
@@ -3776,10 +3784,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
@@ -3810,8 +3819,7 @@ static int cgl_th_zeCommandListAppendQueryKernelTimestamps(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents, cgl_f->dstptr, cgl_f->pOffsets, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3824,10 +3832,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3850,8 +3859,7 @@ static int cgl_th_zeFenceCreate(void *cgl_frame)
 {
     struct cgl_fr_zeFenceCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(cgl_f->hCommandQueue, cgl_f->desc, cgl_f->phFence);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
@@ -3864,10 +3872,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_que
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
@@ -3891,8 +3900,7 @@ static int cgl_th_zeFenceDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeFenceDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(cgl_f->hFence);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceDestroy(ze_fence_handle_t hFence)
 {
@@ -3905,10 +3913,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFenceDestroy(hFence);
@@ -3930,8 +3939,7 @@ static int cgl_th_zeFenceHostSynchronize(void *cgl_frame)
 {
     struct cgl_fr_zeFenceHostSynchronize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(cgl_f->hFence, cgl_f->timeout);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
@@ -3944,10 +3952,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
@@ -3968,8 +3977,7 @@ static int cgl_th_zeFenceQueryStatus(void *cgl_frame)
 {
     struct cgl_fr_zeFenceQueryStatus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(cgl_f->hFence);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
@@ -3982,10 +3990,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceQueryStatus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFenceQueryStatus(hFence);
@@ -4006,8 +4015,7 @@ static int cgl_th_zeFenceReset(void *cgl_frame)
 {
     struct cgl_fr_zeFenceReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(cgl_f->hFence);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceReset(ze_fence_handle_t hFence)
 {
@@ -4020,10 +4028,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFenceReset(hFence);
@@ -4046,8 +4055,7 @@ static int cgl_th_zeImageGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->desc, cgl_f->pImageProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
@@ -4060,10 +4068,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
@@ -4087,8 +4096,7 @@ static int cgl_th_zeImageCreate(void *cgl_frame)
 {
     struct cgl_fr_zeImageCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phImage);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
@@ -4101,10 +4109,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
@@ -4128,8 +4137,7 @@ static int cgl_th_zeImageDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeImageDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(cgl_f->hImage);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageDestroy(ze_image_handle_t hImage)
 {
@@ -4142,10 +4150,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageDestroy(hImage);
@@ -4172,8 +4181,7 @@ static int cgl_th_zeMemAllocShared(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocShared *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -4186,10 +4194,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocShared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
@@ -4215,8 +4224,7 @@ static int cgl_th_zeMemAllocDevice(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocDevice *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->device_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -4229,10 +4237,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocDevice]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
@@ -4257,8 +4266,7 @@ static int cgl_th_zeMemAllocHost(void *cgl_frame)
 {
     struct cgl_fr_zeMemAllocHost *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
@@ -4271,10 +4279,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocHost]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
@@ -4296,8 +4305,7 @@ static int cgl_th_zeMemFree(void *cgl_frame)
 {
     struct cgl_fr_zeMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
@@ -4310,10 +4318,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemFree(hContext, ptr);
@@ -4337,8 +4346,7 @@ static int cgl_th_zeMemGetAllocProperties(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetAllocProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pMemAllocProperties, cgl_f->phDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
@@ -4351,10 +4359,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_c
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAllocProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
@@ -4378,8 +4387,7 @@ static int cgl_th_zeMemGetAddressRange(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetAddressRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pBase, cgl_f->pSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
@@ -4392,10 +4400,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAddressRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
@@ -4418,8 +4427,7 @@ static int cgl_th_zeMemGetIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemGetIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->pIpcHandle);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
@@ -4432,10 +4440,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
@@ -4460,8 +4469,7 @@ static int cgl_th_zeMemOpenIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemOpenIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->handle, cgl_f->flags, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
@@ -4474,10 +4482,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_contex
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemOpenIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
@@ -4499,8 +4508,7 @@ static int cgl_th_zeMemCloseIpcHandle(void *cgl_frame)
 {
     struct cgl_fr_zeMemCloseIpcHandle *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
@@ -4513,10 +4521,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemCloseIpcHandle]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
@@ -4541,8 +4550,7 @@ static int cgl_th_zeModuleCreate(void *cgl_frame)
 {
     struct cgl_fr_zeModuleCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phModule, cgl_f->phBuildLog);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
@@ -4555,10 +4563,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
@@ -4582,8 +4591,7 @@ static int cgl_th_zeModuleDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeModuleDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(cgl_f->hModule);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDestroy(ze_module_handle_t hModule)
 {
@@ -4596,10 +4604,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleDestroy(hModule);
@@ -4622,8 +4631,7 @@ static int cgl_th_zeModuleDynamicLink(void *cgl_frame)
 {
     struct cgl_fr_zeModuleDynamicLink *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(cgl_f->numModules, cgl_f->phModules, cgl_f->phLinkLog);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
@@ -4636,10 +4644,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDynamicLink]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
@@ -4663,8 +4672,7 @@ static int cgl_th_zeModuleBuildLogDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeModuleBuildLogDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(cgl_f->hModuleBuildLog);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
@@ -4677,10 +4685,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
@@ -4703,8 +4712,7 @@ static int cgl_th_zeModuleBuildLogGetString(void *cgl_frame)
 {
     struct cgl_fr_zeModuleBuildLogGetString *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(cgl_f->hModuleBuildLog, cgl_f->pSize, cgl_f->pBuildLog);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
@@ -4717,10 +4725,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogGetString]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
@@ -4743,8 +4752,7 @@ static int cgl_th_zeModuleGetNativeBinary(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetNativeBinary *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pSize, cgl_f->pModuleNativeBinary);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
@@ -4757,10 +4765,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetNativeBinary]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
@@ -4784,8 +4793,7 @@ static int cgl_th_zeModuleGetGlobalPointer(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetGlobalPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pGlobalName, cgl_f->pSize, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
@@ -4798,10 +4806,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
@@ -4824,8 +4833,7 @@ static int cgl_th_zeModuleGetKernelNames(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetKernelNames *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pCount, cgl_f->pNames);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
@@ -4838,10 +4846,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetKernelNames]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
@@ -4863,8 +4872,7 @@ static int cgl_th_zeModuleGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pModuleProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
@@ -4877,10 +4885,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_mod
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
@@ -4903,8 +4912,7 @@ static int cgl_th_zeKernelCreate(void *cgl_frame)
 {
     struct cgl_fr_zeKernelCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->desc, cgl_f->phKernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
@@ -4917,10 +4925,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_han
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
@@ -4944,8 +4953,7 @@ static int cgl_th_zeKernelDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeKernelDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(cgl_f->hKernel);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
@@ -4958,10 +4966,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelDestroy(hKernel);
@@ -4984,8 +4993,7 @@ static int cgl_th_zeModuleGetFunctionPointer(void *cgl_frame)
 {
     struct cgl_fr_zeModuleGetFunctionPointer *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->pFunctionName, cgl_f->pfnFunction);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
@@ -4998,10 +5006,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
@@ -5028,8 +5037,7 @@ static int cgl_th_zeKernelSetGroupSize(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetGroupSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
@@ -5042,10 +5050,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kern
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
@@ -5072,8 +5081,7 @@ static int cgl_th_zeKernelSuggestGroupSize(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSuggestGroupSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->globalSizeX, cgl_f->globalSizeY, cgl_f->globalSizeZ, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
@@ -5086,10 +5094,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
@@ -5111,8 +5120,7 @@ static int cgl_th_zeKernelSuggestMaxCooperativeGroupCount(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->totalGroupCount);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
@@ -5125,10 +5133,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativ
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
@@ -5155,8 +5164,7 @@ static int cgl_th_zeKernelSetArgumentValue(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetArgumentValue *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->argIndex, cgl_f->argSize, cgl_f->pArgValue);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
@@ -5169,10 +5177,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetArgumentValue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
@@ -5197,8 +5206,7 @@ static int cgl_th_zeKernelSetIndirectAccess(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetIndirectAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
@@ -5211,10 +5219,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
@@ -5239,8 +5248,7 @@ static int cgl_th_zeKernelGetIndirectAccess(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetIndirectAccess *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pFlags);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
@@ -5253,10 +5261,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
@@ -5282,8 +5291,7 @@ static int cgl_th_zeKernelGetSourceAttributes(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetSourceAttributes *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pString);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
@@ -5296,10 +5304,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
@@ -5324,8 +5333,7 @@ static int cgl_th_zeKernelSetCacheConfig(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetCacheConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->flags);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
@@ -5338,10 +5346,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_ke
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetCacheConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
@@ -5363,8 +5372,7 @@ static int cgl_th_zeKernelGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pKernelProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
@@ -5377,10 +5385,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_ker
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
@@ -5403,8 +5412,7 @@ static int cgl_th_zeKernelGetName(void *cgl_frame)
 {
     struct cgl_fr_zeKernelGetName *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pSize, cgl_f->pName);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
@@ -5417,10 +5425,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetName]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
@@ -5450,8 +5459,7 @@ static int cgl_th_zeCommandListAppendLaunchKernel(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5464,10 +5472,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5497,8 +5506,7 @@ static int cgl_th_zeCommandListAppendLaunchCooperativeKernel(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5511,10 +5519,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCoo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5544,8 +5553,7 @@ static int cgl_th_zeCommandListAppendLaunchKernelIndirect(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5558,10 +5566,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5592,8 +5601,7 @@ static int cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect(void *cgl_fra
 {
     struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->numKernels, cgl_f->phKernels, cgl_f->pCountBuffer, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5606,10 +5614,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMul
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5633,8 +5642,7 @@ static int cgl_th_zeContextMakeMemoryResident(void *cgl_frame)
 {
     struct cgl_fr_zeContextMakeMemoryResident *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -5647,10 +5655,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeMemoryResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
@@ -5674,8 +5683,7 @@ static int cgl_th_zeContextEvictMemory(void *cgl_frame)
 {
     struct cgl_fr_zeContextEvictMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -5688,10 +5696,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
@@ -5714,8 +5723,7 @@ static int cgl_th_zeContextMakeImageResident(void *cgl_frame)
 {
     struct cgl_fr_zeContextMakeImageResident *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -5728,10 +5736,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeImageResident]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
@@ -5754,8 +5763,7 @@ static int cgl_th_zeContextEvictImage(void *cgl_frame)
 {
     struct cgl_fr_zeContextEvictImage *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -5768,10 +5776,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
@@ -5795,8 +5804,7 @@ static int cgl_th_zeSamplerCreate(void *cgl_frame)
 {
     struct cgl_fr_zeSamplerCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phSampler);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
@@ -5809,10 +5817,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
@@ -5836,8 +5845,7 @@ static int cgl_th_zeSamplerDestroy(void *cgl_frame)
 {
     struct cgl_fr_zeSamplerDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(cgl_f->hSampler);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
@@ -5850,10 +5858,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeSamplerDestroy(hSampler);
@@ -5877,8 +5886,7 @@ static int cgl_th_zeVirtualMemReserve(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemReserve *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pStart, cgl_f->size, cgl_f->pptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
@@ -5891,10 +5899,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemReserve]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
@@ -5917,8 +5926,7 @@ static int cgl_th_zeVirtualMemFree(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemFree *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -5931,10 +5939,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
@@ -5958,8 +5967,7 @@ static int cgl_th_zeVirtualMemQueryPageSize(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemQueryPageSize *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->size, cgl_f->pagesize);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
@@ -5972,10 +5980,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
@@ -5999,8 +6008,7 @@ static int cgl_th_zePhysicalMemCreate(void *cgl_frame)
 {
     struct cgl_fr_zePhysicalMemCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phPhysicalMemory);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
@@ -6013,10 +6021,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
@@ -6041,8 +6050,7 @@ static int cgl_th_zePhysicalMemDestroy(void *cgl_frame)
 {
     struct cgl_fr_zePhysicalMemDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hPhysicalMemory);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
@@ -6055,10 +6063,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
@@ -6084,8 +6093,7 @@ static int cgl_th_zeVirtualMemMap(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemMap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->hPhysicalMemory, cgl_f->offset, cgl_f->access);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
@@ -6098,10 +6106,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_h
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
@@ -6124,8 +6133,7 @@ static int cgl_th_zeVirtualMemUnmap(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemUnmap *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -6138,10 +6146,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemUnmap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
@@ -6165,8 +6174,7 @@ static int cgl_th_zeVirtualMemSetAccessAttribute(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemSetAccessAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
@@ -6179,10 +6187,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
@@ -6207,8 +6216,7 @@ static int cgl_th_zeVirtualMemGetAccessAttribute(void *cgl_frame)
 {
     struct cgl_fr_zeVirtualMemGetAccessAttribute *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access, cgl_f->outSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
@@ -6221,10 +6229,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
@@ -6251,8 +6260,7 @@ static int cgl_th_zeKernelSetGlobalOffsetExp(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSetGlobalOffsetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->offsetX, cgl_f->offsetY, cgl_f->offsetZ);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
@@ -6265,10 +6273,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
@@ -6291,8 +6300,7 @@ static int cgl_th_zeDeviceReserveCacheExt(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceReserveCacheExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->cacheLevel, cgl_f->cacheReservationSize);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
@@ -6305,10 +6313,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
@@ -6332,8 +6341,7 @@ static int cgl_th_zeDeviceSetCacheAdviceExt(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceSetCacheAdviceExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->ptr, cgl_f->regionSize, cgl_f->cacheRegion);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
@@ -6346,10 +6354,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
@@ -6373,8 +6382,7 @@ static int cgl_th_zeEventQueryTimestampsExp(void *cgl_frame)
 {
     struct cgl_fr_zeEventQueryTimestampsExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(cgl_f->hEvent, cgl_f->hDevice, cgl_f->pCount, cgl_f->pTimestamps);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
@@ -6387,10 +6395,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
@@ -6412,8 +6421,7 @@ static int cgl_th_zeImageGetMemoryPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetMemoryPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(cgl_f->hImage, cgl_f->pMemoryProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
@@ -6426,10 +6434,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesEx
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
@@ -6454,8 +6463,7 @@ static int cgl_th_zeImageViewCreateExp(void *cgl_frame)
 {
     struct cgl_fr_zeImageViewCreateExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->hImage, cgl_f->phImageView);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
@@ -6468,10 +6476,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_cont
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageViewCreateExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
@@ -6496,8 +6505,7 @@ static int cgl_th_zeKernelSchedulingHintExp(void *cgl_frame)
 {
     struct cgl_fr_zeKernelSchedulingHintExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pHint);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
@@ -6510,10 +6518,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
@@ -6535,8 +6544,7 @@ static int cgl_th_zeDevicePciGetPropertiesExt(void *cgl_frame)
 {
     struct cgl_fr_zeDevicePciGetPropertiesExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pPciProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
@@ -6549,10 +6557,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
@@ -6584,8 +6593,7 @@ static int cgl_th_zeCommandListAppendImageCopyToMemoryExt(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->destRowPitch, cgl_f->destSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -6598,10 +6606,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6633,8 +6642,7 @@ static int cgl_th_zeCommandListAppendImageCopyFromMemoryExt(void *cgl_frame)
 {
     struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->srcRowPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -6647,10 +6655,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6673,8 +6682,7 @@ static int cgl_th_zeImageGetAllocPropertiesExt(void *cgl_frame)
 {
     struct cgl_fr_zeImageGetAllocPropertiesExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hImage, cgl_f->pImageAllocProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
@@ -6687,10 +6695,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
@@ -6714,8 +6723,7 @@ static int cgl_th_zeModuleInspectLinkageExt(void *cgl_frame)
 {
     struct cgl_fr_zeModuleInspectLinkageExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(cgl_f->pInspectDesc, cgl_f->numModules, cgl_f->phModules, cgl_f->phLog);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
@@ -6728,10 +6736,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
@@ -6754,8 +6763,7 @@ static int cgl_th_zeMemFreeExt(void *cgl_frame)
 {
     struct cgl_fr_zeMemFreeExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->pMemFreeDesc, cgl_f->ptr);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
@@ -6768,10 +6776,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFreeExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
@@ -6794,8 +6803,7 @@ static int cgl_th_zeFabricVertexGetExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->pCount, cgl_f->phVertices);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
@@ -6808,10 +6816,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
@@ -6834,8 +6843,7 @@ static int cgl_th_zeFabricVertexGetSubVerticesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetSubVerticesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pCount, cgl_f->phSubvertices);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
@@ -6848,10 +6856,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVertices
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
@@ -6873,8 +6882,7 @@ static int cgl_th_zeFabricVertexGetPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->pVertexProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
@@ -6887,10 +6895,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesE
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
@@ -6912,8 +6921,7 @@ static int cgl_th_zeFabricVertexGetDeviceExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricVertexGetDeviceExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(cgl_f->hVertex, cgl_f->phDevice);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
@@ -6926,10 +6934,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
@@ -6951,8 +6960,7 @@ static int cgl_th_zeDeviceGetFabricVertexExp(void *cgl_frame)
 {
     struct cgl_fr_zeDeviceGetFabricVertexExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phVertex);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
@@ -6965,10 +6973,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
@@ -6992,8 +7001,7 @@ static int cgl_th_zeFabricEdgeGetExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(cgl_f->hVertexA, cgl_f->hVertexB, cgl_f->pCount, cgl_f->phEdges);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
@@ -7006,10 +7014,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
@@ -7032,8 +7041,7 @@ static int cgl_th_zeFabricEdgeGetVerticesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetVerticesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->phVertexA, cgl_f->phVertexB);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
@@ -7046,10 +7054,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
@@ -7071,8 +7080,7 @@ static int cgl_th_zeFabricEdgeGetPropertiesExp(void *cgl_frame)
 {
     struct cgl_fr_zeFabricEdgeGetPropertiesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(cgl_f->hEdge, cgl_f->pEdgeProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
@@ -7085,10 +7093,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
@@ -7112,8 +7121,7 @@ static int cgl_th_zetModuleGetDebugInfo(void *cgl_frame)
 {
     struct cgl_fr_zetModuleGetDebugInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(cgl_f->hModule, cgl_f->format, cgl_f->pSize, cgl_f->pDebugInfo);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
@@ -7126,10 +7134,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_mo
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetModuleGetDebugInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
@@ -7151,8 +7160,7 @@ static int cgl_th_zetDeviceGetDebugProperties(void *cgl_frame)
 {
     struct cgl_fr_zetDeviceGetDebugProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pDebugProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
@@ -7165,10 +7173,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
@@ -7191,8 +7200,7 @@ static int cgl_th_zetDebugAttach(void *cgl_frame)
 {
     struct cgl_fr_zetDebugAttach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->config, cgl_f->phDebug);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
@@ -7205,10 +7213,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAttach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
@@ -7229,8 +7238,7 @@ static int cgl_th_zetDebugDetach(void *cgl_frame)
 {
     struct cgl_fr_zetDebugDetach *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(cgl_f->hDebug);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
@@ -7243,10 +7251,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugDetach]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugDetach(hDebug);
@@ -7269,8 +7278,7 @@ static int cgl_th_zetDebugReadEvent(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->timeout, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
@@ -7283,10 +7291,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
@@ -7308,8 +7317,7 @@ static int cgl_th_zetDebugAcknowledgeEvent(void *cgl_frame)
 {
     struct cgl_fr_zetDebugAcknowledgeEvent *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->event);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
@@ -7322,10 +7330,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
@@ -7347,8 +7356,7 @@ static int cgl_th_zetDebugInterrupt(void *cgl_frame)
 {
     struct cgl_fr_zetDebugInterrupt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -7361,10 +7369,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugInterrupt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
@@ -7386,8 +7395,7 @@ static int cgl_th_zetDebugResume(void *cgl_frame)
 {
     struct cgl_fr_zetDebugResume *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -7400,10 +7408,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_ses
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugResume]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugResume(hDebug, thread);
@@ -7428,8 +7437,7 @@ static int cgl_th_zetDebugReadMemory(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
@@ -7442,10 +7450,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
@@ -7470,8 +7479,7 @@ static int cgl_th_zetDebugWriteMemory(void *cgl_frame)
 {
     struct cgl_fr_zetDebugWriteMemory *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
@@ -7484,10 +7492,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteMemory]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
@@ -7510,8 +7519,7 @@ static int cgl_th_zetDebugGetRegisterSetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetDebugGetRegisterSetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pRegisterSetProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
@@ -7524,10 +7532,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProper
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
@@ -7553,8 +7562,7 @@ static int cgl_th_zetDebugReadRegisters(void *cgl_frame)
 {
     struct cgl_fr_zetDebugReadRegisters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -7567,10 +7575,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7596,8 +7605,7 @@ static int cgl_th_zetDebugWriteRegisters(void *cgl_frame)
 {
     struct cgl_fr_zetDebugWriteRegisters *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -7610,10 +7618,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteRegisters]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7636,8 +7645,7 @@ static int cgl_th_zetMetricGroupGet(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMetricGroups);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -7650,10 +7658,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
@@ -7675,8 +7684,7 @@ static int cgl_th_zetMetricGroupGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
@@ -7689,10 +7697,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
@@ -7718,8 +7727,7 @@ static int cgl_th_zetMetricGroupCalculateMetricValues(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGroupCalculateMetricValues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pMetricValueCount, cgl_f->pMetricValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
@@ -7732,10 +7740,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetri
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
@@ -7758,8 +7767,7 @@ static int cgl_th_zetMetricGet(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGet *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->pCount, cgl_f->phMetrics);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
@@ -7772,10 +7780,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_grou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGet]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
@@ -7797,8 +7806,7 @@ static int cgl_th_zetMetricGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zetMetricGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(cgl_f->hMetric, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
@@ -7811,10 +7819,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
@@ -7841,8 +7850,7 @@ static int cgl_th_zetContextActivateMetricGroups(void *cgl_frame)
 {
     struct cgl_fr_zetContextActivateMetricGroups *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->count, cgl_f->phMetricGroups);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -7855,10 +7863,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGrou
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetContextActivateMetricGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
@@ -7887,8 +7896,7 @@ static int cgl_th_zetMetricStreamerOpen(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerOpen *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->hNotificationEvent, cgl_f->phMetricStreamer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
@@ -7901,10 +7909,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_co
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerOpen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
@@ -7930,8 +7939,7 @@ static int cgl_th_zetCommandListAppendMetricStreamerMarker(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricStreamerMarker *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricStreamer, cgl_f->value);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
@@ -7944,10 +7952,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricSt
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
@@ -7971,8 +7980,7 @@ static int cgl_th_zetMetricStreamerClose(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerClose *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(cgl_f->hMetricStreamer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
@@ -7985,10 +7993,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerClose]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
@@ -8012,8 +8021,7 @@ static int cgl_th_zetMetricStreamerReadData(void *cgl_frame)
 {
     struct cgl_fr_zetMetricStreamerReadData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(cgl_f->hMetricStreamer, cgl_f->maxReportCount, cgl_f->pRawDataSize, cgl_f->pRawData);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -8026,10 +8034,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerReadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
@@ -8054,8 +8063,7 @@ static int cgl_th_zetMetricQueryPoolCreate(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryPoolCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->phMetricQueryPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
@@ -8068,10 +8076,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
@@ -8095,8 +8104,7 @@ static int cgl_th_zetMetricQueryPoolDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryPoolDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(cgl_f->hMetricQueryPool);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
@@ -8109,10 +8117,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
@@ -8135,8 +8144,7 @@ static int cgl_th_zetMetricQueryCreate(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(cgl_f->hMetricQueryPool, cgl_f->index, cgl_f->phMetricQuery);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
@@ -8149,10 +8157,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_met
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
@@ -8176,8 +8185,7 @@ static int cgl_th_zetMetricQueryDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(cgl_f->hMetricQuery);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
@@ -8190,10 +8198,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
@@ -8217,8 +8226,7 @@ static int cgl_th_zetMetricQueryReset(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(cgl_f->hMetricQuery);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
@@ -8231,10 +8239,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
@@ -8259,8 +8268,7 @@ static int cgl_th_zetCommandListAppendMetricQueryBegin(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricQueryBegin *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
@@ -8273,10 +8281,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
@@ -8304,8 +8313,7 @@ static int cgl_th_zetCommandListAppendMetricQueryEnd(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricQueryEnd *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(cgl_f->hCommandList, cgl_f->hMetricQuery, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -8318,10 +8326,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -8345,8 +8354,7 @@ static int cgl_th_zetCommandListAppendMetricMemoryBarrier(void *cgl_frame)
 {
     struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(cgl_f->hCommandList);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
@@ -8359,10 +8367,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
@@ -8385,8 +8394,7 @@ static int cgl_th_zetMetricQueryGetData(void *cgl_frame)
 {
     struct cgl_fr_zetMetricQueryGetData *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(cgl_f->hMetricQuery, cgl_f->pRawDataSize, cgl_f->pRawData);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -8399,10 +8407,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryGetData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
@@ -8424,8 +8433,7 @@ static int cgl_th_zetKernelGetProfileInfo(void *cgl_frame)
 {
     struct cgl_fr_zetKernelGetProfileInfo *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(cgl_f->hKernel, cgl_f->pProfileProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
@@ -8438,10 +8446,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetKernelGetProfileInfo]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
@@ -8464,8 +8473,7 @@ static int cgl_th_zetTracerExpCreate(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpCreate *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(cgl_f->hContext, cgl_f->desc, cgl_f->phTracer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
@@ -8478,10 +8486,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_conte
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
@@ -8505,8 +8514,7 @@ static int cgl_th_zetTracerExpDestroy(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpDestroy *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(cgl_f->hTracer);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
@@ -8519,10 +8527,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_trac
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpDestroy(hTracer);
@@ -8547,8 +8556,7 @@ static int cgl_th_zetTracerExpSetPrologues(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetPrologues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -8561,10 +8569,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetPrologues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
@@ -8589,8 +8598,7 @@ static int cgl_th_zetTracerExpSetEpilogues(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetEpilogues *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->pCoreCbs);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -8603,10 +8611,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
@@ -8631,8 +8640,7 @@ static int cgl_th_zetTracerExpSetEnabled(void *cgl_frame)
 {
     struct cgl_fr_zetTracerExpSetEnabled *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(cgl_f->hTracer, cgl_f->enable);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
@@ -8645,10 +8653,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEnabled]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
@@ -8676,8 +8685,7 @@ static int cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp(void *cgl_frame
 {
     struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pSetCount, cgl_f->pTotalMetricValueCount, cgl_f->pMetricCounts, cgl_f->pMetricValues);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
@@ -8690,10 +8698,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMulti
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
@@ -8715,8 +8724,7 @@ static int cgl_th_zesDeviceGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
@@ -8729,10 +8737,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
@@ -8754,8 +8763,7 @@ static int cgl_th_zesDeviceGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
@@ -8768,10 +8776,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetState(hDevice, pState);
@@ -8793,8 +8802,7 @@ static int cgl_th_zesDeviceReset(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceReset *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->force);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
@@ -8807,10 +8815,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceReset(hDevice, force);
@@ -8833,8 +8842,7 @@ static int cgl_th_zesDeviceProcessesGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceProcessesGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProcesses);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
@@ -8847,10 +8855,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceProcessesGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
@@ -8872,8 +8881,7 @@ static int cgl_th_zesDevicePciGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
@@ -8886,10 +8894,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
@@ -8911,8 +8920,7 @@ static int cgl_th_zesDevicePciGetState(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
@@ -8925,10 +8933,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
@@ -8951,8 +8960,7 @@ static int cgl_th_zesDevicePciGetBars(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetBars *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
@@ -8965,10 +8973,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_devi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetBars]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
@@ -8990,8 +8999,7 @@ static int cgl_th_zesDevicePciGetStats(void *cgl_frame)
 {
     struct cgl_fr_zesDevicePciGetStats *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pStats);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
@@ -9004,10 +9012,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetStats]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
@@ -9030,8 +9039,7 @@ static int cgl_th_zesDeviceEnumDiagnosticTestSuites(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phDiagnostics);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
@@ -9044,10 +9052,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestS
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
@@ -9069,8 +9078,7 @@ static int cgl_th_zesDiagnosticsGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
@@ -9083,10 +9091,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
@@ -9109,8 +9118,7 @@ static int cgl_th_zesDiagnosticsGetTests(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsGetTests *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->pCount, cgl_f->pTests);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
@@ -9123,10 +9131,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
@@ -9150,8 +9159,7 @@ static int cgl_th_zesDiagnosticsRunTests(void *cgl_frame)
 {
     struct cgl_fr_zesDiagnosticsRunTests *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(cgl_f->hDiagnostics, cgl_f->startIndex, cgl_f->endIndex, cgl_f->pResult);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
@@ -9164,10 +9172,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsRunTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
@@ -9189,8 +9198,7 @@ static int cgl_th_zesDeviceEccAvailable(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEccAvailable *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pAvailable);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
@@ -9203,10 +9211,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_de
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccAvailable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
@@ -9228,8 +9237,7 @@ static int cgl_th_zesDeviceEccConfigurable(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEccConfigurable *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pConfigurable);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
@@ -9242,10 +9250,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccConfigurable]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
@@ -9267,8 +9276,7 @@ static int cgl_th_zesDeviceGetEccState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetEccState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
@@ -9281,10 +9289,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
@@ -9307,8 +9316,7 @@ static int cgl_th_zesDeviceSetEccState(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceSetEccState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->newState, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
@@ -9321,10 +9329,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_dev
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceSetEccState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
@@ -9347,8 +9356,7 @@ static int cgl_th_zesDeviceEnumEngineGroups(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumEngineGroups *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phEngine);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
@@ -9361,10 +9369,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
@@ -9386,8 +9395,7 @@ static int cgl_th_zesEngineGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesEngineGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
@@ -9400,10 +9408,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_e
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
@@ -9425,8 +9434,7 @@ static int cgl_th_zesEngineGetActivity(void *cgl_frame)
 {
     struct cgl_fr_zesEngineGetActivity *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(cgl_f->hEngine, cgl_f->pStats);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
@@ -9439,10 +9447,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_eng
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetActivity]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
@@ -9464,8 +9473,7 @@ static int cgl_th_zesDeviceEventRegister(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEventRegister *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->events);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
@@ -9478,10 +9486,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEventRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
@@ -9507,8 +9516,7 @@ static int cgl_th_zesDriverEventListen(void *cgl_frame)
 {
     struct cgl_fr_zesDriverEventListen *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -9521,10 +9529,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driv
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -9550,8 +9559,7 @@ static int cgl_th_zesDriverEventListenEx(void *cgl_frame)
 {
     struct cgl_fr_zesDriverEventListenEx *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -9564,10 +9572,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_dr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListenEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -9590,8 +9599,7 @@ static int cgl_th_zesDeviceEnumFabricPorts(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFabricPorts *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPort);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
@@ -9604,10 +9612,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
@@ -9629,8 +9638,7 @@ static int cgl_th_zesFabricPortGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
@@ -9643,10 +9651,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
@@ -9668,8 +9677,7 @@ static int cgl_th_zesFabricPortGetLinkType(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetLinkType *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pLinkType);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
@@ -9682,10 +9690,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetLinkType]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
@@ -9707,8 +9716,7 @@ static int cgl_th_zesFabricPortGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
@@ -9721,10 +9729,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
@@ -9746,8 +9755,7 @@ static int cgl_th_zesFabricPortSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
@@ -9760,10 +9768,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
@@ -9785,8 +9794,7 @@ static int cgl_th_zesFabricPortGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
@@ -9799,10 +9807,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetState(hPort, pState);
@@ -9824,8 +9833,7 @@ static int cgl_th_zesFabricPortGetThroughput(void *cgl_frame)
 {
     struct cgl_fr_zesFabricPortGetThroughput *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(cgl_f->hPort, cgl_f->pThroughput);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
@@ -9838,10 +9846,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetThroughput]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
@@ -9864,8 +9873,7 @@ static int cgl_th_zesDeviceEnumFans(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFans *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFan);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
@@ -9878,10 +9886,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFans]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
@@ -9903,8 +9912,7 @@ static int cgl_th_zesFanGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
@@ -9917,10 +9925,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
@@ -9942,8 +9951,7 @@ static int cgl_th_zesFanGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
@@ -9956,10 +9964,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
@@ -9980,8 +9989,7 @@ static int cgl_th_zesFanSetDefaultMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetDefaultMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(cgl_f->hFan);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
@@ -9994,10 +10002,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetDefaultMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetDefaultMode(hFan);
@@ -10019,8 +10028,7 @@ static int cgl_th_zesFanSetFixedSpeedMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetFixedSpeedMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speed);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
@@ -10033,10 +10041,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
@@ -10058,8 +10067,7 @@ static int cgl_th_zesFanSetSpeedTableMode(void *cgl_frame)
 {
     struct cgl_fr_zesFanSetSpeedTableMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->speedTable);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
@@ -10072,10 +10080,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
@@ -10098,8 +10107,7 @@ static int cgl_th_zesFanGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFanGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(cgl_f->hFan, cgl_f->units, cgl_f->pSpeed);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
@@ -10112,10 +10120,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
@@ -10138,8 +10147,7 @@ static int cgl_th_zesDeviceEnumFirmwares(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFirmwares *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFirmware);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
@@ -10152,10 +10160,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_d
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
@@ -10177,8 +10186,7 @@ static int cgl_th_zesFirmwareGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFirmwareGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
@@ -10191,10 +10199,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
@@ -10217,8 +10226,7 @@ static int cgl_th_zesFirmwareFlash(void *cgl_frame)
 {
     struct cgl_fr_zesFirmwareFlash *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(cgl_f->hFirmware, cgl_f->pImage, cgl_f->size);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
@@ -10231,10 +10239,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmwar
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareFlash]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
@@ -10257,8 +10266,7 @@ static int cgl_th_zesDeviceEnumFrequencyDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumFrequencyDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phFrequency);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
@@ -10271,10 +10279,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomain
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
@@ -10296,8 +10305,7 @@ static int cgl_th_zesFrequencyGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
@@ -10310,10 +10318,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
@@ -10336,8 +10345,7 @@ static int cgl_th_zesFrequencyGetAvailableClocks(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetAvailableClocks *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCount, cgl_f->phFrequency);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
@@ -10350,10 +10358,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableCloc
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
@@ -10375,8 +10384,7 @@ static int cgl_th_zesFrequencyGetRange(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
@@ -10389,10 +10397,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
@@ -10414,8 +10423,7 @@ static int cgl_th_zesFrequencySetRange(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencySetRange *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pLimits);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
@@ -10428,10 +10436,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencySetRange]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
@@ -10453,8 +10462,7 @@ static int cgl_th_zesFrequencyGetState(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
@@ -10467,10 +10475,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_fre
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
@@ -10492,8 +10501,7 @@ static int cgl_th_zesFrequencyGetThrottleTime(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyGetThrottleTime *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pThrottleTime);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
@@ -10506,10 +10514,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
@@ -10531,8 +10540,7 @@ static int cgl_th_zesFrequencyOcGetCapabilities(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetCapabilities *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcCapabilities);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
@@ -10545,10 +10553,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilitie
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
@@ -10570,8 +10579,7 @@ static int cgl_th_zesFrequencyOcGetFrequencyTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetFrequencyTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcFrequency);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
@@ -10584,10 +10592,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
@@ -10609,8 +10618,7 @@ static int cgl_th_zesFrequencyOcSetFrequencyTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetFrequencyTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcFrequency);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
@@ -10623,10 +10631,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTa
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
@@ -10649,8 +10658,7 @@ static int cgl_th_zesFrequencyOcGetVoltageTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetVoltageTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentVoltageTarget, cgl_f->pCurrentVoltageOffset);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
@@ -10663,10 +10671,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
@@ -10689,8 +10698,7 @@ static int cgl_th_zesFrequencyOcSetVoltageTarget(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetVoltageTarget *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentVoltageTarget, cgl_f->CurrentVoltageOffset);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
@@ -10703,10 +10711,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarg
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
@@ -10728,8 +10737,7 @@ static int cgl_th_zesFrequencyOcSetMode(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->CurrentOcMode);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
@@ -10742,10 +10750,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
@@ -10767,8 +10776,7 @@ static int cgl_th_zesFrequencyOcGetMode(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pCurrentOcMode);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
@@ -10781,10 +10789,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_fr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
@@ -10806,8 +10815,7 @@ static int cgl_th_zesFrequencyOcGetIccMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetIccMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcIccMax);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
@@ -10820,10 +10828,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
@@ -10845,8 +10854,7 @@ static int cgl_th_zesFrequencyOcSetIccMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetIccMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocIccMax);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
@@ -10859,10 +10867,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
@@ -10884,8 +10893,7 @@ static int cgl_th_zesFrequencyOcGetTjMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcGetTjMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->pOcTjMax);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
@@ -10898,10 +10906,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
@@ -10923,8 +10932,7 @@ static int cgl_th_zesFrequencyOcSetTjMax(void *cgl_frame)
 {
     struct cgl_fr_zesFrequencyOcSetTjMax *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(cgl_f->hFrequency, cgl_f->ocTjMax);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
@@ -10937,10 +10945,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_f
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
@@ -10963,8 +10972,7 @@ static int cgl_th_zesDeviceEnumLeds(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumLeds *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phLed);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
@@ -10977,10 +10985,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumLeds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
@@ -11002,8 +11011,7 @@ static int cgl_th_zesLedGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesLedGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
@@ -11016,10 +11024,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
@@ -11041,8 +11050,7 @@ static int cgl_th_zesLedGetState(void *cgl_frame)
 {
     struct cgl_fr_zesLedGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
@@ -11055,10 +11063,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesLedGetState(hLed, pState);
@@ -11080,8 +11089,7 @@ static int cgl_th_zesLedSetState(void *cgl_frame)
 {
     struct cgl_fr_zesLedSetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->enable);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
@@ -11094,10 +11102,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesLedSetState(hLed, enable);
@@ -11119,8 +11128,7 @@ static int cgl_th_zesLedSetColor(void *cgl_frame)
 {
     struct cgl_fr_zesLedSetColor *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(cgl_f->hLed, cgl_f->pColor);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
@@ -11133,10 +11141,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetColor]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesLedSetColor(hLed, pColor);
@@ -11159,8 +11168,7 @@ static int cgl_th_zesDeviceEnumMemoryModules(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumMemoryModules *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phMemory);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
@@ -11173,10 +11181,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
@@ -11198,8 +11207,7 @@ static int cgl_th_zesMemoryGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
@@ -11212,10 +11220,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_m
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
@@ -11237,8 +11246,7 @@ static int cgl_th_zesMemoryGetState(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
@@ -11251,10 +11259,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetState(hMemory, pState);
@@ -11276,8 +11285,7 @@ static int cgl_th_zesMemoryGetBandwidth(void *cgl_frame)
 {
     struct cgl_fr_zesMemoryGetBandwidth *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(cgl_f->hMemory, cgl_f->pBandwidth);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
@@ -11290,10 +11298,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_me
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetBandwidth]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
@@ -11316,8 +11325,7 @@ static int cgl_th_zesDeviceEnumPerformanceFactorDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPerf);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
@@ -11330,10 +11338,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFact
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
@@ -11355,8 +11364,7 @@ static int cgl_th_zesPerformanceFactorGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
@@ -11369,10 +11377,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetPrope
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
@@ -11394,8 +11403,7 @@ static int cgl_th_zesPerformanceFactorGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->pFactor);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
@@ -11408,10 +11416,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
@@ -11433,8 +11442,7 @@ static int cgl_th_zesPerformanceFactorSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesPerformanceFactorSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(cgl_f->hPerf, cgl_f->factor);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
@@ -11447,10 +11455,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfi
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
@@ -11473,8 +11482,7 @@ static int cgl_th_zesDeviceEnumPowerDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPowerDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPower);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
@@ -11487,10 +11495,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
@@ -11512,8 +11521,7 @@ static int cgl_th_zesDeviceGetCardPowerDomain(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceGetCardPowerDomain *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->phPower);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
@@ -11526,10 +11534,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
@@ -11551,8 +11560,7 @@ static int cgl_th_zesPowerGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
@@ -11565,10 +11573,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pw
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
@@ -11590,8 +11599,7 @@ static int cgl_th_zesPowerGetEnergyCounter(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetEnergyCounter *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pEnergy);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
@@ -11604,10 +11612,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
@@ -11631,8 +11640,7 @@ static int cgl_th_zesPowerGetLimits(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetLimits *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
@@ -11645,10 +11653,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
@@ -11672,8 +11681,7 @@ static int cgl_th_zesPowerSetLimits(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetLimits *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
@@ -11686,10 +11694,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_ha
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimits]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
@@ -11711,8 +11720,7 @@ static int cgl_th_zesPowerGetEnergyThreshold(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetEnergyThreshold *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pThreshold);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
@@ -11725,10 +11733,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
@@ -11750,8 +11759,7 @@ static int cgl_th_zesPowerSetEnergyThreshold(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetEnergyThreshold *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->threshold);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
@@ -11764,10 +11772,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
@@ -11790,8 +11799,7 @@ static int cgl_th_zesDeviceEnumPsus(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumPsus *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phPsu);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
@@ -11804,10 +11812,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPsus]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
@@ -11829,8 +11838,7 @@ static int cgl_th_zesPsuGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesPsuGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
@@ -11843,10 +11851,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
@@ -11868,8 +11877,7 @@ static int cgl_th_zesPsuGetState(void *cgl_frame)
 {
     struct cgl_fr_zesPsuGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(cgl_f->hPsu, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
@@ -11882,10 +11890,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetState(hPsu, pState);
@@ -11908,8 +11917,7 @@ static int cgl_th_zesDeviceEnumRasErrorSets(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumRasErrorSets *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phRas);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
@@ -11922,10 +11930,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
@@ -11947,8 +11956,7 @@ static int cgl_th_zesRasGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
@@ -11961,10 +11969,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
@@ -11986,8 +11995,7 @@ static int cgl_th_zesRasGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
@@ -12000,10 +12008,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
@@ -12025,8 +12034,7 @@ static int cgl_th_zesRasSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesRasSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
@@ -12039,10 +12047,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_hand
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
@@ -12065,8 +12074,7 @@ static int cgl_th_zesRasGetState(void *cgl_frame)
 {
     struct cgl_fr_zesRasGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(cgl_f->hRas, cgl_f->clear, cgl_f->pState);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
@@ -12079,10 +12087,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handl
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesRasGetState(hRas, clear, pState);
@@ -12105,8 +12114,7 @@ static int cgl_th_zesDeviceEnumSchedulers(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumSchedulers *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phScheduler);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
@@ -12119,10 +12127,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
@@ -12144,8 +12153,7 @@ static int cgl_th_zesSchedulerGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
@@ -12158,10 +12166,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(ze
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
@@ -12183,8 +12192,7 @@ static int cgl_th_zesSchedulerGetCurrentMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetCurrentMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pMode);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
@@ -12197,10 +12205,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
@@ -12223,8 +12232,7 @@ static int cgl_th_zesSchedulerGetTimeoutModeProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetTimeoutModeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
@@ -12237,10 +12245,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModePr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
@@ -12263,8 +12272,7 @@ static int cgl_th_zesSchedulerGetTimesliceModeProperties(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerGetTimesliceModeProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
@@ -12277,10 +12285,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
@@ -12303,8 +12312,7 @@ static int cgl_th_zesSchedulerSetTimeoutMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetTimeoutMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -12317,10 +12325,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(z
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
@@ -12343,8 +12352,7 @@ static int cgl_th_zesSchedulerSetTimesliceMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetTimesliceMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -12357,10 +12365,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
@@ -12382,8 +12391,7 @@ static int cgl_th_zesSchedulerSetExclusiveMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetExclusiveMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -12396,10 +12404,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
@@ -12421,8 +12430,7 @@ static int cgl_th_zesSchedulerSetComputeUnitDebugMode(void *cgl_frame)
 {
     struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(cgl_f->hScheduler, cgl_f->pNeedReload);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -12435,10 +12443,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDe
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
@@ -12461,8 +12470,7 @@ static int cgl_th_zesDeviceEnumStandbyDomains(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumStandbyDomains *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phStandby);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
@@ -12475,10 +12483,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
@@ -12500,8 +12509,7 @@ static int cgl_th_zesStandbyGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesStandbyGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
@@ -12514,10 +12522,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
@@ -12539,8 +12548,7 @@ static int cgl_th_zesStandbyGetMode(void *cgl_frame)
 {
     struct cgl_fr_zesStandbyGetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->pMode);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
@@ -12553,10 +12561,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
@@ -12578,8 +12587,7 @@ static int cgl_th_zesStandbySetMode(void *cgl_frame)
 {
     struct cgl_fr_zesStandbySetMode *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(cgl_f->hStandby, cgl_f->mode);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
@@ -12592,10 +12600,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standb
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbySetMode]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesStandbySetMode(hStandby, mode);
@@ -12618,8 +12627,7 @@ static int cgl_th_zesDeviceEnumTemperatureSensors(void *cgl_frame)
 {
     struct cgl_fr_zesDeviceEnumTemperatureSensors *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(cgl_f->hDevice, cgl_f->pCount, cgl_f->phTemperature);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
@@ -12632,10 +12640,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSens
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
@@ -12657,8 +12666,7 @@ static int cgl_th_zesTemperatureGetProperties(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetProperties *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pProperties);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
@@ -12671,10 +12679,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetProperties]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
@@ -12696,8 +12705,7 @@ static int cgl_th_zesTemperatureGetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
@@ -12710,10 +12718,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
@@ -12735,8 +12744,7 @@ static int cgl_th_zesTemperatureSetConfig(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureSetConfig *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pConfig);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
@@ -12749,10 +12757,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureSetConfig]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
@@ -12774,8 +12783,7 @@ static int cgl_th_zesTemperatureGetState(void *cgl_frame)
 {
     struct cgl_fr_zesTemperatureGetState *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(cgl_f->hTemperature, cgl_f->pTemperature);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
@@ -12788,10 +12796,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_t
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetState]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
@@ -12814,8 +12823,7 @@ static int cgl_th_zesPowerGetLimitsExt(void *cgl_frame)
 {
     struct cgl_fr_zesPowerGetLimitsExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
@@ -12828,10 +12836,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
@@ -12854,8 +12863,7 @@ static int cgl_th_zesPowerSetLimitsExt(void *cgl_frame)
 {
     struct cgl_fr_zesPowerSetLimitsExt *cgl_f = cgl_frame;
     cgl_f->cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained);
-    if (CG_LIKELY(cgl_f->cgl_ret == ZE_RESULT_SUCCESS)) return 0;
-    return (int)cgl_f->cgl_ret ? (int)cgl_f->cgl_ret : CG_RESULT_ZERO;
+    return cgl_thunk_code(cgl_f->cgl_ret);
 }
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
@@ -12868,10 +12876,11 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimitsExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
-        if (CG_LIKELY(cgl_ret == ZE_RESULT_SUCCESS))
+        int cgl_code = cgl_thunk_code(cgl_ret);
+        if (CG_LIKELY(cgl_code == 0))
             cg_leave(cgl_tok);
         else
-            cg_leave_code(cgl_tok, (int)cgl_ret ? (int)cgl_ret : CG_RESULT_ZERO);
+            cg_leave_code(cgl_tok, cgl_code);
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
