@@ -8,6 +8,7 @@
 #include <caml/mlvalues.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <toy.h>
 
 static toy_device_t dev(void)
@@ -57,16 +58,31 @@ value cg_ml_holds(value unit)
     return Val_bool(adapter && adapter->holds());
 }
 
+/* toyWait's statistics: (calls, stalls, longest call in ns, stall time in
+ * ns), the last two for the message of a failure. */
 value cg_ml_stats(value name)
 {
     CAMLparam1(name);
     CAMLlocal1(r);
     cg_site_stats st = {0};
     cg_get_stats(String_val(name), &st);
-    r = caml_alloc_tuple(2);
-    Store_field(r, 0, Val_int(st.calls));
-    Store_field(r, 1, Val_int(st.stalls));
+    r = caml_alloc_tuple(4);
+    Store_field(r, 0, Val_long(st.calls));
+    Store_field(r, 1, Val_long(st.stalls));
+    Store_field(r, 2, Val_long(st.max_ns));
+    Store_field(r, 3, Val_long(st.stall_ns));
     CAMLreturn(r);
+}
+
+/* Seconds on CLOCK_MONOTONIC. The pause is measured on it, as the Ruby and
+ * Python pause tests measure theirs: Unix.gettimeofday is the wall clock,
+ * which a clock step moves by any amount in the middle of the wait. */
+value cg_ml_now(value unit)
+{
+    (void)unit;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return caml_copy_double((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
 }
 
 static void *holds_here(void *out)

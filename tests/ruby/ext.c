@@ -82,7 +82,8 @@ static VALUE cgr_stats(VALUE self, VALUE name)
     (void)self;
     cg_site_stats st = {0};
     cg_get_stats(StringValueCStr(name), &st);
-    return rb_ary_new_from_args(2, ULL2NUM(st.calls), ULL2NUM(st.stalls));
+    /* calls, stalls, and for the message of a failure the longest call and the stall time (ns) */
+    return rb_ary_new_from_args(4, ULL2NUM(st.calls), ULL2NUM(st.stalls), ULL2NUM(st.max_ns), ULL2NUM(st.stall_ns));
 }
 
 /* The build hides symbols by default; Ruby looks this one up. */

@@ -40,22 +40,40 @@ if expect == "signal"
 end
 
 finished = false
-worker = Thread.new { sleep 0.2; CgToy.wait(1000); finished = true }
+# What the waiting thread saw, for the message of a failure: holds() around
+# the wait, when the wait began and how long it took.
+seen_by_worker = {}
+worker = Thread.new do
+  sleep 0.2
+  seen_by_worker[:before] = CgToy.holds
+  t0 = now
+  CgToy.wait(1000)
+  seen_by_worker.update(ms: (now - t0) * 1000, start: t0, after: CgToy.holds)
+  finished = true
+end
 longest = 0.0
-last = now
+longest_from = last = now
 until finished
   sleep 0.001
   t = now
-  longest = [longest, t - last].max
+  longest, longest_from = t - last, last if t - last > longest
   last = t
 end
 worker.join
 ms = longest * 1000
-stalls = CgToy.stats("toyWait")[1]
+calls, stalls, max_ns, stall_ns = CgToy.stats("toyWait")
 puts format("longest pause %.1f ms, %d stall(s) reported", ms, stalls)
+# CALLGUARD_* variables inherited by this run change what is counted (a stall limit, a policy).
+cg_env = ENV.select { |k, _| k.start_with?("CALLGUARD_") }.map { |k, v| "#{k}=#{v}" }.join(" ")
+seen = format("the longest pause began %+.1f ms from the start of the wait, which took %.1f ms, " \
+              "holds() %s before it and %s after; toyWait: %d call(s), %d stall(s), longest call %.1f ms, " \
+              "stall time %.1f ms; CALLGUARD_* set: [%s]",
+              (longest_from - seen_by_worker[:start]) * 1000, seen_by_worker[:ms], seen_by_worker[:before],
+              seen_by_worker[:after], calls, stalls, max_ns / 1e6, stall_ns / 1e6, cg_env)
+puts seen
 if expect == "stall"
-  fail format("expected a stall of about 1 s, longest pause %.1f ms", ms) if ms < 800
+  fail format("expected a stall of about 1 s, longest pause %.1f ms (%s)", ms, seen) if ms < 800
 elsif ms > 50
-  fail format("expected pauses of at most 50 ms, saw %.1f ms", ms)
+  fail format("expected pauses of at most 50 ms, saw %.1f ms (%s)", ms, seen)
 end
-fail "expected #{want_stalls} stall(s) reported, got #{stalls}" unless stalls == want_stalls
+fail "expected #{want_stalls} stall(s) reported, got #{stalls} (#{seen})" unless stalls == want_stalls
