@@ -24,7 +24,9 @@
  * thread's end minus the first thread's start, CLOCK_MONOTONIC) / n. n is
  * set per row and configuration so that a round lasts about ROUND_NS. The
  * three configurations of a row alternate round by round (which runs first
- * rotates); a figure is the median over the rounds, +ns the median of each
+ * rotates); a figure is the median over the clean rounds (team_round:
+ * the threads started together and none was descheduled for long; rounds
+ * are run until R were clean, at most TRIES * R), +ns the median of each
  * round's paired difference (statistics on minus idle).
  *
  * Usage: bench_contention [--threads LIST] [--rounds R] [--ir FILE]
