@@ -4,10 +4,13 @@
  * call. */
 #include <callguard/adapters.h>
 #include <caml/alloc.h>
+#include <caml/fail.h>
 #include <caml/memory.h>
 #include <caml/mlvalues.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <toy.h>
 
@@ -91,12 +94,20 @@ static void *holds_here(void *out)
     return NULL;
 }
 
-/* holds() on a thread OCaml does not know (a driver's own thread, say). */
+/* holds() on a thread OCaml does not know (a driver's own thread, say). A
+ * thread that cannot be made (a loaded machine's thread limit) raises
+ * Failure naming why, rather than reading as a wrong holds(). */
 value cg_ml_holds_on_c_thread(value unit)
 {
     (void)unit;
     int held = -1;
     pthread_t t;
-    if (pthread_create(&t, NULL, holds_here, &held) == 0) pthread_join(t, NULL);
+    int e = pthread_create(&t, NULL, holds_here, &held);
+    if (e != 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "cannot create a C thread to ask holds() on: %s", strerror(e));
+        caml_failwith(msg);
+    }
+    pthread_join(t, NULL);
     return Val_bool(held != 0);
 }

@@ -6,6 +6,7 @@
 #include <ruby.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <toy.h>
 
 static toy_device_t dev(void)
@@ -67,13 +68,17 @@ static void *holds_here(void *out)
     return NULL;
 }
 
-/* holds() on a thread Ruby does not know (a driver's own thread, say). */
+/* holds() on a thread Ruby does not know (a driver's own thread, say). A
+ * thread that cannot be made (a loaded machine's thread limit) raises,
+ * naming why, rather than reading as a wrong holds(). */
 static VALUE cgr_holds_on_c_thread(VALUE self)
 {
     (void)self;
     int held = -1;
     pthread_t t;
-    if (pthread_create(&t, NULL, holds_here, &held) == 0) pthread_join(t, NULL);
+    int e = pthread_create(&t, NULL, holds_here, &held);
+    if (e != 0) rb_raise(rb_eRuntimeError, "cannot create a C thread to ask holds() on: %s", strerror(e));
+    pthread_join(t, NULL);
     return held != 0 ? Qtrue : Qfalse;
 }
 
