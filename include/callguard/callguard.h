@@ -64,7 +64,9 @@ typedef enum cg_adapter_mode {
 } cg_adapter_mode;
 
 /* A host-runtime adapter. call_outside runs fn(arg) with the runtime left
- * (GIL released, GC-safe...) or runs it directly where that is not possible.
+ * (GIL released, GC-safe...) or runs it directly where that is not possible;
+ * then it calls cg_adapter_ran_held() first, so that the call is counted as
+ * made with the runtime held (a stall when it lasts one).
  * holds() tells whether the calling thread holds the runtime now. */
 typedef struct cg_adapter {
     const char *name;
@@ -84,6 +86,10 @@ int cg_set_blocking(const char *site, int blocking, const char *reason);
 
 /* Adapter: NULL removes it. The adapter struct must outlive its use. */
 int cg_set_adapter(const cg_adapter *adapter, cg_adapter_mode mode);
+/* From an adapter's call_outside, on its thread, just before it runs fn
+ * without having left the runtime (Ruby's adapter, when an interrupt is
+ * pending): the guarded call is then one made holding the runtime. */
+void cg_adapter_ran_held(void);
 /* The built-in CPython adapter (symbols looked up in the running process). */
 const cg_adapter *cg_adapter_cpython(void);
 /* "none", "auto" (detect only, CPython when present), "cpython" (active). */

@@ -10,6 +10,11 @@
  * is pending it returns without calling at all, and then the call is made
  * with the GVL held (it must happen: the caller asked for it), and Ruby
  * handles the interrupt at its next check, after the guarded call returns.
+ * Pending interrupts include Ruby's thread switch: once another thread has
+ * waited a time slice (100 ms) for the GVL, the holder gets one. So a
+ * binding that ran C code with the GVL held that long before the guarded
+ * call makes it with the GVL held; cg_adapter_ran_held() lets the report
+ * show it as a stall.
  * No unblocking function: a driver call cannot be interrupted, so an
  * interrupt that arrives meanwhile waits for it to return. */
 #include <callguard/adapters.h>
@@ -42,7 +47,12 @@ static void cgr_call_outside(void (*fn)(void *), void *arg)
     cgr_call c = {fn, arg, 0};
     /* errno: cg_call keeps what the driver call left (re-taking the GVL may change it). */
     rb_thread_call_without_gvl2(cgr_outside, &c, NULL, NULL);
-    if (!c.ran) fn(arg); /* an interrupt was pending: call with the GVL held */
+    if (!c.ran) {
+        /* An interrupt was pending: call with the GVL held, and say so, so
+         * that the call is counted as held (a stall when it lasts one). */
+        cg_adapter_ran_held();
+        fn(arg);
+    }
 }
 
 static const cg_adapter cgr_adapter = {"ruby", cgr_holds, cgr_call_outside};

@@ -22,6 +22,11 @@
  * libraries dlopen'd by Python or Julia get initial-exec TLS from a small
  * static pool. */
 static __thread int cgi_depth __attribute__((tls_model("initial-exec")));
+/* Set by cg_adapter_ran_held(): the adapter's call_outside is running fn
+ * with the runtime held (read by the general path after call_outside). */
+static __thread int cgi_ran_held __attribute__((tls_model("initial-exec")));
+
+void cg_adapter_ran_held(void) { cgi_ran_held = 1; }
 
 void cgi_call_after_fork_child(void) { cgi_depth = 0; }
 
@@ -316,10 +321,19 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     }
 
     cgi_depth++;
-    if (leave)
+    if (leave) {
+        /* An adapter that could not leave says so (cg_adapter_ran_held):
+         * then the call held the runtime. Saved and put back: fn's own
+         * nested calls never leave, but a callback could come through here
+         * on this thread. */
+        int outer = cgi_ran_held;
+        cgi_ran_held = 0;
         ad->call_outside(cgi_inner, &f);
-    else
+        held = cgi_ran_held;
+        cgi_ran_held = outer;
+    } else {
         cgi_inner(&f);
+    }
     cgi_depth--;
 
     if (stats) {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <toy.h>
 
 static toy_device_t dev(void)
@@ -31,6 +32,24 @@ static VALUE cgr_wait(VALUE self, VALUE ms)
 {
     (void)self;
     toyWait(dev(), NUM2UINT(ms)); /* the GVL is held here */
+    return Qnil;
+}
+
+/* A binding that first runs C code for spin_ms with the GVL held (a
+ * thread waiting for the GVL meanwhile makes Ruby post its thread-switch
+ * interrupt to this one), then makes the guarded call: the adapter finds
+ * the interrupt pending and makes the call with the GVL held. */
+static VALUE cgr_spin_then_wait(VALUE self, VALUE spin_ms, VALUE ms)
+{
+    (void)self;
+    toy_device_t d = dev();
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double limit = NUM2UINT(spin_ms) / 1e3;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < limit);
+    toyWait(d, NUM2UINT(ms));
     return Qnil;
 }
 
@@ -97,6 +116,7 @@ __attribute__((visibility("default"))) void Init_cgtoyrb(void)
     VALUE m = rb_define_module("CgToy");
     rb_define_module_function(m, "adapter", cgr_adapter, 1);
     rb_define_module_function(m, "wait", cgr_wait, 1);
+    rb_define_module_function(m, "spin_then_wait", cgr_spin_then_wait, 2);
     rb_define_module_function(m, "wait_signal_pending", cgr_wait_signal_pending, 1);
     rb_define_module_function(m, "last_result", cgr_last_result, 0);
     rb_define_module_function(m, "holds", cgr_holds, 0);

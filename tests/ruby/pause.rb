@@ -3,10 +3,15 @@
 # main thread ticks every millisecond and keeps the longest gap.
 # usage: ruby pause.rb EXT_DIR MODE EXPECT [STALLS]
 #   MODE   none | detect | active   (the adapter the binding switches on)
-#   EXPECT stall | no-stall | signal
+#   EXPECT stall | no-stall | signal | refused
 #   STALLS how many stalls callguard must have reported (default 0)
 # signal: a trap that raises is pending when the guarded call leaves the
 # GVL; the call must complete (with the GVL held) and the exception come after.
+# refused: the waiting thread first spins 300 ms in C with the GVL held, so
+# Ruby posts its thread-switch interrupt to it; the adapter then finds an
+# interrupt pending and makes the call with the GVL held: the whole wait is a
+# pause (what Ruby allows without processing the interrupt, which may raise),
+# and callguard must report it as a stall.
 $LOAD_PATH.unshift(ARGV[0])
 require "cgtoyrb"
 
@@ -47,7 +52,11 @@ worker = Thread.new do
   sleep 0.2
   seen_by_worker[:before] = CgToy.holds
   t0 = now
-  CgToy.wait(1000)
+  if expect == "refused"
+    CgToy.spin_then_wait(300, 1000)
+  else
+    CgToy.wait(1000)
+  end
   seen_by_worker.update(ms: (now - t0) * 1000, start: t0, after: CgToy.holds)
   finished = true
 end
@@ -71,7 +80,7 @@ seen = format("the longest pause began %+.1f ms from the start of the wait, whic
               (longest_from - seen_by_worker[:start]) * 1000, seen_by_worker[:ms], seen_by_worker[:before],
               seen_by_worker[:after], calls, stalls, max_ns / 1e6, stall_ns / 1e6, cg_env)
 puts seen
-if expect == "stall"
+if expect == "stall" || expect == "refused"
   fail format("expected a stall of about 1 s, longest pause %.1f ms (%s)", ms, seen) if ms < 800
 elsif ms > 50
   fail format("expected pauses of at most 50 ms, saw %.1f ms (%s)", ms, seen)
