@@ -50,6 +50,7 @@
 #endif
 
 #include "bench_callgrind.h"
+#include "bench_util.h"
 
 #define N_TIME 100000L /* calls per timed loop */
 #define ROUNDS 101     /* odd: the median is one of them */
@@ -339,24 +340,12 @@ static void read_counts(const char *path)
 
 /* ---- output --------------------------------------------------------------------- */
 
-static const char *object_of(void *p)
-{
-    Dl_info info;
-    if (!dladdr(p, &info) || !info.dli_fname) return "?";
-    const char *slash = strrchr(info.dli_fname, '/');
-    return slash ? slash + 1 : info.dli_fname;
-}
+static const char *object_of(void *p) { return cg_bench_object_of(p); }
 
 static nop_fn lookup(const char *soname, const char *must_land_in)
 {
-    void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
-    nop_fn fn = NULL;
-    if (h) *(void **)&fn = dlsym(h, "toyNop");
-    if (!fn || strcmp(object_of(*(void **)&fn), must_land_in) != 0) {
-        fprintf(stderr, "bench_call: toyNop from %s lands in %s, expected %s\n", soname,
-                fn ? object_of(*(void **)&fn) : "nothing", must_land_in);
-        exit(1);
-    }
+    nop_fn fn;
+    *(void **)&fn = cg_bench_lookup("bench_call", soname, "toyNop", must_land_in);
     return fn;
 }
 

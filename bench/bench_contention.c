@@ -57,6 +57,7 @@
 #endif
 
 #include "bench_callgrind.h"
+#include "bench_util.h"
 
 #define ROUND_NS 2e6     /* a round's target length */
 #define ROUNDS_DEFAULT 51 /* odd: the median is one of them */
@@ -403,25 +404,9 @@ static void read_counts(const char *path)
 
 /* ---- set-up and output -------------------------------------------------------------- */
 
-static const char *object_of(void *p)
-{
-    Dl_info info;
-    if (!dladdr(p, &info) || !info.dli_fname) return "?";
-    const char *slash = strrchr(info.dli_fname, '/');
-    return slash ? slash + 1 : info.dli_fname;
-}
+static const char *object_of(void *p) { return cg_bench_object_of(p); }
 
-static void *lookup(const char *soname, const char *name)
-{
-    void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
-    void *fn = h ? dlsym(h, name) : NULL;
-    if (!fn || strcmp(object_of(fn), soname) != 0) {
-        fprintf(stderr, "bench_contention: %s from %s lands in %s, expected %s\n", name, soname,
-                fn ? object_of(fn) : "nothing", soname);
-        exit(1);
-    }
-    return fn;
-}
+static void *lookup(const char *soname, const char *name) { return cg_bench_lookup("bench_contention", soname, name, soname); }
 
 static void print_machine(void)
 {
