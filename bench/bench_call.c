@@ -183,18 +183,6 @@ static double ns_per_call(uint32_t (*loop)(long))
     return (now_ns() - t0) / (double)N_TIME;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
 static double base_ns(const row *w)
 {
     if (w->base_on) w->base_on();
@@ -225,9 +213,9 @@ static void time_rows(void)
             added[i][r] = cand[i][r] - base[i][r];
         }
     for (size_t i = 0; i < NROWS; i++) {
-        rows[i].ns_base = median(base[i], ROUNDS);
-        rows[i].ns_cand = median(cand[i], ROUNDS);
-        rows[i].ns_added = median(added[i], ROUNDS);
+        rows[i].ns_base = cg_bench_median(base[i], ROUNDS);
+        rows[i].ns_cand = cg_bench_median(cand[i], ROUNDS);
+        rows[i].ns_added = cg_bench_median(added[i], ROUNDS);
     }
 }
 

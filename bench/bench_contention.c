@@ -287,18 +287,6 @@ typedef struct row {
 static row rows[MAX_ROWS];
 static int nrows;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
 static void time_row(row *w, int rounds)
 {
     team *t = malloc(sizeof *t);
@@ -343,8 +331,8 @@ static void time_row(row *w, int rounds)
         kept = tried;
     }
     for (int r = 0; r < kept; r++) v[NCONF * stride + r] = v[C_STATS * stride + r] - v[C_IDLE * stride + r];
-    for (int c = 0; c < NCONF; c++) w->ns[c] = median(v + c * stride, kept);
-    w->added = median(v + NCONF * stride, kept);
+    for (int c = 0; c < NCONF; c++) w->ns[c] = cg_bench_median(v + c * stride, kept);
+    w->added = cg_bench_median(v + NCONF * stride, kept);
     team_stop(t);
     free(clean);
     free(v);

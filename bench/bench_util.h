@@ -1,6 +1,6 @@
 /* bench_util.h: what the benchmarks share besides callgrind's requests
  * (bench_callgrind.h): finding the function a loop calls, and saying which
- * object it is in. Used by bench_call.c and bench_contention.c. */
+ * object it is in, and the median of a run's rounds. Used by bench_call.c and bench_contention.c. */
 #ifndef CG_BENCH_UTIL_H
 #define CG_BENCH_UTIL_H
 
@@ -31,6 +31,19 @@ static inline void *cg_bench_lookup(const char *prog, const char *soname, const 
         exit(1);
     }
     return fn;
+}
+
+static inline int cg_bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (n odd: one of them); sorts v. */
+static inline double cg_bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cg_bench_cmp_double);
+    return v[n / 2];
 }
 
 #endif
