@@ -441,7 +441,7 @@ static long stats_dir_calls(const char *dir, const char *site, int *files)
         (*files)++;
         if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) == 0)
             for (uint32_t i = 0; i < atomic_load(&r->h.nrecords); i++)
-                if (strcmp(r->r[i].name, site) == 0) calls += (long)atomic_load(&r->r[i].c.calls);
+                if (strcmp(r->r[i].name, site) == 0) calls += (long)cgi_ctr_calls(&r->r[i].c);
         munmap(r, sizeof *r);
     }
     closedir(d);

@@ -96,7 +96,8 @@ __attribute__((visibility("default"))) ssize_t pread64(int fd, void *buf, size_t
 static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
 {
     memset(&r->h, 0, sizeof r->h);
-    memset(r->r, 0, 2 * sizeof r->r[0]);
+    memset(&r->r[0], 0, sizeof r->r[0]);
+    memset(&r->r[1], 0, sizeof r->r[1]);
     memcpy(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC);
     r->h.version = CGI_STATS_VERSION;
     r->h.max_records = CGI_STATS_MAX_RECORDS;

@@ -202,7 +202,7 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
 static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
 {
     cg_counters *c = s->ctr;
-    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->calls, 1, memory_order_relaxed);
     atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
     atomic_store_explicit(&slot->counters, c, memory_order_release);
 }
@@ -221,7 +221,7 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
     if (traced) {
         if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
@@ -453,7 +453,7 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
             if (code) code = cgi_stats_result(c, code);
             uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
             atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-            atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+            atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
             if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
         }
         cgi_py.restore(p);
@@ -473,7 +473,7 @@ void cg_leave(uintptr_t tok)
         uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
         uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
         atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-        atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
         if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
             __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
             cgi_leave_long(c, t0, ns);

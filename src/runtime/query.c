@@ -22,10 +22,10 @@ int cg_get_stats(const char *name, cg_site_stats *out)
     cg_site *s = cgi_site_find(name);
     if (s) {
         cg_counters *c = s->ctr;
-        out->calls = atomic_load(&c->calls);
+        out->calls = cgi_ctr_calls(c);
         out->nested = atomic_load(&c->nested);
         out->errors = atomic_load(&c->errors);
-        out->total_ns = atomic_load(&c->total_ns);
+        out->total_ns = cgi_ctr_total_ns(c);
         out->max_ns = atomic_load(&c->max_ns);
         out->lock_wait_ns = atomic_load(&c->lock_wait_ns);
         out->stalls = atomic_load(&c->stalls);
@@ -42,7 +42,7 @@ int cg_reset_stats(void)
     pthread_mutex_lock(&cgi_cfg_lock);
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
     for (uint32_t i = 0; i < n; i++) {
-        memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+        cgi_ctr_zero(&cgi_stats->r[i]);
         for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) atomic_store(&cgi_stats->r[i].code[k].count, 0);
     }
     cgi_stats_reset_stalls();

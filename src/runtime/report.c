@@ -50,10 +50,10 @@ static uint64_t cgi_ld(const _Atomic uint64_t *p) { return atomic_load_explicit(
 
 static void cgi_add(cgi_totals *t, const cg_counters *c)
 {
-    t->calls += cgi_ld(&c->calls);
+    t->calls += cgi_ctr_calls(c);
     t->nested += cgi_ld(&c->nested);
     t->errors += cgi_ld(&c->errors);
-    t->total_ns += cgi_ld(&c->total_ns);
+    t->total_ns += cgi_ctr_total_ns(c);
     t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
     t->stalls += cgi_ld(&c->stalls);
     t->stall_ns += cgi_ld(&c->stall_ns);
@@ -447,7 +447,7 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
-            if (cgi_ld(&c->calls) == 0) continue;
+            if (cgi_ctr_calls(c) == 0) continue;
             fprintf(out, "%s\n       {\"api\": ", nsite++ ? "," : "");
             cgi_json_str(out, rec->api);
             fprintf(out, ", \"name\": ");
@@ -456,8 +456,8 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                     ", \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, \"max_ns\": %lu, "
                     "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
                     "\"%s\", \"blocking\": %s, \"serialize\": ",
-                    (unsigned long)cgi_ld(&c->calls), (unsigned long)cgi_ld(&c->nested), (unsigned long)cgi_ld(&c->errors),
-                    (unsigned long)cgi_ld(&c->total_ns), (unsigned long)cgi_ld(&c->max_ns),
+                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested), (unsigned long)cgi_ld(&c->errors),
+                    (unsigned long)cgi_ctr_total_ns(c), (unsigned long)cgi_ld(&c->max_ns),
                     (unsigned long)cgi_ld(&c->lock_wait_ns), (unsigned long)cgi_ld(&c->stalls),
                     (unsigned long)cgi_ld(&c->stall_ns), cgi_transition_name(rec->transition),
                     rec->blocking ? "true" : "false");
@@ -773,7 +773,7 @@ static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
     if (!cgi_note_host(w, r->h.host, sizeof r->h.host)) w->oom = 1;
     for (uint32_t k = 0; k < cgi_nrec(r) && !w->oom; k++) {
         const cgi_stats_record *rec = &r->r[k];
-        if (cgi_ld(&rec->c.calls) == 0) continue;
+        if (cgi_ctr_calls(&rec->c) == 0) continue;
         cgi_row *row = cgi_row_of(w, rec);
         if (!row) {
             w->oom = 1;
@@ -827,14 +827,14 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         int apiw = 4;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
-            if (len > apiw && cgi_ld(&r->r[k].c.calls)) apiw = len;
+            if (len > apiw && cgi_ctr_calls(&r->r[k].c)) apiw = len;
         }
         fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls",
                 "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
-            if (cgi_ld(&c->calls) == 0) continue;
+            if (cgi_ctr_calls(c) == 0) continue;
             char policy[128];
             int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
             if (rec->domain[0])
@@ -842,8 +842,8 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                                 rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
             if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
             fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
-                    (unsigned long)cgi_ld(&c->calls), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ld(&c->total_ns)),
+                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ctr_total_ns(c)),
                     cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
                     policy);
             cgi_code_list codes = {.n = 0};

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
-_Static_assert(sizeof(cgi_stats_record) == 512, "stats record layout is fixed");
+_Static_assert(sizeof(cgi_stats_record) == 1024 && offsetof(cgi_stats_record, shard) == 512,
+               "stats record layout is fixed, its shards on their own cache lines");
 _Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
 _Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
 _Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
@@ -218,7 +219,7 @@ void cgi_stats_after_fork_child(void)
         fresh = 1;
     }
     for (uint32_t i = 0; i < n; i++) {
-        memset(&cgi_stats->r[i].c, 0, sizeof(cg_counters));
+        cgi_ctr_zero(&cgi_stats->r[i]);
         for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) {
             cgi_code *code = &cgi_stats->r[i].code[k];
             atomic_store(&code->count, 0);
@@ -415,6 +416,7 @@ cgi_slot *cgi_slot_claim(void)
         if (atomic_load_explicit(&slot->tid, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_strong(&slot->tid, &free_tid, -1)) {
             cgi_slot_fill(slot);
+            slot->shard_off = (uint32_t)((i % CGI_SHARDS) * sizeof(cgi_shard));
             unsigned used = atomic_load(&cgi_slots_used);
             while (used < i + 1 && !atomic_compare_exchange_weak(&cgi_slots_used, &used, i + 1)) {
             }

@@ -9,6 +9,9 @@
 
 #include "internal.h"
 
+#include <stddef.h>
+#include <string.h>
+
 #define CGI_STATS_MAGIC "CGSTATS"
 /* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
  * 3: the host and the clock in the header; stalls and thread slots after the records;
@@ -17,9 +20,19 @@
 /* 5: records are 512 bytes: `states` counted apart from `errors`, the site's
  *    state codes and its first CGI_STATS_MAX_CODES result codes by name; the
  *    header's fatal signal (CALLGUARD_SIGNALS=record).
- * 6: the quirks applied (after the violations). */
-#define CGI_STATS_VERSION 6
-#define CGI_STATS_MAX_RECORDS 4096
+ * 6: the quirks applied (after the violations).
+ * 7: records are 1024 bytes (and 2048 of them, not 4096): `calls` and `total_ns` of the counted paths
+ *    go to one of CGI_SHARDS shards, each on its own cache line, chosen by
+ *    the thread's slot; a site's figures are the record's plus its shards'
+ *    (cgi_ctr_calls, cgi_ctr_total_ns). */
+#define CGI_STATS_VERSION 7
+/* Threads on one site write their counts into this many cache lines of its
+ * record, not one (bench/bench_contention.c: one shared line made a call
+ * with statistics 4-11 times dearer with 2-8 threads on the H200). */
+#define CGI_SHARDS 8
+/* 4096 of 512 bytes before version 7; the region keeps its size (2.2 MB):
+ * the shipped layers' sites all together need about 1,050 rows. */
+#define CGI_STATS_MAX_RECORDS 2048
 /* Longest API name a layer may have, with its NUL. */
 #define CGI_API_NAME_MAX 32
 /* The worst stalls of a process are kept; the others are counted. */
@@ -52,6 +65,13 @@ typedef struct cgi_code {
     char name[CGI_CODE_NAME_MAX]; /* the layer's name of it, or its value in decimal */
 } cgi_code;
 
+/* One thread's share of a site's `calls` and `total_ns` (a cache line;
+ * several threads share one only past CGI_SHARDS threads). */
+typedef struct cgi_shard {
+    _Alignas(64) _Atomic uint64_t calls;
+    _Atomic uint64_t total_ns;
+    char pad[48];
+} cgi_shard;
 typedef struct cgi_stats_record {
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
@@ -64,7 +84,40 @@ typedef struct cgi_stats_record {
     const cg_layer *layer;            /* names the codes; an address in the process that wrote it */
     char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) -
              4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
+    cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
 } cgi_stats_record;
+/* From a site's counters (a record's `c`) to the shard at byte offset off
+ * (a slot's shard_off). */
+#define CGI_SHARD_BASE (offsetof(cgi_stats_record, shard) - offsetof(cgi_stats_record, c))
+static inline cgi_shard *cgi_shard_at(cg_counters *c, uint32_t off)
+{
+    return (cgi_shard *)((char *)c + CGI_SHARD_BASE + off);
+}
+static inline const cgi_shard *cgi_shards_of(const cg_counters *c)
+{
+    return (const cgi_shard *)((const char *)c + CGI_SHARD_BASE);
+}
+/* A site's calls and total time: its record's and its shards'. Relaxed:
+ * a report read while calls go on is a moment's picture, as before. */
+static inline uint64_t cgi_ctr_calls(const cg_counters *c)
+{
+    uint64_t n = atomic_load_explicit(&c->calls, memory_order_relaxed);
+    for (int i = 0; i < CGI_SHARDS; i++) n += atomic_load_explicit(&cgi_shards_of(c)[i].calls, memory_order_relaxed);
+    return n;
+}
+static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
+{
+    uint64_t n = atomic_load_explicit(&c->total_ns, memory_order_relaxed);
+    for (int i = 0; i < CGI_SHARDS; i++)
+        n += atomic_load_explicit(&cgi_shards_of(c)[i].total_ns, memory_order_relaxed);
+    return n;
+}
+/* Zeroes a record's counters and shards (cg_reset_stats, a forked child). */
+static inline void cgi_ctr_zero(cgi_stats_record *r)
+{
+    memset(&r->c, 0, sizeof r->c);
+    memset(r->shard, 0, sizeof r->shard);
+}
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
 
@@ -123,7 +176,8 @@ typedef struct cgi_slot {
     cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
     _Atomic uint64_t entered;  /* ticks (see the header's clock) */
     char thread[16];
-    char pad[64 - 24 - 16];    /* a cache line: threads do not share one */
+    uint32_t shard_off;        /* this thread's shard of every record: byte offset from shard[0] */
+    char pad[64 - 24 - 16 - 4]; /* a cache line: threads do not share one */
 } cgi_slot;
 
 /* Quirks a process can report applied (docs/quirks.md); more are not kept. */
