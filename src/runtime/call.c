@@ -207,6 +207,17 @@ static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, 
     atomic_store_explicit(&slot->counters, c, memory_order_release);
 }
 
+/* The end of every counted call: stop the clock, leave the slot (no
+ * longer in flight), add the time to this thread's shard. Returns the
+ * call's ns. */
+static inline __attribute__((always_inline)) uint64_t cgi_count_out(cgi_slot *slot, cg_counters *c, uint64_t t0)
+{
+    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
+    return ns;
+}
+
 /* After the call, for any result. No errno is touched
  * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
  * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
@@ -219,9 +230,7 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
         c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
     }
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-    uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
-    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
+    uint64_t ns = cgi_count_out(slot, c, t0);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
     if (traced) {
         if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed))
@@ -451,9 +460,7 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
             cgi_slot *slot = cgi_my_slot;
             cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
             if (code) code = cgi_stats_result(c, code);
-            uint64_t ns = cgi_ticks_ns(cgi_tsc() - atomic_load_explicit(&slot->entered, memory_order_relaxed));
-            atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-            atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
+            uint64_t ns = cgi_count_out(slot, c, atomic_load_explicit(&slot->entered, memory_order_relaxed));
             if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
         }
         cgi_py.restore(p);
@@ -471,9 +478,7 @@ void cg_leave(uintptr_t tok)
         cgi_slot *slot = (cgi_slot *)tok;
         cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
         uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-        uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
-        atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-        atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
+        uint64_t ns = cgi_count_out(slot, c, t0);
         if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
             __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
             cgi_leave_long(c, t0, ns);
