@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -141,4 +143,19 @@ int main(int argc, char **argv)
         }
     fprintf(stderr, "cgtest: no test named '%s' (cgtest --list lists them)\n", name);
     return 2;
+}
+
+char *cgtest_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
+    if (s) s[n] = '\0';
+    fclose(f);
+    if (len) *len = s ? (size_t)n : 0;
+    return s;
 }

@@ -51,5 +51,8 @@ double cgtest_now(void);
 void cgtest_sleep_ms(unsigned ms);
 /* A temporary directory for this test, created on first use. */
 const char *cgtest_tmpdir(void);
+/* The whole file, NUL-terminated, in memory the caller frees (its length
+ * in *len when len is not NULL); NULL when it cannot be read whole. */
+char *cgtest_read_file(const char *path, size_t *len);
 
 #endif

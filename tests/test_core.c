@@ -755,6 +755,15 @@ static int test_names_are_checked_against_loaded_layers(int argc, char **argv)
     return 0;
 }
 
+/* The file's text, valid until the next call. */
+static char *slurp(const char *path)
+{
+    static char *text;
+    free(text);
+    text = cgtest_read_file(path, NULL);
+    return text;
+}
+
 static int test_report_keeps_long_api_names(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -769,12 +778,8 @@ static int test_report_keeps_long_api_names(int argc, char **argv)
     char out[600];
     snprintf(out, sizeof out, "%s/long.txt", cgtest_tmpdir());
     CHECKF(cg_report_convert(in, out, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
-    FILE *f = fopen(out, "r");
-    CHECK(f);
-    char text[4096];
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[got] = '\0';
+    char *text = slurp(out);
+    CHECK(text);
     char row[128];
     snprintf(row, sizeof row, "  %s myCall", api);
     CHECKF(strstr(text, row), "the whole name in its column: %s", text);
@@ -861,16 +866,6 @@ static int test_stall_is_a_long_call_with_the_runtime_held(int argc, char **argv
 
 /* ---- calls in flight and the list of stalls ------------------------------------ */
 
-static char *slurp(const char *path)
-{
-    static char text[1 << 16];
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[got] = '\0';
-    return text;
-}
 
 static int count_of(const char *text, const char *what)
 {

@@ -219,20 +219,7 @@ static void remove_dir(const char *dir)
 
 /* ---- reading what was written ----------------------------------------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
-    if (s) s[n] = '\0';
-    fclose(f);
-    if (len) *len = s ? (size_t)n : 0;
-    return s;
-}
+static char *slurp(const char *path, size_t *len) { return cgtest_read_file(path, len); }
 
 /* The report's "totals": processes and calls; -1 when not found. */
 static int json_totals(const char *json, unsigned long *procs, unsigned long *calls)

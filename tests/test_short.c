@@ -25,18 +25,15 @@ static void run_inside(void (*fn)(void *), void *arg) { fn(arg); }
 static const cg_adapter holding_adapter = {"holding", always_holds, run_inside};
 
 /* The process's JSON report, written to NAME in the test's folder and read
- * back (static: valid until the next call); NULL when either fails. */
+ * back (valid until the next call); NULL when either fails. */
 static char *report_json(const char *name, char *path, size_t size)
 {
-    static char json[1 << 20];
+    static char *json;
+    free(json);
+    json = NULL;
     snprintf(path, size, "%s/%s", cgtest_tmpdir(), name);
     if (cg_report_write(path, CG_REPORT_JSON) != CG_OK) return NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    size_t n = fread(json, 1, sizeof json - 1, f);
-    fclose(f);
-    json[n] = '\0';
-    return json;
+    return json = cgtest_read_file(path, NULL);
 }
 
 /* Each configuration a counted call can meet, from the shortest path to the

@@ -45,14 +45,11 @@ static char *report(void)
 {
     static char path[600];
     snprintf(path, sizeof path, "%s/report.json", cgtest_tmpdir());
+    static char *buf; /* valid until the next call */
+    free(buf);
+    buf = NULL;
     if (cg_report_write(path, CG_REPORT_JSON) != CG_OK) return NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
+    return buf = cgtest_read_file(path, NULL);
 }
 
 static int setup(int serialize)

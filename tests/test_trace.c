@@ -67,19 +67,7 @@ static long count_in(const char *text, const char *what)
     return n;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+static char *slurp(const char *path) { return cgtest_read_file(path, NULL); }
 
 /* Under callguard run: each thread's ring in the process's file, merged
  * afterwards into every event of every thread. */
