@@ -332,14 +332,11 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     cgi_depth++;
     if (leave) {
         /* An adapter that could not leave says so (cg_adapter_ran_held):
-         * then the call held the runtime. Saved and put back: fn's own
-         * nested calls never leave, but a callback could come through here
-         * on this thread. */
-        int outer = cgi_ran_held;
+         * then the call held the runtime. (A guarded call made inside fn on
+         * this thread is nested: it goes straight through, never here.) */
         cgi_ran_held = 0;
         ad->call_outside(cgi_inner, &f);
         held = cgi_ran_held;
-        cgi_ran_held = outer;
     } else {
         cgi_inner(&f);
     }
