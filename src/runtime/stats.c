@@ -87,10 +87,10 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
  * mapped: every process touches them at start-up (the layers register), and
  * a first touch through the mapping of a page of a fresh, fallocated file
  * costs a fault that reads the page in (6-10 us each here); written, they
- * are in the page cache already (85 -> 40 us for the header and the 112
- * records of the OpenCL layer, measured). The space is allocated already:
- * a failure here changes nothing but the speed. */
-#define CGI_STATS_FIRST_PAGES 17 /* the header and 64 KiB of records (128) */
+ * are in the page cache already (85 -> 40 us for the header and a
+ * layer's 112 records, measured with 512-byte records). The space is
+ * allocated already: a failure here changes nothing but the speed. */
+#define CGI_STATS_FIRST_PAGES 33 /* the header and 128 KiB of records (128 of 1024 bytes) */
 static void cgi_stats_write_first_pages(int fd)
 {
     static const char page[4096];
