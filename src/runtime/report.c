@@ -8,6 +8,7 @@
 #include "names.h"
 #include "outfile.h"
 #include "trace_file.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -24,7 +25,12 @@ static void cgi_json_str(FILE *out, const char *s)
         else if (ch == '\n') fputs("\\n", out);
         else if (ch == '\t') fputs("\\t", out);
         else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-        else fputc(ch, out);
+        else if (ch < 0x80) fputc(ch, out);
+        else {
+            size_t n = cgi_utf8_seq(s, strnlen(s, 4));
+            if (n) fwrite(s, 1, n, out), s += n - 1;
+            else fputs(CGI_UTF8_REPLACEMENT, out);
+        }
     }
     fputc('"', out);
 }

@@ -995,7 +995,7 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
     cgi_json j = {.s = text, .end = text + len};
     char schema[64] = "";
     int64_t version = -1;
-    int have_processes = 0;
+    int have_processes = 0, closed = 0;
     if (!j.err && !cgi_lit(&j, '{')) cgi_json_fail(&j, "does not start with '{'");
     while (!j.err) {
         char key[32];
@@ -1016,10 +1016,15 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
             }
         } else cgi_skip(&j);
         if (!cgi_lit(&j, ',')) {
-            cgi_expect(&j, '}');
+            closed = cgi_expect(&j, '}');
             break;
         }
     }
+    /* Reports run together into one file (`cat a.json b.json`): reading
+     * the first alone would drop the others' processes without a word. */
+    if (closed && !j.err && (cgi_ws(&j), j.s < j.end))
+        cgi_json_fail(&j, "more text after the end of the report (one report a file: give several reports as "
+                          "several files)");
     if (strcmp(schema, "callguard-report") != 0 && (!j.err || !schema[0]))
         return cgi_fail(CG_EFORMAT, "%s is not a callguard report (no \"schema\": \"callguard-report\")", json_path);
     if (version != 1 && !j.err)

@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "outfile.h"
 #include "report.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -199,8 +200,17 @@ static size_t cgi_tj_escape(char *out, const char *s, size_t max)
             n += 4;
             out[n++] = hex[ch >> 4];
             out[n++] = hex[ch & 15];
-        } else {
+        } else if (ch < 0x80) {
             out[n++] = (char)ch;
+        } else {
+            size_t k = cgi_utf8_seq(s + i, strnlen(s + i, max - i < 4 ? max - i : 4));
+            if (k) {
+                memcpy(out + n, s + i, k);
+                n += k, i += k - 1;
+            } else {
+                memcpy(out + n, CGI_UTF8_REPLACEMENT, 6);
+                n += 6;
+            }
         }
     }
     return n;

@@ -768,6 +768,55 @@ def report_refuses_what_is_not_a_report():
     check(r.returncode == 2 and "missing.json" in r.stderr, "missing file")
 
 
+def report_refuses_text_after_the_report():
+    """Reports run together into one file (`cat a.json b.json > all.json`),
+    or anything after the report's closing brace, are refused, naming the
+    file and where: reading only the first report would drop the others'
+    processes without a word."""
+    path = os.path.join(TMP, "one.json")
+    guarded([PROG, "calls"], "--report", path)
+    text = open(path).read()
+    for name, content in [("two.json", text + text), ("tail.json", text + " garbage\n")]:
+        p = os.path.join(TMP, name)
+        open(p, "w").write(content)
+        r = run([CG, "report", p])
+        at = len(content) - len(content[len(text):].lstrip())  # where the text after it starts
+        check(r.returncode == 2 and name in r.stderr and "after the end of the report" in r.stderr
+              and ("at byte %d:" % at) in r.stderr and r.stderr.count("\n") == 1,
+              "%s: %d %r" % (name, r.returncode, r.stderr))
+    p = os.path.join(TMP, "spaces.json")
+    open(p, "w").write(text + "\n \t\r\n")
+    r = run([CG, "report", p])
+    check(r.returncode == 0 and "toyAdd" in r.stdout, "white space after it is fine: %r" % r.stderr)
+
+
+def report_and_timeline_are_utf8_whatever_the_names():
+    """A program whose name the kernel cuts inside a UTF-8 character (a
+    thread's name keeps 15 bytes) and an argument that is not UTF-8: the
+    report and the timeline are still JSON that a strict reader (Python's
+    json) loads, each bad byte written as U+FFFD; good UTF-8 is kept."""
+    exe = os.path.join(TMP, "\u0440\u0430\u0431\u043e\u0442\u043d\u0438\u043a-x")  # 2 bytes a letter: byte 15 is half of one
+    os.symlink(TOY_RACE, exe)
+    rpath, tpath = os.path.join(TMP, "utf8.json"), os.path.join(TMP, "utf8-trace.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--trace", tpath, "--", exe, b"caf\xc3\xa9-\xff"])
+    check(r.returncode == -signal.SIGABRT, "%d %s" % (r.returncode, r.stderr))
+    for path in (rpath, tpath):
+        raw = open(path, "rb").read()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AssertionError("%s is not UTF-8: %s: %r" % (path, e, raw[max(0, e.start - 40):e.start + 10]))
+    rep = json.load(open(rpath, encoding="utf-8"))
+    race = [p for p in rep["processes"] if p["command"].startswith(exe + " ")]
+    check(len(race) == 1 and race[0]["command"].endswith(" caf\u00e9-\ufffd"), "the command: %s" % race)
+    names = {f["thread"] for f in race[0]["in_flight"]}
+    check(names == {"\u0440\u0430\u0431\u043e\u0442\u043d\u0438\ufffd"}, "the cut thread name: %s" % names)
+    trace = json.load(open(tpath, encoding="utf-8"))
+    meta = {e["name"]: e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M"}
+    check(meta.get("process_name", "").endswith(" caf\u00e9-\ufffd") and
+          meta.get("thread_name") == "\u0440\u0430\u0431\u043e\u0442\u043d\u0438\ufffd", "the timeline's names: %s" % meta)
+
+
 def report_merges_reports_of_several_nodes():
     """One report per node (pids repeat across nodes): every process keeps
     its section, named by host, and one table sums them all."""
