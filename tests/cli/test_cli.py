@@ -633,6 +633,22 @@ def full_storage_counts_in_memory_and_keeps_the_status():
     check(t.returncode == 0 and "left no statistics" in t.stderr, "the table says it: %r" % t.stderr)
 
 
+def report_of_saved_files_keeps_processes_without_statistics():
+    """A saved report that counts processes without statistics says so again
+    in `callguard report`'s table, as the live `--report -` did; several such
+    files add up."""
+    rpath = os.path.join(TMP, "lost.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", PROG, "calls"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and json.load(open(rpath)).get("processes_without_statistics") == 1, r.stderr)
+    t = run([CG, "report", rpath])
+    check(t.returncode == 0 and "1 more process of the run left no statistics" in t.stdout, "one file: %r" % t.stdout)
+    t = run([CG, "report", rpath, rpath])
+    check(t.returncode == 0 and "2 more processes of the run left no statistics" in t.stdout, "two: %r" % t.stdout)
+
+
 def statistics_directory_removed_mid_run_harms_nothing():
     """The run's directory removed while the program runs: later processes
     count in memory and exit as they would; the report is still written and
