@@ -219,6 +219,51 @@ static void time_rows(void)
     }
 }
 
+#if defined(__x86_64__) && !defined(CG_BENCH_PYTHON)
+/* Row 2's clock and counter work alone, in the shape it has there: a TSC
+ * read before the call and one after it, and two locked adds (the call's
+ * count, its time), around the same direct call as row 1's baseline. The
+ * reads overlap with the call's own work, so this, not the back-to-back
+ * figures above, is what they add to a guarded call: the floor of row 2
+ * on this CPU with a per-call clock. */
+static _Atomic uint64_t shape_calls, shape_ns;
+static volatile uint64_t shape_sink;
+__attribute__((noinline)) static uint32_t loop_direct_clocked(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++) {
+        uint64_t t0 = __rdtsc();
+        acc += (uint32_t)direct_fn((int32_t)i);
+        shape_sink = __rdtsc() - t0;
+    }
+    return acc;
+}
+__attribute__((noinline)) static uint32_t loop_direct_counted(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++) {
+        uint64_t t0 = __rdtsc();
+        atomic_fetch_add_explicit(&shape_calls, 1, memory_order_relaxed);
+        acc += (uint32_t)direct_fn((int32_t)i);
+        atomic_fetch_add_explicit(&shape_ns, __rdtsc() - t0, memory_order_relaxed);
+    }
+    return acc;
+}
+static void print_shape(void)
+{
+    double clocked[ROUNDS], counted[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        double base = ns_per_call(loop_direct);
+        clocked[r] = ns_per_call(loop_direct_clocked) - base;
+        base = ns_per_call(loop_direct);
+        counted[r] = ns_per_call(loop_direct_counted) - base;
+    }
+    printf("clocks: in row 2's shape around a direct call: two rdtsc +%.1f ns, with two locked adds +%.1f ns "
+           "(row 2's floor here with a per-call clock)\n",
+           cg_bench_median(clocked, ROUNDS), cg_bench_median(counted, ROUNDS));
+}
+#endif
+
 /* What one read of each clock a guarded call may use costs here: the TSC
  * (rdtsc, where the CPU says it is invariant) and CLOCK_MONOTONIC. Row 2
  * reads one of them twice per call; on a VM that traps rdtsc the first is
@@ -260,6 +305,9 @@ static void print_clocks(void)
     printf("clocks: clock_gettime(CLOCK_MONOTONIC) %.1f ns a read (no TSC here)\n", mono);
 #endif
     printf("clocks: a locked add (uncontended, row 2 makes two) %.1f ns\n", locked);
+#if defined(__x86_64__)
+    if (invariant) print_shape();
+#endif
 }
 #endif
 

@@ -17,6 +17,12 @@
 #             (preloaded without callguard run: the lean leave-CPython path)
 #   trace     + CALLGUARD_TRACE=FILE (--trace)
 # default variants: report blocking always lean. Takes about a minute per variant.
+# plain runs PLAIN_RUNS times (default 3) and the variants are set against the
+# median: the same plain program moves by up to ~1 % in Ir from run to run here,
+# all of it in glibc's allocator on the main thread (malloc_consolidate,
+# _int_malloc), which depends on how PoCL's worker thread and the main thread
+# interleave; valgrind runs one thread at a time, and which one resumes first
+# after a system call is up to the host's scheduler. Every plain run is printed.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 n=${2:-20000}
@@ -42,9 +48,14 @@ calls() { # guarded calls per run, from a report
 }
 one warm >/dev/null # the PoCL kernel cache
 ncalls=$(calls)
-set -- $(one plain)
+runs=${PLAIN_RUNS:-3}
+: >"$dir/plain.txt"
+i=0
+while [ $i -lt "$runs" ]; do one plain >>"$dir/plain.txt"; i=$((i + 1)); done
+set -- $(sort -n "$dir/plain.txt" | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }')
 plain=$1 plain_main=$2
 echo "PyOpenCL, $n enqueues ($ncalls guarded calls), /usr/bin/python3, callgrind Ir of the python process (and of its main thread)"
+echo "plain, $runs runs: $(awk '{ printf "%s%d", (NR > 1 ? ", " : ""), $1 }' "$dir/plain.txt"); the variants against their median"
 printf '  %-10s %14s %14s %10s %10s  %14s %10s\n' variant Ir "+Ir" "+Ir/call" "+%" "main +Ir" "main +%"
 printf '  %-10s %14s %14s %10s %10s  %14s\n' plain "$plain" "" "" "" "($plain_main)"
 pre="LD_PRELOAD=$layer"

@@ -8,9 +8,9 @@
 #     /usr/local/nvidia/lib64, /usr/lib/x86_64-linux-gnu, /usr/lib64 and `ldconfig -p` that has one
 #     (never the toolkit's lib64/stubs one: it answers every call with CUDA_ERROR_STUB_LIBRARY);
 #   - python3 (PYTHON=... to choose one); torch in it for the optional last check;
-#   - the build's shared libraries' dependencies: libinih.so.1 is Debian's, absent on Ubuntu; copy
-#     /usr/lib/x86_64-linux-gnu/libinih.so.1 into BUILD/lib/ on the build machine (BUILD/lib goes on
-#     LD_LIBRARY_PATH here).
+#   - the build's shared libraries' dependencies: none beyond glibc where the build found Debian's
+#     libinih.a; a build that linked libinih.so.1 (absent on Ubuntu) needs it copied into BUILD/lib/
+#     (BUILD/lib goes on LD_LIBRARY_PATH here).
 # Prints one PASS/FAIL line per check (with what differs), and a summary; exits 1 if any check failed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -40,7 +40,7 @@ done
 if ldd "$B/lib/libcallguard.so" | grep -q 'not found'; then
     echo "gpu-check: libcallguard.so lacks a library here:" >&2
     ldd "$B/lib/libcallguard.so" | grep 'not found' >&2
-    echo "copy it into $B/lib/ (libinih.so.1: from the build machine's /usr/lib/x86_64-linux-gnu)" >&2
+    echo "copy it into $B/lib/ (libinih.so.1, where the build linked it: from the build machine's /usr/lib/x86_64-linux-gnu)" >&2
     exit 2
 fi
 echo "driver: $REAL ($(readlink -f "$REAL"))"

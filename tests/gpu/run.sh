@@ -2,7 +2,7 @@
 # tests/gpu/run.sh OUTDIR [BUILD]: the proof on a GPU machine (issue 9, item 4), in one command.
 #
 # Builds nothing: run it from the source tree with BUILD (default: build), a build made on the build machine
-# (Release) with libinih.so.1 copied into BUILD/lib/ (Debian's; Ubuntu lacks it). Writes plain-text results
+# (Release; libcallguard has libinih built in, so it needs nothing Ubuntu lacks). Writes plain-text results
 # into OUTDIR: summary.txt (one PASS/FAIL/SKIP line per check, with its figures, and "N passed, N failed"),
 # one file per part (a-race.txt, b-pause.txt, c-clients.txt, d-overhead.txt, check.txt) and the reports
 # (*.json, and their tables *.txt). Exits 1 if a check failed.
@@ -67,11 +67,11 @@ for f in "$CG" "$B/bin/cgcuda_ptx_race" "$B/lib/libcgcuda_inside_probe_next.so" 
 done
 # Triton links its launcher against the driver's folder (else it may take the shim's folder from LD_LIBRARY_PATH).
 export TRITON_LIBCUDA_PATH=$(dirname "$REAL")
-# The driver's folder for plain runs (and after the shims under callguard run); BUILD/lib for libinih.
+# The driver's folder for plain runs (and after the shims under callguard run); then BUILD/lib.
 export LD_LIBRARY_PATH="$(dirname "$REAL")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$B/lib"
 if "$CG" --help 2>&1 | grep -q 'error while loading'; then
     echo "run.sh: callguard cannot start here: $("$CG" --help 2>&1 | head -1)" >&2
-    echo "copy the missing library into $B/lib/ on the build machine (libinih.so.1: /usr/lib/x86_64-linux-gnu)" >&2
+    echo "copy the missing library into $B/lib/ on the build machine (a build without libinih.a links libinih.so.1)" >&2
     exit 2
 fi
 
