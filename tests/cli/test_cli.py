@@ -402,6 +402,31 @@ def run_rejects_bad_options_before_starting():
     check(r.returncode == 0 and "callguard run" in r.stdout and "--serialize" in r.stdout, "help")
 
 
+def run_refuses_one_file_for_two_outputs():
+    """--report, --trace and --trace-lines naming one file (by the same name
+    or another spelling of it) are refused before the program starts, naming
+    both options: the file written last would replace the other with exit
+    status 0, and that output would be lost unsaid."""
+    marker = os.path.join(TMP, "started-twice")
+    d = tempfile.mkdtemp(prefix="twice-", dir=TMP)
+    f = os.path.join(d, "out.json")
+    cases = [
+        (["--report", f, "--trace", f], "--report and --trace"),
+        (["--report", f, "--trace", os.path.join(d, ".", "out.json")], "--report and --trace"),
+        (["--trace", f, "--trace-lines", f], "--trace and --trace-lines"),
+        (["--report", f, "--trace-lines", os.path.join(os.path.dirname(d), os.path.basename(d), "out.json")],
+         "--report and --trace-lines"),
+    ]
+    for opts, says in cases:
+        r = run([CG, "run", "--layer", TOYLAYER, *opts, "--", PROG, "touch", marker])
+        check(r.returncode == 2 and says in r.stderr and "one file" in r.stderr and r.stderr.count("\n") == 1,
+              "%s: %d %r" % (opts, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", "/dev/null", "--trace", "/dev/null", "--trace-lines", "-",
+             "--", PROG, "touch", marker])
+    check(r.returncode == 0 and os.path.exists(marker), "a device takes both, stderr is not a file: %r" % r.stderr)
+
+
 def cli_own_runtime_reports_and_writes_nothing():
     """The CLI's own libcallguard guards no program: CALLGUARD_REPORT left in
     the environment of `callguard run --report F` neither empties F nor
