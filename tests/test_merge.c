@@ -298,7 +298,7 @@ static int test_merge_reports_every_statistics_file_in_bounded_memory(int argc, 
             CHECKF(strstr(s, line), "no '%s' in the table", line);
             snprintf(line, sizeof line, "callguard: all %d processes on 3 hosts:", n);
             CHECKF(strstr(s, line), "no '%s' in the table", line);
-            CHECK(strstr(s, "thread 77 \"worker\" inside toy toySiteA since 5.000 ms after start"));
+            CHECK(strstr(s, "thread 77 \"worker\" inside toy toySiteA, called 5.000 ms after start"));
             CHECK(!strstr(s, "toyUnused"));
         } else {
             CHECKF(json_totals(s, &procs, &calls) == 0 && procs == (unsigned long)n && calls == want_calls,

@@ -258,6 +258,36 @@ static int run_check_writable(const char *flag, const char *path)
     return rc;
 }
 
+/* The directory entry a path names: its directory's real path and its last
+ * name (malloc'd; the path itself when the directory cannot be resolved). */
+static char *run_entry(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL, *entry = NULL;
+    if (!real || asprintf(&entry, "%s/%s", real, slash ? slash + 1 : path) < 0) entry = strdup(path);
+    free(dir), free(real);
+    return entry;
+}
+
+/* Two outputs named for one file: the one written last would replace the
+ * other (the report renamed over the trace, or over the lines appended
+ * during the run), and the program's exit status would say nothing of it.
+ * "-" (stderr) and a device or FIFO opened in place (/dev/null) take both. */
+static int run_refuse_same_file(const char *flag_a, const char *a, const char *flag_b, const char *b)
+{
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-")) return -1;
+    struct stat st;
+    if (stat(a, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1;
+    char *ea = run_entry(a), *eb = run_entry(b);
+    int rc = ea && eb && strcmp(ea, eb) == 0
+                 ? cli_usage_error("%s and %s name one file, %s: each needs its own (the one written last would "
+                                   "replace the other)", flag_a, flag_b, ea)
+                 : -1;
+    free(ea), free(eb);
+    return rc;
+}
+
 /* Checks every value here, against the layers just loaded, so a typo stops
  * us before the program starts rather than inside it. */
 static int run_check_values(const run_opts *o, const cli_layers *set)
@@ -336,6 +366,9 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     }
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
     if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     return -1;
 }
 

@@ -551,7 +551,9 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
             const cgi_slot *slot = &r->slot[i];
             if (!cgi_in_flight(slot)) continue;
             const cgi_stats_record *rec = cgi_slot_record(r, slot);
-            fprintf(out, "    thread %d \"%.16s\" %s %s %s since %.3f ms after start\n", atomic_load(&slot->tid),
+            /* "called": when it entered callguard; a call that waited for
+             * its lock went into the driver later (the slot keeps one time). */
+            fprintf(out, "    thread %d \"%.16s\" %s %s %s, called %.3f ms after start\n", atomic_load(&slot->tid),
                     slot->thread, cgi_waiting(slot) ? "waiting for the lock of" : "inside",
                     rec ? rec->api : "?", rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
         }

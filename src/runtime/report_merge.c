@@ -988,9 +988,10 @@ static int cgi_report_load(const char *json_path, char **ptext, size_t *plen)
 }
 
 /* Reads one saved report; each process goes to w as it is read (w NULL:
- * the report is only checked). */
+ * the report is only checked), and its processes_without_statistics is
+ * added to *lost. */
 static int cgi_report_parse(const char *json_path, const char *text, size_t len, cgi_scratch *sc,
-                            cgi_report_writer *w)
+                            cgi_report_writer *w, size_t *lost)
 {
     cgi_json j = {.s = text, .end = text + len};
     char schema[64] = "";
@@ -1002,7 +1003,10 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
         if (!cgi_str(&j, key, sizeof key) || !cgi_expect(&j, ':')) break;
         if (strcmp(key, "schema") == 0) cgi_str(&j, schema, sizeof schema);
         else if (strcmp(key, "version") == 0) cgi_num(&j, &version);
-        else if (strcmp(key, "processes") == 0) {
+        else if (strcmp(key, "processes_without_statistics") == 0) {
+            int64_t n = 0;
+            if (cgi_num(&j, &n)) *lost += (size_t)cgi_u(n);
+        } else if (strcmp(key, "processes") == 0) {
             have_processes = 1;
             if (strcmp(schema, "callguard-report") != 0 || version != 1) break; /* checked below */
             if (!cgi_expect(&j, '[')) break;
@@ -1047,15 +1051,18 @@ int cg_report_merge_files(const char *const *json_paths, size_t npaths, const ch
     size_t *len = calloc(npaths, sizeof *len);
     cgi_scratch sc = {.r = calloc(1, sizeof *sc.r), .flight = calloc(CGI_STATS_MAX_SLOTS, sizeof *sc.flight)};
     int rc = text && len && sc.r && sc.flight ? CG_OK : cgi_fail(CG_ENOMEM, "out of memory");
+    size_t lost = 0, checked = 0;
     for (size_t i = 0; i < npaths && rc == CG_OK; i++) {
         rc = cgi_report_load(json_paths[i], &text[i], &len[i]);
-        if (rc == CG_OK) rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, NULL);
+        if (rc == CG_OK) rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, NULL, &checked);
     }
     cgi_report_writer *w = NULL;
     if (rc == CG_OK) rc = cgi_report_begin(path, format, &w);
-    for (size_t i = 0; i < npaths && rc == CG_OK; i++) rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, w);
+    for (size_t i = 0; i < npaths && rc == CG_OK; i++)
+        rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, w, &lost);
     if (w) {
-        int end = cgi_report_end(w, 0);
+        /* The processes the saved runs lost are said again, summed. */
+        int end = cgi_report_end(w, lost);
         if (rc == CG_OK) rc = end;
     }
     for (size_t i = 0; text && i < npaths; i++) free(text[i]);

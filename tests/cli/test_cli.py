@@ -402,6 +402,31 @@ def run_rejects_bad_options_before_starting():
     check(r.returncode == 0 and "callguard run" in r.stdout and "--serialize" in r.stdout, "help")
 
 
+def run_refuses_one_file_for_two_outputs():
+    """--report, --trace and --trace-lines naming one file (by the same name
+    or another spelling of it) are refused before the program starts, naming
+    both options: the file written last would replace the other with exit
+    status 0, and that output would be lost unsaid."""
+    marker = os.path.join(TMP, "started-twice")
+    d = tempfile.mkdtemp(prefix="twice-", dir=TMP)
+    f = os.path.join(d, "out.json")
+    cases = [
+        (["--report", f, "--trace", f], "--report and --trace"),
+        (["--report", f, "--trace", os.path.join(d, ".", "out.json")], "--report and --trace"),
+        (["--trace", f, "--trace-lines", f], "--trace and --trace-lines"),
+        (["--report", f, "--trace-lines", os.path.join(os.path.dirname(d), os.path.basename(d), "out.json")],
+         "--report and --trace-lines"),
+    ]
+    for opts, says in cases:
+        r = run([CG, "run", "--layer", TOYLAYER, *opts, "--", PROG, "touch", marker])
+        check(r.returncode == 2 and says in r.stderr and "one file" in r.stderr and r.stderr.count("\n") == 1,
+              "%s: %d %r" % (opts, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % opts)
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", "/dev/null", "--trace", "/dev/null", "--trace-lines", "-",
+             "--", PROG, "touch", marker])
+    check(r.returncode == 0 and os.path.exists(marker), "a device takes both, stderr is not a file: %r" % r.stderr)
+
+
 def cli_own_runtime_reports_and_writes_nothing():
     """The CLI's own libcallguard guards no program: CALLGUARD_REPORT left in
     the environment of `callguard run --report F` neither empties F nor
@@ -631,6 +656,22 @@ def full_storage_counts_in_memory_and_keeps_the_status():
     check(rep.get("processes_without_statistics") == 1, "the report records the loss: %s" % rep)
     t = run([CG, "run", "--layer", TOYLAYER, "--report", "-", "--", PROG, "calls"], env={"LD_PRELOAD": os.environ["CG_ENOSPC"]})
     check(t.returncode == 0 and "left no statistics" in t.stderr, "the table says it: %r" % t.stderr)
+
+
+def report_of_saved_files_keeps_processes_without_statistics():
+    """A saved report that counts processes without statistics says so again
+    in `callguard report`'s table, as the live `--report -` did; several such
+    files add up."""
+    rpath = os.path.join(TMP, "lost.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", PROG, "calls"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and json.load(open(rpath)).get("processes_without_statistics") == 1, r.stderr)
+    t = run([CG, "report", rpath])
+    check(t.returncode == 0 and "1 more process of the run left no statistics" in t.stdout, "one file: %r" % t.stdout)
+    t = run([CG, "report", rpath, rpath])
+    check(t.returncode == 0 and "2 more processes of the run left no statistics" in t.stdout, "two: %r" % t.stdout)
 
 
 def statistics_directory_removed_mid_run_harms_nothing():
