@@ -452,6 +452,51 @@ static int cgi_expect(cgi_json *j, char c)
     return 0;
 }
 
+/* The four hex digits of a \\u escape; -1 (failed) when they are not. */
+static long cgi_hex4(cgi_json *j)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++, j->s++) {
+        int h = j->s >= j->end ? -1
+                : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
+                : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
+                : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
+        if (h < 0) {
+            cgi_json_fail(j, "expected four hex digits after \\u");
+            return -1;
+        }
+        v = v * 16 + (unsigned)h;
+    }
+    return (long)v;
+}
+
+/* A \\u escape (the "\\u" read), as UTF-8 into u: a tool that escapes every
+ * non-ASCII character (Python's json.dump) writes "k\\u00f6ln" for "köln",
+ * and a character beyond U+FFFF as a pair of surrogates. A control
+ * character (C0, DEL, C1) or a lone surrogate is '?'. Returns the bytes, 0
+ * on a bad escape. */
+static size_t cgi_unicode_escape(cgi_json *j, char *u)
+{
+    long v = cgi_hex4(j);
+    if (v < 0) return 0;
+    if (v >= 0xd800 && v <= 0xdbff && j->end - j->s >= 6 && j->s[0] == '\\' && j->s[1] == 'u') {
+        const char *at = j->s;
+        j->s += 2;
+        long lo = cgi_hex4(j);
+        if (lo < 0) return 0;
+        if (lo >= 0xdc00 && lo <= 0xdfff) v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+        else j->s = at; /* not its pair: read on its own */
+    }
+    if (v < 0x20 || (v >= 0x7f && v < 0xa0) || (v >= 0xd800 && v <= 0xdfff)) v = '?';
+    if (v < 0x80) return u[0] = (char)v, 1;
+    if (v < 0x800) return u[0] = (char)(0xc0 | v >> 6), u[1] = (char)(0x80 | (v & 0x3f)), 2;
+    if (v < 0x10000)
+        return u[0] = (char)(0xe0 | v >> 12), u[1] = (char)(0x80 | ((v >> 6) & 0x3f)), u[2] = (char)(0x80 | (v & 0x3f)), 3;
+    u[0] = (char)(0xf0 | v >> 18), u[1] = (char)(0x80 | ((v >> 12) & 0x3f));
+    u[2] = (char)(0x80 | ((v >> 6) & 0x3f)), u[3] = (char)(0x80 | (v & 0x3f));
+    return 4;
+}
+
 static int cgi_str(cgi_json *j, char *out, size_t cap)
 {
     if (!cgi_expect(j, '"')) return 0;
@@ -464,19 +509,13 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
             if (c == 'n') c = '\n';
             else if (c == 't') c = '\t';
             else if (c == 'u') {
-                unsigned v = 0;
-                for (int i = 0; i < 4; i++, j->s++) {
-                    int h = j->s >= j->end ? -1
-                            : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
-                            : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
-                            : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
-                    if (h < 0) {
-                        cgi_json_fail(j, "expected four hex digits after \\u");
-                        return 0;
-                    }
-                    v = v * 16 + (unsigned)h;
-                }
-                c = v < 0x80 ? (char)v : '?';
+                char u[4];
+                size_t k = cgi_unicode_escape(j, u);
+                if (!k) return 0;
+                /* Whole characters only: one that does not fit ends the copy. */
+                if (n + k < cap) memcpy(out + n, u, k), n += k;
+                else cap = n + 1;
+                continue;
             }
         }
         /* No terminal control from a file reaches a table: an escape or

@@ -857,6 +857,26 @@ def report_refuses_numbers_a_report_never_holds():
     check(r.returncode == 0 and "TOY_ERROR_TIMEOUT 1" in r.stdout, "a negative result code is one: %r" % r.stderr)
 
 
+def report_reads_unicode_escapes_as_the_characters():
+    """A report rewritten by a tool that escapes every non-ASCII character
+    (Python's json.dump by default: "k\\u00f6ln") prints those characters,
+    as the report callguard wrote did, a pair of surrogates included; an
+    escaped control character still prints as '?'."""
+    path = os.path.join(TMP, "escaped.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    p = rep["processes"][0]
+    p["host"] = "k\u00f6ln"
+    p["command"] = "caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell\u0007 c1\u009b"
+    json.dump(rep, open(path, "w"))  # ensure_ascii: every one of them as \\uXXXX
+    check("\\u00f6" in open(path).read(), "escaped in the file")
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    head = r.stdout.splitlines()[0]
+    check(head.startswith("callguard: pid %d on k\u00f6ln " % p["pid"]) and
+          head.endswith(": caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell? c1?"), "the characters: %r" % head)
+
+
 def report_and_timeline_are_utf8_whatever_the_names():
     """A program whose name the kernel cuts inside a UTF-8 character (a
     thread's name keeps 15 bytes) and an argument that is not UTF-8: the
