@@ -563,6 +563,33 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
                 unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
 }
 
+/* What to do about stalls, once per runtime they held: --release-gil and
+ * ctypes are CPython's; another runtime is left by its binding, through its
+ * adapter (docs/adapters.md). No stall listed: the CPython advice, the
+ * runtime callguard itself detects. */
+static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
+{
+    int cpython = n == 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rt = v[i]->runtime;
+        if (!rt[0] || strcmp(rt, "cpython") == 0) {
+            cpython = 1;
+            continue;
+        }
+        size_t k = 0;
+        while (k < i && strcmp(v[k]->runtime, rt) != 0) k++;
+        if (k < i) continue; /* said already */
+        int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
+        fprintf(out, "  what to do (%s): leave the runtime around these calls in the binding: its adapter, ", rt);
+        if (known) fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
+        else fprintf(out, "the %s adapter set CG_ADAPTER_ACTIVE", rt);
+        fputs(" (docs/adapters.md), or the runtime's own way to release it around a blocking call\n", out);
+    }
+    if (cpython)
+        fprintf(out, "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
+                     "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+}
+
 /* The stalls, worst first, and what to do about them. */
 static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls)
 {
@@ -582,8 +609,7 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
         if (st->py_file[0]) fprintf(out, "  at %s:%d in %s()", st->py_file, st->py_line, st->py_func);
         fputc('\n', out);
     }
-    fprintf(out, "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
-                 "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+    cgi_text_advice(out, v, n);
 }
 
 /* ---- a report, one process at a time ------------------------------------------

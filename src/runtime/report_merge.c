@@ -452,6 +452,51 @@ static int cgi_expect(cgi_json *j, char c)
     return 0;
 }
 
+/* The four hex digits of a \\u escape; -1 (failed) when they are not. */
+static long cgi_hex4(cgi_json *j)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++, j->s++) {
+        int h = j->s >= j->end ? -1
+                : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
+                : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
+                : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
+        if (h < 0) {
+            cgi_json_fail(j, "expected four hex digits after \\u");
+            return -1;
+        }
+        v = v * 16 + (unsigned)h;
+    }
+    return (long)v;
+}
+
+/* A \\u escape (the "\\u" read), as UTF-8 into u: a tool that escapes every
+ * non-ASCII character (Python's json.dump) writes "k\\u00f6ln" for "köln",
+ * and a character beyond U+FFFF as a pair of surrogates. A control
+ * character (C0, DEL, C1) or a lone surrogate is '?'. Returns the bytes, 0
+ * on a bad escape. */
+static size_t cgi_unicode_escape(cgi_json *j, char *u)
+{
+    long v = cgi_hex4(j);
+    if (v < 0) return 0;
+    if (v >= 0xd800 && v <= 0xdbff && j->end - j->s >= 6 && j->s[0] == '\\' && j->s[1] == 'u') {
+        const char *at = j->s;
+        j->s += 2;
+        long lo = cgi_hex4(j);
+        if (lo < 0) return 0;
+        if (lo >= 0xdc00 && lo <= 0xdfff) v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+        else j->s = at; /* not its pair: read on its own */
+    }
+    if (v < 0x20 || (v >= 0x7f && v < 0xa0) || (v >= 0xd800 && v <= 0xdfff)) v = '?';
+    if (v < 0x80) return u[0] = (char)v, 1;
+    if (v < 0x800) return u[0] = (char)(0xc0 | v >> 6), u[1] = (char)(0x80 | (v & 0x3f)), 2;
+    if (v < 0x10000)
+        return u[0] = (char)(0xe0 | v >> 12), u[1] = (char)(0x80 | ((v >> 6) & 0x3f)), u[2] = (char)(0x80 | (v & 0x3f)), 3;
+    u[0] = (char)(0xf0 | v >> 18), u[1] = (char)(0x80 | ((v >> 12) & 0x3f));
+    u[2] = (char)(0x80 | ((v >> 6) & 0x3f)), u[3] = (char)(0x80 | (v & 0x3f));
+    return 4;
+}
+
 static int cgi_str(cgi_json *j, char *out, size_t cap)
 {
     if (!cgi_expect(j, '"')) return 0;
@@ -464,19 +509,13 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
             if (c == 'n') c = '\n';
             else if (c == 't') c = '\t';
             else if (c == 'u') {
-                unsigned v = 0;
-                for (int i = 0; i < 4; i++, j->s++) {
-                    int h = j->s >= j->end ? -1
-                            : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
-                            : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
-                            : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
-                    if (h < 0) {
-                        cgi_json_fail(j, "expected four hex digits after \\u");
-                        return 0;
-                    }
-                    v = v * 16 + (unsigned)h;
-                }
-                c = v < 0x80 ? (char)v : '?';
+                char u[4];
+                size_t k = cgi_unicode_escape(j, u);
+                if (!k) return 0;
+                /* Whole characters only: one that does not fit ends the copy. */
+                if (n + k < cap) memcpy(out + n, u, k), n += k;
+                else cap = n + 1;
+                continue;
             }
         }
         /* No terminal control from a file reaches a table: an escape or
@@ -488,21 +527,58 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
     return cgi_expect(j, '"');
 }
 
+/* The number at j->s, as text (NUL-terminated: the file's text is not, and
+ * strtoll would read on past its end): every character a JSON number may
+ * hold, at most cap - 1 of them. */
+static size_t cgi_num_text(const cgi_json *j, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (j->s + n < j->end && n + 1 < cap && j->s[n] && strchr("+-.0123456789eE", j->s[n])) n++;
+    memcpy(out, j->s, n);
+    out[n] = '\0';
+    return n;
+}
+
+/* A failure naming the number found (key: the key it is the value of, or NULL). */
+static void cgi_num_fail(cgi_json *j, const char *key, const char *text, const char *expected)
+{
+    char m[160];
+    snprintf(m, sizeof m, "%s%s%s%s%s%s%s", key ? "\"" : "", key ? key : "", key ? "\": " : "", expected,
+             *text ? ", not '" : "", text, *text ? "'" : "");
+    cgi_json_fail(j, m);
+}
+
+/* A whole number (callguard writes no fraction and no exponent). */
 static int cgi_num(cgi_json *j, int64_t *out)
 {
     cgi_ws(j);
-    /* The text is not NUL-terminated: copy the number out before strtoll,
-     * which would read on past the end of the buffer. */
     char buf[24];
-    size_t n = 0;
-    while (j->s + n < j->end && n < sizeof buf - 1 && (j->s[n] == '-' || (j->s[n] >= '0' && j->s[n] <= '9'))) n++;
-    memcpy(buf, j->s, n);
-    buf[n] = '\0';
+    size_t n = cgi_num_text(j, buf, sizeof buf);
     char *e;
     errno = 0;
     long long v = strtoll(buf, &e, 10);
-    if (e == buf || errno || (size_t)(e - buf) != n) {
-        cgi_json_fail(j, "expected a number");
+    if (e == buf || errno || (size_t)(e - buf) != n || (j->s + n < j->end && n + 1 == sizeof buf)) {
+        cgi_num_fail(j, NULL, buf, "expected a whole number");
+        return 0;
+    }
+    j->s += n;
+    *out = v;
+    return 1;
+}
+
+/* A count (calls, nanoseconds, drops): a whole number from 0, as callguard
+ * writes them. A negative one read as 0, or a fraction cut at its point,
+ * would print a table that is not the report's: refused, naming it. */
+static int cgi_count(cgi_json *j, const char *key, uint64_t *out)
+{
+    cgi_ws(j);
+    char buf[24];
+    size_t n = cgi_num_text(j, buf, sizeof buf);
+    char *e;
+    errno = 0;
+    unsigned long long v = n && strspn(buf, "0123456789") == n && n < sizeof buf - 1 ? strtoull(buf, &e, 10) : 0;
+    if (!n || strspn(buf, "0123456789") != n || n >= sizeof buf - 1 || errno) {
+        cgi_num_fail(j, key, buf, "expected a whole number from 0");
         return 0;
     }
     j->s += n;
@@ -557,15 +633,14 @@ static void cgi_skip_value(cgi_json *j)
     }
 }
 
-static uint64_t cgi_u(int64_t v) { return v < 0 ? 0 : (uint64_t)v; }
-
 /* One entry of a site's "results": {"name", "code", "calls", "kind"}. The
  * "other" entries (code null) are what errors and states leave unnamed:
  * nothing to keep. */
 static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
 {
     char name[CGI_CODE_NAME_MAX] = "", kind[16] = "";
-    int64_t code = 0, calls = 0;
+    int64_t code = 0;
+    uint64_t calls = 0;
     int have_code = 0;
     if (!cgi_expect(j, '{')) return;
     do {
@@ -574,7 +649,7 @@ static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
         if (strcmp(key, "name") == 0) cgi_str(j, name, sizeof name);
         else if (strcmp(key, "code") == 0) {
             if (!cgi_word(j, "null")) have_code = cgi_num(j, &code);
-        } else if (strcmp(key, "calls") == 0) cgi_num(j, &calls);
+        } else if (strcmp(key, "calls") == 0) cgi_count(j, key, &calls);
         else if (strcmp(key, "kind") == 0) cgi_str(j, kind, sizeof kind);
         else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
@@ -583,7 +658,7 @@ static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
     cgi_code *k = &rec->code[(*n)++];
     k->code = (int32_t)code;
     memcpy(k->name, name, sizeof k->name);
-    atomic_store(&k->count, cgi_u(calls));
+    atomic_store(&k->count, calls);
     atomic_store(&k->set, strcmp(kind, "state") == 0 ? CGI_CODE_STATE : CGI_CODE_ERROR);
 }
 
@@ -597,7 +672,6 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
-        int64_t v = 0;
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
         if (strcmp(key, "api") == 0) cgi_str(j, rec->api, sizeof rec->api);
         else if (strcmp(key, "name") == 0) have_name = cgi_str(j, rec->name, sizeof rec->name);
@@ -639,7 +713,8 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
             else if (strcmp(key, "stall_ns") == 0) f = &rec->c.stall_ns;
             else if (strcmp(key, "states") == 0) f = &rec->c.states;
             if (f) {
-                if (cgi_num(j, &v)) atomic_store(f, cgi_u(v));
+                uint64_t u;
+                if (cgi_count(j, key, &u)) atomic_store(f, u);
             } else cgi_skip(j);
         }
     } while (!j->err && cgi_lit(j, ','));
@@ -689,7 +764,7 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
                         : strcmp(key, "lock_wait_ns") == 0 ? &st->wait_ns
                         : strcmp(key, "entered_ns") == 0   ? &st->at_ns
                                                            : NULL)) {
-            if (cgi_num(j, &v)) *u = cgi_u(v);
+            cgi_count(j, key, u);
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
@@ -758,7 +833,8 @@ static void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
         } else if (strcmp(key, "handle") == 0) {
             if (cgi_str(j, word, sizeof word)) v->handle = strtoull(word, NULL, 16);
         } else if (strcmp(key, "count") == 0) {
-            if (cgi_num(j, &num)) atomic_store(&v->count, cgi_u(num));
+            uint64_t u;
+            if (cgi_count(j, key, &u)) atomic_store(&v->count, u);
         } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
             if (cgi_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
         } else if (strcmp(key, "api") == 0) cgi_str(j, v->api, sizeof v->api);
@@ -801,7 +877,8 @@ static void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight
         else if (strcmp(key, "tid") == 0) {
             if (cgi_num(j, &v)) atomic_store(&slot->tid, (int32_t)v);
         } else if (strcmp(key, "entered_ns") == 0) {
-            if (cgi_num(j, &v)) atomic_store(&slot->entered, cgi_u(v));
+            uint64_t u;
+            if (cgi_count(j, key, &u)) atomic_store(&slot->entered, u);
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
@@ -836,6 +913,7 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
     do {
         char key[32];
         int64_t num;
+        uint64_t u;
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
         if (strcmp(key, "pid") == 0 && cgi_num(j, &num)) r->h.pid = (int32_t)num, have_pid = 1;
         else if (strcmp(key, "ppid") == 0 && cgi_num(j, &num)) r->h.ppid = (int32_t)num;
@@ -865,8 +943,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             do {
                 char tk[16];
                 if (!cgi_str(j, tk, sizeof tk) || !cgi_expect(j, ':')) return;
-                if (strcmp(tk, "events") == 0 && cgi_num(j, &num)) v->trace_events = cgi_u(num);
-                else if (strcmp(tk, "dropped") == 0 && cgi_num(j, &num)) v->trace_dropped = cgi_u(num);
+                if (strcmp(tk, "events") == 0) cgi_count(j, tk, &v->trace_events);
+                else if (strcmp(tk, "dropped") == 0) cgi_count(j, tk, &v->trace_dropped);
                 else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0) cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
@@ -903,13 +981,13 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                 cgi_expect(j, ']');
             }
         } else if (strcmp(key, "thread_violations_dropped") == 0) {
-            if (cgi_num(j, &num)) atomic_fetch_add(&r->h.violations_dropped, cgi_u(num));
+            if (cgi_count(j, key, &u)) atomic_fetch_add(&r->h.violations_dropped, u);
         } else if (strcmp(key, "handles_untracked") == 0) {
-            if (cgi_num(j, &num)) atomic_store(&r->h.handles_untracked, cgi_u(num));
+            if (cgi_count(j, key, &u)) atomic_store(&r->h.handles_untracked, u);
         } else if (strcmp(key, "stalls_dropped") == 0) {
-            if (cgi_num(j, &num)) atomic_store(&r->h.stalls_dropped, cgi_u(num));
+            if (cgi_count(j, key, &u)) atomic_store(&r->h.stalls_dropped, u);
         } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
-            if (cgi_num(j, &num)) atomic_store(&r->h.threads_unslotted, (uint32_t)cgi_u(num));
+            if (cgi_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
@@ -1004,8 +1082,8 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
         if (strcmp(key, "schema") == 0) cgi_str(&j, schema, sizeof schema);
         else if (strcmp(key, "version") == 0) cgi_num(&j, &version);
         else if (strcmp(key, "processes_without_statistics") == 0) {
-            int64_t n = 0;
-            if (cgi_num(&j, &n)) *lost += (size_t)cgi_u(n);
+            uint64_t n = 0;
+            if (cgi_count(&j, key, &n)) *lost += (size_t)n;
         } else if (strcmp(key, "processes") == 0) {
             have_processes = 1;
             if (strcmp(schema, "callguard-report") != 0 || version != 1) break; /* checked below */

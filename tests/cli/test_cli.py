@@ -831,6 +831,52 @@ def report_refuses_text_after_the_report():
     check(r.returncode == 0 and "toyAdd" in r.stdout, "white space after it is fine: %r" % r.stderr)
 
 
+def report_refuses_numbers_a_report_never_holds():
+    """A count that is negative, a fraction or an exponent (a report edited
+    by hand or by another tool) is refused, naming the file, the key and
+    the text found: a negative count read as 0, or a fraction cut at its
+    point, would print a table that is not the report's."""
+    path = os.path.join(TMP, "numbers.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    for key, value, shown in [("calls", -5, "-5"), ("total_ns", 1.5, "1.5"), ("errors", "1e3", "1e3"),
+                              ("stalls", "-0", "-0")]:
+        bad = json.loads(json.dumps(rep))
+        bad["processes"][0]["sites"][0][key] = 0
+        text = json.dumps(bad).replace('"%s": 0' % key, '"%s": %s' % (key, value), 1)
+        p = os.path.join(TMP, "numbers-%s.json" % key)
+        open(p, "w").write(text)
+        r = run([CG, "report", p])
+        check(r.returncode == 2 and p in r.stderr and ('"%s"' % key) in r.stderr and ("'%s'" % shown) in r.stderr
+              and "whole number" in r.stderr and r.stderr.count("\n") == 1, "%s: %d %r" % (key, r.returncode, r.stderr))
+    good = json.loads(json.dumps(rep))
+    good["processes"][0]["sites"][0]["results"] = [{"name": "TOY_ERROR_TIMEOUT", "code": -5, "calls": 1, "kind": "error"}]
+    good["processes"][0]["sites"][0]["errors"] = 1
+    json.dump(good, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0 and "TOY_ERROR_TIMEOUT 1" in r.stdout, "a negative result code is one: %r" % r.stderr)
+
+
+def report_reads_unicode_escapes_as_the_characters():
+    """A report rewritten by a tool that escapes every non-ASCII character
+    (Python's json.dump by default: "k\\u00f6ln") prints those characters,
+    as the report callguard wrote did, a pair of surrogates included; an
+    escaped control character still prints as '?'."""
+    path = os.path.join(TMP, "escaped.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    p = rep["processes"][0]
+    p["host"] = "k\u00f6ln"
+    p["command"] = "caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell\u0007 c1\u009b"
+    json.dump(rep, open(path, "w"))  # ensure_ascii: every one of them as \\uXXXX
+    check("\\u00f6" in open(path).read(), "escaped in the file")
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    head = r.stdout.splitlines()[0]
+    check(head.startswith("callguard: pid %d on k\u00f6ln " % p["pid"]) and
+          head.endswith(": caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell? c1?"), "the characters: %r" % head)
+
+
 def report_and_timeline_are_utf8_whatever_the_names():
     """A program whose name the kernel cuts inside a UTF-8 character (a
     thread's name keeps 15 bytes) and an argument that is not UTF-8: the
