@@ -353,6 +353,10 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         }
         free(var);
     }
+    /* Before --trace-lines' file is created below: a refused run leaves none. */
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
         return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
                                "line per call to stderr)", o->trace);
@@ -366,9 +370,6 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     }
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
     if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     return -1;
 }
 

@@ -422,6 +422,7 @@ def run_refuses_one_file_for_two_outputs():
         check(r.returncode == 2 and says in r.stderr and "one file" in r.stderr and r.stderr.count("\n") == 1,
               "%s: %d %r" % (opts, r.returncode, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % opts)
+        check(not os.path.exists(f), "%s: no file is left" % opts)
     r = run([CG, "run", "--layer", TOYLAYER, "--report", "/dev/null", "--trace", "/dev/null", "--trace-lines", "-",
              "--", PROG, "touch", marker])
     check(r.returncode == 0 and os.path.exists(marker), "a device takes both, stderr is not a file: %r" % r.stderr)
