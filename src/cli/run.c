@@ -353,22 +353,24 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         }
         free(var);
     }
+    /* Before --trace-lines' file is created (last): a refused run leaves none. */
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
         return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
                                "line per call to stderr)", o->trace);
     if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
     if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
+    if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
+    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
+    /* Last: opening it creates it, and a refused run leaves no file. */
     if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
         int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0)
             return cli_usage_error("--trace-lines %s: cannot open for writing: %s", o->trace_lines, strerror(errno));
         close(fd);
     }
-    if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
-    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     return -1;
 }
 

@@ -394,6 +394,11 @@ def run_rejects_bad_options_before_starting():
         r = run([CG, "run", "--layer", TOYLAYER, "--", PROG, "touch", marker], env={"CALLGUARD_STALL_MS": bad})
         check(r.returncode == 2 and "CALLGUARD_STALL_MS=%s" % bad in r.stderr, "env %s: %r" % (bad, r.stderr))
         check(not os.path.exists(marker), "env %s: the program must not start" % bad)
+    # A refused run creates no --trace-lines file either.
+    lines = os.path.join(TMP, "refused-lines.txt")
+    r = run([CG, "run", "--layer", TOYLAYER, "--trace-lines", lines, "--report", "/nonexistent/dir/r.json", "--",
+             PROG, "touch", marker])
+    check(r.returncode == 2 and not os.path.exists(lines), "no lines file left: %d %r" % (r.returncode, r.stderr))
     r = run([CG, "run"])
     check(r.returncode == 2 and "no program" in r.stderr, "no program: %r" % r.stderr)
     r = run([CG, "frobnicate"])
@@ -422,6 +427,7 @@ def run_refuses_one_file_for_two_outputs():
         check(r.returncode == 2 and says in r.stderr and "one file" in r.stderr and r.stderr.count("\n") == 1,
               "%s: %d %r" % (opts, r.returncode, r.stderr))
         check(not os.path.exists(marker), "%s: the program must not start" % opts)
+        check(not os.path.exists(f), "%s: no file is left" % opts)
     r = run([CG, "run", "--layer", TOYLAYER, "--report", "/dev/null", "--trace", "/dev/null", "--trace-lines", "-",
              "--", PROG, "touch", marker])
     check(r.returncode == 0 and os.path.exists(marker), "a device takes both, stderr is not a file: %r" % r.stderr)
