@@ -117,7 +117,10 @@ int cg_get_stats(const char *site, cg_site_stats *out);
 int cg_reset_stats(void);
 
 typedef enum cg_report_format { CG_REPORT_JSON = 0, CG_REPORT_TEXT = 1 } cg_report_format;
-/* Writes this process's report; path "-" is stderr. */
+/* Writes this process's report; path "-" is stderr. An existing file at
+ * path is replaced only when it is empty or a report or timeline callguard
+ * wrote; any other is left as it was, the report is kept beside it
+ * (PATH.callguard-report) and CG_EIO's cg_last_error says where. */
 int cg_report_write(const char *path, cg_report_format format);
 
 /* Writes the report of a whole process tree from the statistics files a

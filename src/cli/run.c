@@ -7,6 +7,7 @@
  * the whole process tree has exited; callguard exits as the program did. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,7 +236,8 @@ static int run_refuse_pending(const char *what, const char *value, const cli_lay
 }
 
 /* A file the CLI writes after the program: refused now if it cannot be
- * (a directory, a missing or unwritable directory), without creating
+ * (a directory, a missing or unwritable directory) or must not be (a file
+ * that is not callguard's: cgi_outfile_replaceable), without creating
  * anything: the file is written later as a new file renamed into place
  * (a symlink planted at the name is replaced, never followed). */
 static int run_check_writable(const char *flag, const char *path)
@@ -244,6 +246,10 @@ static int run_check_writable(const char *flag, const char *path)
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
     if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1; /* /dev/null */
+    char why[160];
+    if (!cgi_outfile_replaceable(path, why, sizeof why))
+        return cli_usage_error("%s %s: %s; callguard replaces only its own reports and timelines and empty files: "
+                               "remove it or choose another name", flag, path, why);
     char *dir = strdup(path);
     if (!dir) return 1;
     char *slash = strrchr(dir, '/');

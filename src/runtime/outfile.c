@@ -45,13 +45,74 @@ int cgi_outfile_open(const char *path, cgi_outfile *o)
     return 0;
 }
 
-int cgi_outfile_close(cgi_outfile *o, const char *path)
+/* Whether the n bytes at b begin with, or hold, the string literal lit. */
+#define CGI_BEGINS(b, n, lit) ((n) >= (ssize_t)sizeof lit - 1 && memcmp(b, lit, sizeof lit - 1) == 0)
+#define CGI_HOLDS(b, n, lit) ((n) > 0 && memmem(b, (size_t)(n), lit, sizeof lit - 1) != NULL)
+
+int cgi_outfile_replaceable(const char *path, char *why, size_t cap)
+{
+    struct stat st;
+    if (cap) why[0] = '\0';
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 1;
+    /* O_NOFOLLOW: a symlink put there since the lstat is replaced, not read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0 && errno == ELOOP) return 1;
+    if (fd < 0) {
+        snprintf(why, cap, "the file exists and cannot be read to tell whether it is a callguard output: %s",
+                 strerror(errno));
+        return 0;
+    }
+    /* The first bytes and the last 4 KiB: any size is judged by two reads.
+     * What cgi_json_begin, cgi_text_end and cgi_tj_open/close write. */
+    char head[512], tail[4096];
+    off_t size = st.st_size;
+    ssize_t h = pread(fd, head, sizeof head, 0);
+    ssize_t t = pread(fd, tail, sizeof tail, size > 4096 ? size - 4096 : 0);
+    close(fd);
+    if (CGI_BEGINS(head, h, "{") && CGI_HOLDS(head, h, "\"schema\": \"callguard-report\"")) return 1;
+    if (CGI_BEGINS(head, h, "{\"traceEvents\":[") && CGI_HOLDS(tail, t, "\"otherData\":{\"producer\":\"callguard "))
+        return 1;
+    if (CGI_BEGINS(head, h, "callguard: ") && CGI_HOLDS(tail, t, " ms waiting for locks, ")) return 1;
+    if (CGI_BEGINS(head, h, "{\"traceEvents\""))
+        snprintf(why, cap, "the file exists and is a timeline of another producer (%lld bytes)", (long long)size);
+    else
+        snprintf(why, cap, "the file exists (%lld bytes) and is not a callguard report or timeline", (long long)size);
+    return 0;
+}
+
+/* The new file of an output whose path was refused: renamed to
+ * PATH.callguard-KIND when that name is free or callguard's, else left at
+ * its temporary name. Fills note with where it went and why. */
+static void cgi_outfile_keep(cgi_outfile *o, const char *path, const char *kind, const char *why, char *note,
+                             size_t cap)
+{
+    char *kept = NULL;
+    struct stat st;
+    char ignored[8];
+    if (asprintf(&kept, "%s.callguard-%s", path, kind) < 0) kept = NULL;
+    int free_name = kept && (lstat(kept, &st) != 0 ? errno == ENOENT
+                                                   : S_ISREG(st.st_mode) && cgi_outfile_replaceable(kept, ignored, 0));
+    const char *where = free_name && rename(o->tmp, kept) == 0 ? kept : o->tmp;
+    snprintf(note, cap,
+             "%s written to %s, not %s: %s (callguard replaces only its own reports and timelines and empty files)",
+             kind, where, path, why);
+    free(kept);
+}
+
+int cgi_outfile_close(cgi_outfile *o, const char *path, const char *kind, char *note, size_t cap)
 {
     errno = 0;
     int e = fflush(o->f) != 0 || ferror(o->f) ? (errno ? errno : EIO) : 0;
     if (o->own) {
         if (!e && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL) e = errno;
         if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
+        char why[160];
+        if (!e && o->tmp && !cgi_outfile_replaceable(path, why, sizeof why)) {
+            cgi_outfile_keep(o, path, kind, why, note, cap);
+            free(o->tmp);
+            *o = (cgi_outfile){0};
+            return EEXIST;
+        }
         if (!e && o->tmp && rename(o->tmp, path) != 0) e = errno;
         if (e && o->tmp) unlink(o->tmp);
     }

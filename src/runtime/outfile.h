@@ -22,8 +22,21 @@ typedef struct cgi_outfile {
  * Returns 0 or an errno. */
 CGI_HIDDEN int cgi_outfile_open(const char *path, cgi_outfile *o);
 /* Flushes and closes; renames the new file into place when nothing failed,
- * else removes it. Returns 0 or the first errno. */
-CGI_HIDDEN int cgi_outfile_close(cgi_outfile *o, const char *path);
+ * else removes it. Returns 0 or the first errno. A file at path that is
+ * not cgi_outfile_replaceable is never replaced: the new file is kept
+ * beside it as PATH.callguard-KIND (kind: "report", "timeline"; when that
+ * name is free or callguard's, else as PATH.XXXXXX), note says where and
+ * why (one line), and EEXIST is returned. */
+CGI_HIDDEN int cgi_outfile_close(cgi_outfile *o, const char *path, const char *kind, char *note, size_t cap);
+
+/* Whether a report or trace may replace what is at path: yes when nothing
+ * is there, something not a regular file (a symlink is replaced, never
+ * followed; a device or FIFO is written in place), an empty file, or one
+ * callguard wrote (a JSON or text report, a timeline: told by its first
+ * and last bytes). callguard is preloaded into other people's programs:
+ * `--trace data.csv` must never cost them data.csv. 1, or 0 with why
+ * saying what is there (one line, "the file exists ..."). */
+CGI_HIDDEN int cgi_outfile_replaceable(const char *path, char *why, size_t cap);
 
 /* Whether a report or trace could be written at path later, creating
  * nothing: 0, or an errno about `where` (path itself, or the directory

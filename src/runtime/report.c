@@ -983,6 +983,7 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
 {
     if (!w) return CG_OK;
     int e = 0;
+    char note[1024];
     if (w->oom && w->o.own && w->o.tmp) {
         /* The combined table would be wrong: no report rather than a false one. */
         fclose(w->o.f);
@@ -991,10 +992,11 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
     } else {
         if (w->format == CG_REPORT_TEXT) cgi_text_end(w->o.f, w, lost);
         else cgi_json_end(w->o.f, w->nproc, &w->all, lost);
-        e = cgi_outfile_close(&w->o, w->path);
+        e = cgi_outfile_close(&w->o, w->path, "report", note, sizeof note);
     }
     int rc = CG_OK;
     if (w->oom) rc = cgi_fail(CG_ENOMEM, "cannot write report %s: out of memory", w->path);
+    else if (e == EEXIST) rc = cgi_fail(CG_EIO, "%s", note);
     else if (e) rc = cgi_fail(CG_EIO, "cannot write report %s: %s", w->path, strerror(e));
     cgi_report_free(w);
     return rc;

@@ -453,7 +453,9 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
         free(j->file.tmp);
         j->file = (cgi_outfile){0};
     } else {
-        int c = cgi_outfile_close(&j->file, path);
+        char note[1024];
+        int c = cgi_outfile_close(&j->file, path, "timeline", note, sizeof note);
+        if (c == EEXIST) return cgi_fail(CG_EIO, "%s", note);
         if (!e) e = c;
     }
     if (e) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(e));

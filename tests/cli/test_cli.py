@@ -535,6 +535,103 @@ def report_replaces_a_planted_symlink_never_follows_it():
           "checking the report's name creates nothing through a dangling symlink: %s" % os.listdir(d))
 
 
+FOREIGN_TRACE = ('{"traceEvents":[{"name":"x","ph":"X","ts":0,"dur":1,"pid":1,"tid":1}],'
+                 '"otherData":{"producer":"another tracer 1.0"}}\n')
+
+
+def run_refuses_to_replace_a_file_not_its_own():
+    """--report FILE and --trace FILE naming a file that is not callguard's
+    (a typo: `--trace data.csv`) are refused before the program starts, in
+    one line naming the option, the file and what is replaced; the file is
+    left as it was and nothing is created beside it."""
+    marker = os.path.join(TMP, "started-foreign")
+    for flag in ("--report", "--trace"):
+        for content, says in (("precious\n", "the file exists (9 bytes) and is not a callguard report or timeline"),
+                              (FOREIGN_TRACE, "is a timeline of another producer")):
+            d = tempfile.mkdtemp(prefix="foreign-", dir=TMP)
+            path = os.path.join(d, "data.csv")
+            with open(path, "w") as f:
+                f.write(content)
+            os.chmod(path, 0o644)
+            r = guarded(["sh", "-c", "touch " + marker], flag, path)
+            check(r.returncode == 2 and r.stderr.count("\n") == 1, "%s: exit 2, one line: %d %r"
+                  % (flag, r.returncode, r.stderr))
+            check(r.stderr.startswith("callguard: %s %s: " % (flag, path)) and says in r.stderr
+                  and "callguard replaces only its own reports and timelines and empty files" in r.stderr,
+                  "%s: names the option, the file, what it is and what is replaced: %r" % (flag, r.stderr))
+            check(not os.path.exists(marker), "%s: the program must not run" % flag)
+            check(open(path).read() == content and os.stat(path).st_mode & 0o777 == 0o644,
+                  "%s: the file is untouched" % flag)
+            check(os.listdir(d) == ["data.csv"], "%s: nothing left beside it: %s" % (flag, os.listdir(d)))
+
+
+def run_replaces_its_own_outputs_and_empty_files():
+    """Re-running into the same file works: a report or timeline of an
+    earlier run (of either kind, JSON or the text table) and an empty file
+    are replaced."""
+    d = tempfile.mkdtemp(prefix="own-", dir=TMP)
+    rep, tl, txt, empty = (os.path.join(d, n) for n in ("r.json", "t.json", "r.txt", "empty"))
+    for n in (2, 3):
+        r = guarded([PROG, "calls", str(n)], "--report", rep, "--trace", tl)
+        check(r.returncode == 0, r.stderr)
+        check(calls(json.load(open(rep))["processes"][0]) == n and len(calls_in(json.load(open(tl)))) == n,
+              "run %d: both files replaced" % n)
+    with open(txt, "w") as f:
+        f.write(run([CG, "report", rep]).stdout)
+    check(open(txt).read().startswith("callguard: "), "a text report: %r" % open(txt).read()[:80])
+    for flag, path in (("--report", txt), ("--trace", rep), ("--report", tl), ("--trace", empty)):
+        if path == empty:
+            open(empty, "w").close()
+        r = guarded([PROG, "calls", "4"], flag, path)
+        check(r.returncode == 0, "%s %s: %r" % (flag, path, r.stderr))
+        got = json.load(open(path))
+        n = calls(got["processes"][0]) if flag == "--report" else len(calls_in(got))
+        check(n == 4, "%s %s: replaced by the new output" % (flag, path))
+    open(empty, "w").close()
+    r = guarded([PROG, "calls", "4"], "--report", empty)
+    check(r.returncode == 0 and calls(json.load(open(empty))["processes"][0]) == 4, "an empty file: %r" % r.stderr)
+    check(sorted(os.listdir(d)) == ["empty", "r.json", "r.txt", "t.json"], "no temporary left: %s" % os.listdir(d))
+
+
+def output_never_replaces_a_file_that_appeared_during_the_run():
+    """In-process (CALLGUARD_REPORT, CALLGUARD_TRACE) and a file the program
+    made under `callguard run`: a file at the name that is not callguard's
+    at exit is never replaced. The output is kept beside it as
+    FILE.callguard-KIND (or FILE.XXXXXX when that name is taken by a file
+    not callguard's either), one line on stderr says where and why, and
+    the program's exit status is kept in-process."""
+    d = tempfile.mkdtemp(prefix="inproc-foreign-", dir=TMP)
+    path = os.path.join(d, "precious")
+    for var, kind in (("CALLGUARD_REPORT", "report"), ("CALLGUARD_TRACE", "timeline")):
+        kept = path + ".callguard-" + kind
+        for attempt in (1, 2):  # the second run replaces the output the first one kept
+            with open(path, "w") as f:
+                f.write("precious\n")
+            r = run([PROG, "exit", "3"], env={"LD_PRELOAD": TOYLAYER, var: path})
+            check(r.returncode == 3, "%s: the program's exit status: %d %r" % (var, r.returncode, r.stderr))
+            check(open(path).read() == "precious\n", "%s: the file is untouched" % var)
+            line = [ln for ln in r.stderr.splitlines() if ln.startswith("callguard: ")]
+            check(len(line) == 1 and ("%s written to %s, not %s: the file exists (9 bytes)" % (kind, kept, path))
+                  in line[0], "%s: one line says where the output went and why: %r" % (var, r.stderr))
+            got = json.load(open(kept))
+            check(("processes" in got) if kind == "report" else ("traceEvents" in got), "%s: the output" % var)
+            check(sorted(os.listdir(d)) == sorted(["precious", kept[len(d) + 1:]] + (
+                ["precious.callguard-report"] if kind == "timeline" else [])), "%s: %s" % (var, os.listdir(d)))
+    with open(path + ".callguard-report", "w") as f:
+        f.write("mine too\n")
+    r = run([PROG, "calls", "2"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_REPORT": path})
+    tmp = [n for n in os.listdir(d) if n.startswith("precious.") and not n.startswith("precious.callguard-")]
+    check(r.returncode == 0 and len(tmp) == 1 and ("written to %s/%s, not %s" % (d, tmp[0], path)) in r.stderr,
+          "the kept name taken: the temporary file stays: %s %r" % (os.listdir(d), r.stderr))
+    check(open(path + ".callguard-report").read() == "mine too\n", "and that file is untouched")
+    check(calls(json.load(open(os.path.join(d, tmp[0])))["processes"][0]) == 2, "the report")
+    fresh = os.path.join(TMP, "made-during-run.csv")
+    r = guarded(["sh", "-c", 'echo precious > "$0"', fresh], "--report", fresh)
+    check(open(fresh).read() == "precious\n" and r.returncode == 125, "run: untouched, 125: %d" % r.returncode)
+    check(("report written to %s.callguard-report, not %s" % (fresh, fresh)) in r.stderr, r.stderr)
+    check("processes" in json.load(open(fresh + ".callguard-report")), "run: the report is kept")
+
+
 def descriptors_are_close_on_exec():
     """No descriptor callguard opens reaches an exec'd program: the lines
     file of CALLGUARD_TRACE_LINES stays open all run long, and the program
