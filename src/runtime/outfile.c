@@ -69,10 +69,9 @@ int cgi_outfile_replaceable(const char *path, char *why, size_t cap)
     ssize_t h = pread(fd, head, sizeof head, 0);
     ssize_t t = pread(fd, tail, sizeof tail, size > 4096 ? size - 4096 : 0);
     close(fd);
-    if (CGI_BEGINS(head, h, "{") && CGI_HOLDS(head, h, "\"schema\": \"callguard-report\"")) return 1;
-    if (CGI_BEGINS(head, h, "{\"traceEvents\":[") && CGI_HOLDS(tail, t, "\"otherData\":{\"producer\":\"callguard "))
-        return 1;
-    if (CGI_BEGINS(head, h, "callguard: ") && CGI_HOLDS(tail, t, " ms waiting for locks, ")) return 1;
+    if (CGI_BEGINS(head, h, "{") && CGI_HOLDS(head, h, CGI_OUT_REPORT_SCHEMA)) return 1;
+    if (CGI_BEGINS(head, h, CGI_OUT_TIMELINE_HEAD) && CGI_HOLDS(tail, t, CGI_OUT_TIMELINE_PRODUCER)) return 1;
+    if (CGI_BEGINS(head, h, CGI_OUT_TEXT_HEAD) && CGI_HOLDS(tail, t, CGI_OUT_TEXT_TOTALS)) return 1;
     if (CGI_BEGINS(head, h, "{\"traceEvents\""))
         snprintf(why, cap, "the file exists and is a timeline of another producer (%lld bytes)", (long long)size);
     else

@@ -4,6 +4,21 @@
 
 #include "internal.h"
 
+/* What marks callguard's own outputs: their writers write these, and
+ * cgi_outfile_replaceable knows a file by them (and report_merge.c a
+ * report by its schema). A JSON report begins with '{' and holds
+ * CGI_OUT_REPORT_SCHEMA in its first bytes (as callguard writes it, at
+ * the start, or as a tool that rewrote it keeps it); a
+ * timeline begins with CGI_OUT_TIMELINE_HEAD and its last lines hold
+ * CGI_OUT_TIMELINE_PRODUCER; a text report begins with CGI_OUT_TEXT_HEAD
+ * and its totals line holds CGI_OUT_TEXT_TOTALS. */
+#define CGI_REPORT_SCHEMA "callguard-report"
+#define CGI_OUT_REPORT_SCHEMA "\"schema\": \"" CGI_REPORT_SCHEMA "\""
+#define CGI_OUT_TIMELINE_HEAD "{\"traceEvents\":["
+#define CGI_OUT_TIMELINE_PRODUCER "\"otherData\":{\"producer\":\"callguard "
+#define CGI_OUT_TEXT_HEAD "callguard: "
+#define CGI_OUT_TEXT_TOTALS " ms waiting for locks, "
+
 /* An output being written to path. */
 typedef struct cgi_outfile {
     FILE *f;

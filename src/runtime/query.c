@@ -41,10 +41,7 @@ int cg_reset_stats(void)
 {
     pthread_mutex_lock(&cgi_cfg_lock);
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
-    for (uint32_t i = 0; i < n; i++) {
-        cgi_ctr_zero(&cgi_stats->r[i]);
-        for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) atomic_store(&cgi_stats->r[i].code[k].count, 0);
-    }
+    for (uint32_t i = 0; i < n; i++) cgi_ctr_zero(&cgi_stats->r[i]);
     cgi_stats_reset_stalls();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;

@@ -423,7 +423,7 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
 
 static void cgi_json_begin(FILE *out)
 {
-    fprintf(out, "{\n  \"schema\": \"callguard-report\",\n  \"version\": 1,\n  \"processes\": [");
+    fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out);
 }
 
 /* One process (one with calls) of the "processes" array. */
@@ -927,8 +927,8 @@ static void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
     size_t nproc = w->nproc;
     if (nproc > 1) cgi_text_combined(out, w);
     fprintf(out,
-            "callguard: %zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, %.3f ms "
-            "waiting for locks, %lu stalls\n",
+            CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, "
+            "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
             (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
     if (lost)

@@ -10,6 +10,7 @@
 
 #include "errors.h"
 #include "names.h"
+#include "outfile.h"
 #include "trace_file.h"
 
 #include <dirent.h>
@@ -574,10 +575,10 @@ static int cgi_count(cgi_json *j, const char *key, uint64_t *out)
     cgi_ws(j);
     char buf[24];
     size_t n = cgi_num_text(j, buf, sizeof buf);
-    char *e;
+    int digits = n && n < sizeof buf - 1 && strspn(buf, "0123456789") == n;
     errno = 0;
-    unsigned long long v = n && strspn(buf, "0123456789") == n && n < sizeof buf - 1 ? strtoull(buf, &e, 10) : 0;
-    if (!n || strspn(buf, "0123456789") != n || n >= sizeof buf - 1 || errno) {
+    unsigned long long v = digits ? strtoull(buf, NULL, 10) : 0;
+    if (!digits || errno) {
         cgi_num_fail(j, key, buf, "expected a whole number from 0");
         return 0;
     }
@@ -1086,7 +1087,7 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
             if (cgi_count(&j, key, &n)) *lost += (size_t)n;
         } else if (strcmp(key, "processes") == 0) {
             have_processes = 1;
-            if (strcmp(schema, "callguard-report") != 0 || version != 1) break; /* checked below */
+            if (strcmp(schema, CGI_REPORT_SCHEMA) != 0 || version != 1) break; /* checked below */
             if (!cgi_expect(&j, '[')) break;
             if (!cgi_lit(&j, ']')) {
                 do {
@@ -1107,7 +1108,7 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
     if (closed && !j.err && (cgi_ws(&j), j.s < j.end))
         cgi_json_fail(&j, "more text after the end of the report (one report a file: give several reports as "
                           "several files)");
-    if (strcmp(schema, "callguard-report") != 0 && (!j.err || !schema[0]))
+    if (strcmp(schema, CGI_REPORT_SCHEMA) != 0 && (!j.err || !schema[0]))
         return cgi_fail(CG_EFORMAT, "%s is not a callguard report (no \"schema\": \"callguard-report\")", json_path);
     if (version != 1 && !j.err)
         return cgi_fail(CG_EFORMAT, "%s is a callguard report of version %lld; this callguard reads version 1",

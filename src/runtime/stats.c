@@ -220,10 +220,9 @@ void cgi_stats_after_fork_child(void)
     }
     for (uint32_t i = 0; i < n; i++) {
         cgi_ctr_zero(&cgi_stats->r[i]);
+        /* A code slot another thread of the parent was naming: that thread is gone. */
         for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) {
             cgi_code *code = &cgi_stats->r[i].code[k];
-            atomic_store(&code->count, 0);
-            /* A slot another thread of the parent was naming: that thread is gone. */
             if (atomic_load(&code->set) == CGI_CODE_WRITING) atomic_store(&code->set, CGI_CODE_FREE);
         }
     }

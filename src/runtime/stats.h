@@ -112,11 +112,13 @@ static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
         n += atomic_load_explicit(&cgi_shards_of(c)[i].total_ns, memory_order_relaxed);
     return n;
 }
-/* Zeroes a record's counters and shards (cg_reset_stats, a forked child). */
+/* Zeroes a record's counters, shards and result codes' counts
+ * (cg_reset_stats, a forked child); the codes keep their names. */
 static inline void cgi_ctr_zero(cgi_stats_record *r)
 {
     memset(&r->c, 0, sizeof r->c);
     memset(r->shard, 0, sizeof r->shard);
+    for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) atomic_store(&r->code[k].count, 0);
 }
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };

@@ -429,7 +429,7 @@ static FILE *cgi_tj_open(const char *path, cgi_tj *j)
         return errno = e, NULL;
     }
     j->out = j->file.f;
-    cgi_tj_lit(j, "{\"traceEvents\":[");
+    cgi_tj_lit(j, CGI_OUT_TIMELINE_HEAD);
     return j->out;
 }
 
@@ -438,7 +438,7 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
     cgi_tj_flush(j);
     if (!j->failed)
         fprintf(j->out,
-                "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"callguard " CALLGUARD_VERSION
+                "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
                 "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%lu,"
                 "\"dropped\":%lu,\"events_per_thread\":%u,\"max_threads\":%u}}\n",
                 j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC",
