@@ -1,5 +1,5 @@
 /* The cost of one guarded toy call against a direct call to the real toy
- * function (DESIGN.md, "Figures to beat"). A benchmark, not a test: it
+ * function (docs/design.md, "Figures to beat"). A benchmark, not a test: it
  * checks no threshold in ctest, it prints figures.
  *
  * Both calls go through a volatile function pointer, so the compiler can
@@ -156,7 +156,7 @@ static row rows[] = {
     {.key = "trace", .label = "5 trace on (--trace)", .base_label = "statistics on", .base = loop_guarded,
      .cand = loop_guarded, .on = trace_on, .off = trace_off, .base_on = stats_on, .base_off = stats_off},
 #else
-    /* The reference the target is set against (DESIGN.md: about 22 ns). */
+    /* The reference the target is set against (docs/design.md, "Figures to beat"). */
     {.key = "gilref", .label = "  hand-written GIL release", .base_label = "direct, GIL held", .base = loop_direct,
      .cand = loop_gil_released, .on = nothing, .off = nothing},
     {.key = "cpython", .label = "4 CPython adapter on", .base_label = "hand-written", .base = loop_gil_released,

@@ -1,6 +1,6 @@
 /* The cost of a call checked against thread rules (--check-threads,
  * docs/threads.md) against the same call unchecked, and proof that a site
- * without rules costs nothing more (DESIGN.md, "Figures to beat": at most
+ * without rules costs nothing more (docs/design.md, "Figures to beat": at most
  * 30 ns more per checked call). A benchmark, not a test: it prints figures.
  *
  * The toy layer's toySetDims has the rules of a kernel-argument setter

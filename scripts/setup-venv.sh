@@ -5,7 +5,7 @@
 #    tests/cuda/CMakeLists.txt points at build-venv/bin/python unless -DCALLGUARD_CUDA_PYTHON=PATH names another
 #    Python. About 60 MB, a few seconds.
 #  - Intel's CPU OpenCL runtime (intel-opencl-rt, and intel-cmplr-lib-rt, the dependency it does not declare:
-#    TRAPS.md), for the OpenCL IL tests of cg_load_binary (tests/load: load_cl_il_intel_*), which take
+#    docs/development.md, "Real clients from PyPI"), for the OpenCL IL tests of cg_load_binary (tests/load: load_cl_il_intel_*), which take
 #    build-venv/lib/libintelocl.so unless -DCALLGUARD_INTEL_OCL=PATH names another. A 265 MB download, about
 #    500 MB installed (after the wheels' duplicate library copies below are made links), under a minute here.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The install layout of DESIGN.md, moved after installing: everything is
+# The install layout of docs/design.md, moved after installing: everything is
 # still found relative to where it now lies.  usage: install_relocatable.sh BUILD_DIR
 set -eu
 build=$1

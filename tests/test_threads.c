@@ -1,6 +1,6 @@
 /* Thread rules through the toy layer (toySetDims: writes = device, sets =
  * device in apis/toy.ini), in callguard's own code only, so that
- * ThreadSanitizer sees every synchronization (TRAPS.md): the checker, the
+ * ThreadSanitizer sees every synchronization (docs/development.md, "Sanitizers"): the checker, the
  * per-handle locks and cg_handle_hold. The real stacks are tests/threads/. */
 #define _GNU_SOURCE
 #include "cgtest.h"

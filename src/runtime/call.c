@@ -1,5 +1,5 @@
 /* The slow path of a guarded call: everything a wrapper does when its site
- * has a policy, statistics or a runtime to leave. The order is DESIGN.md's:
+ * has a policy, statistics or a runtime to leave. The order (docs/design.md, "One guarded call"):
  * leave the runtime before taking the domain lock, stop the clock before
  * re-entering the runtime (CPython may never return from re-entry at exit),
  * never call into the runtime while holding a domain lock. */
@@ -450,7 +450,7 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
     case CGI_TOK_TRACED: cgi_leave_counted(p, code, 1); return;
     case CGI_TOK_LEAN: cgi_py.restore(p); return;
     case CGI_TOK_LEFT:
-        /* The clock stops before re-entering (TRAPS: CPython may never
+        /* The clock stops before re-entering (docs/development.md, "CPython": it may never
          * return from it at exit). The slot is this thread's, as on entry;
          * the call held nothing, so it is no stall. */
         {

@@ -628,7 +628,7 @@ int cg_handle_hold(const void *handle)
     /* A stripe this thread holds for another handle is held already. */
     int have = cgi_holds_stripe(st);
     if (!have && pthread_rwlock_trywrlock(&cgi_stripe[st]) != 0) {
-        /* Leave the host runtime before waiting (DESIGN.md): the holder may need it to finish. */
+        /* Leave the host runtime before waiting (docs/design.md): the holder may need it to finish. */
         const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
         cgi_wait_arg a = {st};
         if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE && ad->holds())

@@ -49,13 +49,13 @@ static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not u
 static FILE *cgi_trace_lines;
 static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINES switched on */
 
-/* The calling thread's slot. Initial-exec and one pointer (TRAPS.md: TLS
+/* The calling thread's slot. Initial-exec and one pointer (docs/development.md, "Interposing": TLS
  * of dlopen'd libraries comes from a small static pool). */
 static __thread cgi_trace_slot *cgi_trace_me __attribute__((tls_model("initial-exec")));
 
 /* Space for [off, off + len) of the trace file, taken now so that a full
  * file system fails here instead of raising SIGBUS in the program when the
- * mapping is first written (TRAPS.md). Written as zeros, not fallocated:
+ * mapping is first written (docs/development.md, "Storage and privilege"). Written as zeros, not fallocated:
  * the pages are then the file's own delayed-allocation pages, which the
  * page cache drops when the CLI removes the file after the run; pages
  * dirtied in fallocated (unwritten) extents are written out to disk by the

@@ -134,7 +134,7 @@ check "--release-gil --serialize zeModuleCreate: all 16 created, 16 zeModuleCrea
   eval '[ $rc = 0 ] && grep -q "created 16 programs" "$tmp/serialized.out" && [ "$(calls serialized zeModuleCreate)" = 16 ]'
 
 # For reference, not a check: without the stand-in (Debian's 1.8.12 loader)
-# SYCL crashes whether callguard is there or not (TRAPS.md).
+# SYCL crashes whether callguard is there or not (docs/development.md, "Real clients from PyPI").
 timeout 120 env -u CALLGUARD_ZE_LIBRARY "$py" "$tmp/list.py" >/dev/null 2>&1
 echo "note: dpctl on Debian's loader without callguard: exit $?"
 timeout 120 env -u CALLGUARD_ZE_LIBRARY "$cg" run --api ze -- "$py" "$tmp/list.py" >/dev/null 2>&1

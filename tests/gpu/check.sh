@@ -168,7 +168,7 @@ print(s[0]['stalls'] if s else -1)" "$OUT/pause-$mode.json")
         [ "$st" = 1 ] && ok "pause, detect only: the 1 s wait is reported as a stall" || bad "pause, detect only: '$r', stalls '$st'"
     else
         "$PY" -c "import sys; sys.exit(not (float(sys.argv[1]) <= 50 and float(sys.argv[2]) >= 900))" "${longest:-999}" "${waited:-0}" &&
-            [ "$st" = 0 ] && ok "pause with the CPython adapter: ${longest} ms (tests allow 50, DESIGN's goal 10)" ||
+            [ "$st" = 0 ] && ok "pause with the CPython adapter: ${longest} ms (tests allow 50, docs/design.md's goal 10)" ||
             bad "pause with the CPython adapter: '$r', stalls '$st'"
     fi
 done

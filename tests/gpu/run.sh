@@ -11,7 +11,7 @@
 #      the threads inside: several unserialized, one with --serialize cuModuleLoadData; every module
 #      loads; the report counts 16.
 #   b. A Python thread waits ~1 s in cuStreamSynchronize through ctypes.PyDLL: a stall in the report; with
-#      --release-gil the main thread's longest pause (at most 50 ms; DESIGN's goal 10 ms).
+#      --release-gil the main thread's longest pause (at most 50 ms; docs/design.md's goal 10 ms).
 #   c. PyTorch, a Triton kernel and cuda-python, plain and under `callguard run --report`: the same
 #      checksums, and the calls the CUDA runtime made through cuGetProcAddress in the report.
 #   d. Overhead: two PyTorch loops (20 products of 4096^2 matrices; 10,000 small elementwise kernels), plain
@@ -163,7 +163,7 @@ read -r longest waited <<<"$(pause release --release-gil)"
 st=$(rows "$OUT/b-release.json" --stalls cuStreamSynchronize)
 if "$PY" -c "import sys; sys.exit(not (float(sys.argv[1]) <= 50 and float(sys.argv[2]) >= 900))" "${longest:-999}" "${waited:-0}" &&
     [ "$st" = 0 ]; then
-    ok "b. --release-gil: the main thread's longest pause ${longest} ms during a ${waited} ms cuStreamSynchronize (tests allow 50 ms, DESIGN's goal 10 ms); stalls $st"
+    ok "b. --release-gil: the main thread's longest pause ${longest} ms during a ${waited} ms cuStreamSynchronize (tests allow 50 ms, docs/design.md's goal 10 ms); stalls $st"
 else
     bad "b. --release-gil: longest pause '${longest:-?}' ms, waited '${waited:-?}' ms, stalls '$st'"
 fi
