@@ -118,9 +118,71 @@ static int test_trace_written_at_exit_while_threads_call(int argc, char **argv)
     return 0;
 }
 
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+static atomic_int lines_stop;
+
+static void *line_caller(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    while (!atomic_load(&lines_stop)) toyAdd(1, 2, &sum);
+    return NULL;
+}
+
+/* A program that switches CALLGUARD_TRACE_LINES from file to file while
+ * its threads call keeps one descriptor for the lines, not one per switch;
+ * each line goes whole to one file, the last one named getting the rest. */
+static int test_trace_lines_reconfigured_1000_times_keep_one_descriptor(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char a[512], b[512], stop[512];
+    snprintf(a, sizeof a, "%s/lines-a.txt", cgtest_tmpdir());
+    snprintf(b, sizeof b, "%s/lines-b.txt", cgtest_tmpdir());
+    snprintf(stop, sizeof stop, "%s/lines-last.txt", cgtest_tmpdir());
+    CHECKF(cg_configure("CALLGUARD_TRACE_LINES", a) == CG_OK, "%s", cg_last_error());
+    int before = count_fds();
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, line_caller, NULL);
+    for (int i = 0; i < 1000; i++)
+        CHECKF(cg_configure("CALLGUARD_TRACE_LINES", i % 2 ? a : b) == CG_OK, "%s", cg_last_error());
+    CHECKF(cg_configure("CALLGUARD_TRACE_LINES", stop) == CG_OK, "%s", cg_last_error());
+    int after = count_fds();
+    atomic_store(&lines_stop, 1);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECKF(after == before, "%d descriptors open before the 1,001 switches, %d after", before, after);
+    int32_t sum;
+    toyAdd(20, 22, &sum);
+    CHECK(cg_trace_enable(0) == CG_OK);
+    const char *files[] = {a, b, stop};
+    for (int i = 0; i < 3; i++) {
+        char *text = slurp(files[i]);
+        CHECKF(text, "%s", files[i]);
+        /* Whole lines only: "toy toyAdd CALL_NS WAIT_NS 0". */
+        for (char *line = text, *nl; *line; line = nl + 1) {
+            CHECKF((nl = strchr(line, '\n')) != NULL, "%s ends in a part of a line", files[i]);
+            CHECKF(strncmp(line, "toy toyAdd ", 11) == 0 && nl[-1] == '0' && nl[-2] == ' ', "%s: '%.*s'", files[i],
+                   (int)(nl - line), line);
+        }
+        CHECKF(i < 2 || count_in(text, "toy toyAdd ") >= 1, "the last file has no line: '%s'", text);
+        free(text);
+    }
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_trace_threads", child_trace_threads},
     {"trace_records_every_thread_into_the_stats_dir", test_trace_records_every_thread_into_the_stats_dir},
     {"trace_written_at_exit_while_threads_call", test_trace_written_at_exit_while_threads_call},
+    {"trace_lines_reconfigured_1000_times_keep_one_descriptor",
+     test_trace_lines_reconfigured_1000_times_keep_one_descriptor},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -46,7 +46,12 @@ static int cgi_trace_fd = -1;   /* the process's file under callguard run; -1: p
 static int cgi_trace_failed;    /* no file could be made: every event is lost (and counted nowhere) */
 static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
 static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
-static FILE *cgi_trace_lines;
+/* CALLGUARD_TRACE_LINES: stderr, or cgi_trace_lines_own. Read without a
+ * lock by every traced call, so the stream it points at is never closed. */
+static FILE *_Atomic cgi_trace_lines;
+/* The one stream callguard opens for the lines, made at the first FILE; a
+ * later FILE is dup3'd onto its descriptor (see cgi_trace_set_lines). */
+static FILE *cgi_trace_lines_own;
 static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINES switched on */
 
 /* The calling thread's slot. Initial-exec and one pointer (docs/development.md, "Interposing": TLS
@@ -191,7 +196,7 @@ static const cgi_stats_record *cgi_trace_record_of(const cg_counters *c, uint32_
 /* Out of line, so the timeline's path saves no registers for fprintf. */
 __attribute__((noinline)) static void cgi_trace_line(const cg_counters *c, uint64_t call_ns, uint64_t wait_ns, int err)
 {
-    FILE *f = cgi_trace_lines;
+    FILE *f = atomic_load_explicit(&cgi_trace_lines, memory_order_acquire);
     uint32_t index;
     const cgi_stats_record *r = cgi_trace_record_of(c, &index);
     if (f)
@@ -309,11 +314,34 @@ int cgi_trace_set_file(const char *path)
 
 int cgi_trace_set_lines(const char *path)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stderr : (*path ? fopen(path, "ae") : NULL); /* e: O_CLOEXEC */
-    if (!f)
-        return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, *path ? strerror(errno) : "empty name");
-    setvbuf(f, NULL, _IOLBF, 0);
-    cgi_trace_lines = f;
+    if (!*path) return cgi_fail(CG_EINVAL, "'': cannot open for writing: empty name");
+    FILE *f = stderr;
+    if (strcmp(path, "-") != 0) {
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd < 0) return cgi_fail(CG_EINVAL, "'%s': cannot open for writing: %s", path, strerror(errno));
+        if (cgi_trace_lines_own) {
+            /* A thread may be writing a line to the old file this moment:
+             * the stream stays and its descriptor is replaced, under the
+             * stream's own lock, so each configuration costs no descriptor
+             * and a line goes whole to one file or the other. */
+            f = cgi_trace_lines_own;
+            flockfile(f);
+            fflush_unlocked(f);
+            int e = dup3(fd, fileno(f), O_CLOEXEC) < 0 ? errno : 0;
+            funlockfile(f);
+            close(fd);
+            if (e) return cgi_fail(CG_EIO, "'%s': cannot write the lines there: %s", path, strerror(e));
+        } else {
+            f = fdopen(fd, "a");
+            if (!f) {
+                close(fd);
+                return cgi_fail(CG_ENOMEM, "out of memory");
+            }
+            setvbuf(f, NULL, _IOLBF, 0);
+            cgi_trace_lines_own = f;
+        }
+    }
+    atomic_store_explicit(&cgi_trace_lines, f, memory_order_release);
     atomic_fetch_or(&cgi_trace_configured, CGI_TRACE_LINES);
     atomic_fetch_or(&cgi_cfg.trace_on, CGI_TRACE_LINES);
     atomic_store(&cgi_cfg.stats_on, 1);
