@@ -246,7 +246,16 @@ static int run_check_writable(const char *flag, const char *path)
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
     if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1; /* /dev/null */
-    char why[160];
+    char why[300];
+    /* As run_absolute will make it: the processes of the tree get that. */
+    char *cwd = path[0] != '/' ? getcwd(NULL, 0) : NULL, *abs = NULL;
+    if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0) abs = NULL;
+    int too_long = cgi_outfile_name_too_long(abs ? abs : path, why, sizeof why);
+    free(cwd), free(abs);
+    size_t len = strlen(path);
+    if (too_long && len > 400) /* its start and end, so the line still says why */
+        return cli_usage_error("%s %.200s...%s: cannot be created: %s", flag, path, path + len - 100, why);
+    if (too_long) return cli_usage_error("%s %s: cannot be created: %s", flag, path, why);
     if (!cgi_outfile_replaceable(path, why, sizeof why))
         return cli_usage_error("%s %s: %s; callguard replaces only its own reports and timelines and empty files: "
                                "remove it or choose another name", flag, path, why);

@@ -96,6 +96,7 @@ static int cgi_check_new_file(const char *path)
     char where[600];
     int e = cgi_outfile_check(path, where, sizeof where);
     if (e == EISDIR) return cgi_fail(CG_EINVAL, "'%s': is a directory, expected a file name", path);
+    if (e == ENAMETOOLONG) return cgi_fail(CG_EINVAL, "'%s': cannot be created: %s", path, where);
     if (e) return cgi_fail(CG_EINVAL, "'%s': cannot create a file in %s: %s", path, where, strerror(e));
     return CG_OK;
 }

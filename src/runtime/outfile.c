@@ -6,6 +6,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,34 @@ int cgi_outfile_close(cgi_outfile *o, const char *path, const char *kind, char *
     return e;
 }
 
+/* The new file's name is the path's with ".XXXXXX" after it (mkostemp):
+ * a last name that fits the directory only without those 7 bytes, or a
+ * path that fits PATH_MAX only without them, could never be written. */
+#define CGI_OUTFILE_SUFFIX 7
+
+int cgi_outfile_name_too_long(const char *path, char *why, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    const char *last = slash ? slash + 1 : path;
+    size_t len = strlen(path), n = strlen(last);
+    if (len + CGI_OUTFILE_SUFFIX >= PATH_MAX) {
+        snprintf(why, cap, "the path has %zu bytes: at most %d fit (PATH_MAX %d, less %d for the new file's suffix .XXXXXX)",
+                 len, PATH_MAX - 1 - CGI_OUTFILE_SUFFIX, PATH_MAX, CGI_OUTFILE_SUFFIX);
+        return 1;
+    }
+    long max = NAME_MAX;
+    if (slash) {
+        char *dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+        long m = dir ? pathconf(dir, _PC_NAME_MAX) : -1;
+        if (m > 0) max = m;
+        free(dir);
+    }
+    if ((long)(n + CGI_OUTFILE_SUFFIX) <= max) return 0;
+    snprintf(why, cap, "its last name has %zu bytes: at most %ld fit there (a name has at most %ld, less %d for the new "
+             "file's suffix .XXXXXX)", n, max - CGI_OUTFILE_SUFFIX, max, CGI_OUTFILE_SUFFIX);
+    return 1;
+}
+
 int cgi_outfile_check(const char *path, char *where, size_t cap)
 {
     struct stat st;
@@ -128,6 +157,7 @@ int cgi_outfile_check(const char *path, char *where, size_t cap)
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return EISDIR;
     if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISBLK(st.st_mode))) return 0;
     const char *slash = strrchr(path, '/');
+    if (cgi_outfile_name_too_long(path, where, cap)) return ENAMETOOLONG;
     if (!slash) snprintf(where, cap, ".");
     else if (slash == path) snprintf(where, cap, "/");
     else snprintf(where, cap, "%.*s", (int)(slash - path), path);

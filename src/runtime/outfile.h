@@ -55,7 +55,11 @@ CGI_HIDDEN int cgi_outfile_replaceable(const char *path, char *why, size_t cap);
 
 /* Whether a report or trace could be written at path later, creating
  * nothing: 0, or an errno about `where` (path itself, or the directory
- * that would hold the new file). */
+ * that would hold the new file); ENAMETOOLONG: `where` says which name is
+ * too long (cgi_outfile_name_too_long). */
+/* 1 when the new file of path (PATH.XXXXXX) could never be made: its last
+ * name or the whole path would be too long; why says which, in one line. */
+CGI_HIDDEN int cgi_outfile_name_too_long(const char *path, char *why, size_t cap);
 CGI_HIDDEN int cgi_outfile_check(const char *path, char *where, size_t cap);
 
 #endif

@@ -294,6 +294,7 @@ int cgi_trace_set_file(const char *path)
          * renamed into place (outfile.h). */
         char where[600];
         int e = cgi_outfile_check(path, where, sizeof where);
+        if (e == ENAMETOOLONG) return cgi_fail(CG_EINVAL, "'%s': cannot be created: %s", path, where);
         if (e) return cgi_fail(CG_EINVAL, "'%s': cannot write %s: %s", path, where, strerror(e));
     }
     char *copy = strdup(path);

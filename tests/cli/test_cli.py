@@ -493,6 +493,55 @@ def run_refuses_each_validation_gap():
         check(not os.path.exists("/nonexistent/dir"), "nothing created")
 
 
+def run_refuses_output_names_that_can_never_be_created():
+    """--report, --trace and --trace-lines names that no file can have (a
+    last name over NAME_MAX with the new file's 7-byte suffix, a whole path
+    over PATH_MAX, a name under a file, a missing folder) are refused before
+    the program starts: exit 2, one line naming the value, nothing created.
+    The longest name that fits (248 bytes: 255 less the suffix) is written."""
+    marker = os.path.join(TMP, "started-name")
+    d = tempfile.mkdtemp(prefix="names-", dir=TMP)
+    plain = os.path.join(d, "plain")
+    open(plain, "w").close()
+    # Folders that exist, and a path of 4,093 bytes: PATH.XXXXXX would have 4,100.
+    deep = os.path.join(d, "deep")
+    while len(deep) + 201 < 4080:
+        deep = os.path.join(deep, "d" * 200)
+    deep = os.path.join(deep, "d" * (4088 - len(deep)))
+    os.makedirs(deep)
+    deep = os.path.join(deep, "r.x")
+    check(len(deep) == 4093, len(deep))
+    cases = [
+        ("--report", os.path.join(d, "a" * 300 + ".json")),
+        ("--report", os.path.join(d, "b" * 250)),
+        ("--trace", os.path.join(d, "c" * 249)),
+        ("--trace-lines", os.path.join(d, "e" * 256)),
+        ("--report", os.path.join(d, "x" * 300, "r.json")),
+        ("--trace", deep),
+        ("--report", os.path.join(plain, "r.json")),
+        ("--trace-lines", os.path.join(plain, "t.txt")),
+        ("--trace", os.path.join(d, "missing", "t.json")),
+    ]
+    for flag, value in cases:
+        r = run([CG, "run", "--layer", TOYLAYER, flag, value, "--", PROG, "touch", marker])
+        check(r.returncode == 2, "%s %s...: exit %d %r" % (flag, value[:60], r.returncode, r.stderr))
+        check(flag in r.stderr and (value if len(value) < 400 else value[:200]) in r.stderr and
+              r.stderr.count("\n") == 1,
+              "%s: one line naming the value: %r" % (flag, r.stderr[:300]))
+        check(not os.path.exists(marker), "%s %s...: the program must not start" % (flag, value[:60]))
+        check(sorted(os.listdir(d)) == ["deep", "plain"] and not os.path.exists(deep),
+              "%s: nothing created: %s" % (flag, os.listdir(d)))
+    fits = os.path.join(d, "f" * 248)
+    r = guarded([PROG, "calls", "2"], "--report", fits)
+    check(r.returncode == 0 and calls(json.load(open(fits))["processes"][0]) == 2, "248 bytes fit: %r" % r.stderr)
+    # In the program itself: CALLGUARD_REPORT and CALLGUARD_TRACE refused at start-up.
+    for var in ("CALLGUARD_REPORT", "CALLGUARD_TRACE"):
+        r = run([PROG, "touch", marker], env={"LD_PRELOAD": TOYLAYER, var: os.path.join(d, "g" * 250)})
+        check(r.returncode == 2 and "g" * 250 in r.stderr and "255" in r.stderr and r.stderr.count("\n") == 1,
+              "%s: exit 2, one line: %d %r" % (var, r.returncode, r.stderr[-300:]))
+        check(not os.path.exists(marker), "%s: main must not run" % var)
+
+
 def report_replaces_a_planted_symlink_never_follows_it():
     """A symlink planted at the report's name is replaced by the report; its
     target is left as it was. The report is a new file of mode 0600."""
