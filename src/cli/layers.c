@@ -8,6 +8,7 @@
  * lib/libcallguard_cl.so and lib/callguard/shims/libOpenCL.so.1). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "message.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -72,8 +73,8 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
         if (asprintf(&given, "%s/libcallguard_%s.so", cli_libdir, api) < 0) exit(1);
         if (access(given, R_OK) != 0) {
             char *have = cli_installed_list();
-            fprintf(stderr, "callguard: no %s layer is installed (%s); installed: %s; a layer from elsewhere: --layer PATH.so\n",
-                    api, given, have);
+            cgi_say("no %s layer is installed (%s); installed: %s; a layer from elsewhere: --layer PATH.so", api, given,
+                    have);
             free(have), free(given);
             return 2;
         }
@@ -81,7 +82,7 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
     }
     char *file = realpath(path, NULL);
     if (!file) {
-        fprintf(stderr, "callguard: layer %s: %m\n", path);
+        cgi_say("layer %s: %m", path);
         free(given);
         return 2;
     }
@@ -94,7 +95,7 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
 
     long before = cg_list_layers(NULL, 0);
     if (!dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
-        fprintf(stderr, "callguard: cannot load %s: %s\n", file, dlerror());
+        cgi_say("cannot load %s: %s", file, dlerror());
         free(file);
         return 2;
     }
@@ -117,7 +118,7 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
         }
     }
     if (after <= before) {
-        fprintf(stderr, "callguard: %s is not a callguard layer (loading it registered none)\n", file);
+        cgi_say("%s is not a callguard layer (loading it registered none)", file);
         free(info), free(file);
         return 2;
     }
@@ -125,13 +126,13 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
     for (long k = before; k < after && rc == 0; k++) {
         const cg_layer_info *li = &info[k];
         if (api && strcmp(li->api, api) != 0) {
-            fprintf(stderr, "callguard: %s is a layer for the %s API, not %s\n", file, li->api, api);
+            cgi_say("%s is a layer for the %s API, not %s", file, li->api, api);
             rc = 2;
             break;
         }
         for (size_t i = 0; i < set->n; i++)
             if (strcmp(set->v[i].info.api, li->api) == 0) {
-                fprintf(stderr, "callguard: two layers for the %s API: %s and %s\n", li->api, set->v[i].file, file);
+                cgi_say("two layers for the %s API: %s and %s", li->api, set->v[i].file, file);
                 rc = 2;
             }
         if (rc) break;

@@ -7,6 +7,7 @@
  * The CLI knows no API by name: layers describe themselves (layers.c). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "message.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,22 +27,13 @@ __attribute__((visibility("default"), used)) const int cgi_cli_process = 1;
 
 int cli_usage_error(const char *fmt, ...)
 {
-    /* One line, whatever the values in it hold: a newline or a terminal
-     * escape in a value is printed as \n or \x1b. */
-    char raw[1024], line[1200];
+    /* One line, whatever the values in it hold (message.c), as the runtime's. */
+    char raw[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    size_t n = 0;
-    for (const char *c = raw; *c && n + 5 < sizeof line; c++) {
-        unsigned char ch = (unsigned char)*c;
-        if (ch == '\n') line[n++] = '\\', line[n++] = 'n';
-        else if (ch < 0x20 || ch == 0x7f) n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", ch);
-        else line[n++] = (char)ch;
-    }
-    line[n] = '\0';
-    fprintf(stderr, "callguard: %s (callguard --help)\n", line);
+    cgi_say("%s (callguard --help)", raw);
     return 2;
 }
 
@@ -129,7 +121,7 @@ static int cmd_report(int argc, char **argv)
      * from its start). */
     int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, "/dev/stdout", CG_REPORT_TEXT);
     if (rc != CG_OK) {
-        fprintf(stderr, "callguard: %s\n", cg_last_error());
+        cgi_say("%s", cg_last_error());
         return 2;
     }
     return 0;

@@ -7,6 +7,7 @@
  * the whole process tree has exited; callguard exits as the program did. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "message.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -413,7 +414,7 @@ static char *run_make_dir(void)
         dir = strdup("/tmp/callguard-XXXXXX");
         if (!dir) exit(1);
         if (!mkdtemp(dir)) {
-            fprintf(stderr, "callguard: cannot create a directory for statistics: %s\n", strerror(errno));
+            cgi_say("cannot create a directory for statistics: %s", strerror(errno));
             free(dir);
             return NULL;
         }
@@ -444,7 +445,7 @@ static void run_link_shims(env_list *env, const cli_layers *set, const char *dir
             if (asprintf(&to, "%s/%s", shims, l->info.soname) < 0) exit(1);
             if (asprintf(&alias, "%s/libcallguard-real-%s.so", shims, l->info.api) < 0) exit(1);
             if (symlink(real, alias) != 0)
-                fprintf(stderr, "callguard: cannot link %s to %s: %s\n", alias, real, strerror(errno));
+                cgi_say("cannot link %s to %s: %s", alias, real, strerror(errno));
             else if (symlink(l->shim, to) == 0)
                 nshims++;
             free(to), free(alias), free(real);
@@ -519,7 +520,7 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "callguard: fork: %s\n", strerror(errno));
+        cgi_say("fork: %s", strerror(errno));
         return 1;
     }
     if (pid == 0) {
@@ -573,7 +574,7 @@ static int run_write_report(const char *report, const char *dir, const run_resul
     if (!report) return 0;
     int text = strcmp(report, "-") == 0;
     if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) {
-        fprintf(stderr, "callguard: %s\n", cg_last_error());
+        cgi_say("%s", cg_last_error());
         return 1;
     }
     return 0;
@@ -586,13 +587,12 @@ static int run_write_trace(const char *trace, const char *dir)
     if (!trace) return 0;
     cg_trace_totals t;
     if (cg_trace_merge(dir, trace, &t) != CG_OK) {
-        fprintf(stderr, "callguard: %s\n", cg_last_error());
+        cgi_say("%s", cg_last_error());
         return 1;
     }
     if (t.dropped)
-        fprintf(stderr,
-                "callguard: trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
-                "per process)\n",
+        cgi_say("trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
+                "per process)",
                 trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
     return 0;
 }
@@ -652,7 +652,7 @@ int cli_cmd_run(int argc, char **argv)
     if (r.exec_errno) {
         free(r.exits);
         remove_dir(dir);
-        fprintf(stderr, "callguard: %s: %s\n", o.prog[0], strerror(r.exec_errno));
+        cgi_say("%s: %s", o.prog[0], strerror(r.exec_errno));
         return r.exec_errno == ENOENT ? 127 : 126;
     }
     int lost = run_write_report(o.report, dir, &r);

@@ -253,8 +253,7 @@ void cgi_env_read(void)
         free(var);
     }
     if (used)
-        fprintf(stderr,
-                "callguard: started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a "
-                "library are not taken from the environment of a setuid, setgid or capability program)\n",
+        cgi_say("started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a "
+                "library are not taken from the environment of a setuid, setgid or capability program)",
                 ignored);
 }

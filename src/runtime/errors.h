@@ -4,11 +4,10 @@
 #define CGI_ERRORS_H
 
 #include "internal.h"
+#include "message.h"
 
 /* Sets this thread's message and returns status. */
 CGI_HIDDEN int cgi_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* src as one line without terminal control characters (\n, \x1b). */
-CGI_HIDDEN void cgi_one_line(char *dst, size_t cap, const char *src);
 /* A bad setting found at start-up: one line on stderr, exit status 2. */
 CGI_HIDDEN void cgi_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

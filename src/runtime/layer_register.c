@@ -4,6 +4,7 @@
  * them. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "errors.h"
 
 #include "domain.h"
 #include "quirks.h"
@@ -59,14 +60,12 @@ static void cgi_find_bases(cg_layer *l)
 void cg_layer_register(cg_layer *l)
 {
     if (!l || l->abi != CG_LAYER_ABI) {
-        fprintf(stderr, "callguard: a layer built for another ABI (%d, expected %d) was not registered\n",
-                l ? l->abi : -1, CG_LAYER_ABI);
+        cgi_say("a layer built for another ABI (%d, expected %d) was not registered", l ? l->abi : -1, CG_LAYER_ABI);
         return;
     }
     if (!l->api || !*l->api || strlen(l->api) >= CGI_API_NAME_MAX || !l->library_env || !l->prefixes) {
-        fprintf(stderr,
-                "callguard: a layer with API name '%s' was not registered: it needs an API name of 1 to %d "
-                "characters, a library variable and prefixes\n",
+        cgi_say("a layer with API name '%s' was not registered: it needs an API name of 1 to %d "
+                "characters, a library variable and prefixes",
                 l->api ? l->api : "(none)", CGI_API_NAME_MAX - 1);
         return;
     }
@@ -96,7 +95,7 @@ void cg_layer_register(cg_layer *l)
         s->reason = d->reason;
         uint32_t dom = 0;
         if (d->serialize && cgi_domain_get(d->serialize, (cg_scope)d->scope, &dom) != CG_OK) {
-            fprintf(stderr, "callguard: %s: %s\n", s->name, cg_last_error());
+            cgi_say("%s: %s", s->name, cg_last_error());
             dom = 0;
         }
         atomic_store(&s->domain, dom);

@@ -312,8 +312,9 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
             char safe[4096];
             snprintf(safe, sizeof safe, "%s/%s", dir, e->d_name);
             cgi_safe_name(safe, sizeof safe, safe);
-            fprintf(stderr, "callguard: %s: cut short: %lld bytes, a statistics file has %zu; process %d is left out "
-                            "of the report\n", safe, (long long)st.st_size, sizeof(cgi_stats_region), (int)h->pid);
+            cgi_say("%s: cut short: %lld bytes, a statistics file has %zu; process %d is left out "
+                    "of the report",
+                    safe, (long long)st.st_size, sizeof(cgi_stats_region), (int)h->pid);
             (*cut)++;
             continue;
         }
@@ -365,7 +366,7 @@ int cgi_stats_read_entry(const char *dir, const cgi_stats_entry *e, cgi_stats_re
     if (rc != 0) {
         char safe[4096];
         cgi_safe_name(safe, sizeof safe, file);
-        fprintf(stderr, "callguard: %s: %s; process %d is left out of the report\n", safe, why, (int)e->pid);
+        cgi_say("%s: %s; process %d is left out of the report", safe, why, (int)e->pid);
     }
     return rc;
 }

@@ -342,9 +342,8 @@ missing:
     /* Once per layer: every other entry point of it is missing too. */
     if (!atomic_exchange(&l->warned, 1)) {
         const char *env = cgi_library_given(l);
-        fprintf(stderr,
-                "callguard: cannot find the real %s (%s API, %s%s); every call returns %s. "
-                "Set %s to the library's absolute path\n",
+        cgi_say("cannot find the real %s (%s API, %s%s); every call returns %s. "
+                "Set %s to the library's absolute path",
                 name, l->api, env ? "tried " : "library ", env ? env : l->soname,
                 l->result_name && l->result_name(l->missing_result) ? l->result_name(l->missing_result) : "an error",
                 l->library_env);

@@ -343,7 +343,7 @@ void cgi_settings_apply_pending(cg_layer *layer)
             if (rc == CG_ENOENT) cgi_name_error(st->site, st->origin);
             else cgi_fail(rc, "%s: %s", st->origin, cg_last_error());
             if (st->from_env) cgi_die("%s", cg_last_error());
-            fprintf(stderr, "callguard: %s; the setting is dropped\n", cg_last_error());
+            cgi_say("%s; the setting is dropped", cg_last_error());
             cgi_setting_unlink(link);
             continue;
         }
@@ -351,7 +351,7 @@ void cgi_settings_apply_pending(cg_layer *layer)
             /* ClBuildProgram, kept before the cl layer loaded. */
             cgi_name_error(st->site, st->origin);
             if (st->from_env) cgi_die("%s", cg_last_error());
-            fprintf(stderr, "callguard: %s; the setting is dropped\n", cg_last_error());
+            cgi_say("%s; the setting is dropped", cg_last_error());
             cgi_setting_unlink(link);
             continue;
         }
@@ -378,9 +378,9 @@ void cgi_settings_report_unmatched(void)
     if (!n) return;
     if (len >= sizeof line) len = sizeof line - 1;
     if (n > SHOWN)
-        fprintf(stderr, "callguard: never applied, no loaded layer has these %zu entry points: %.*s and %zu more\n", n,
-                (int)len, line, n - SHOWN);
+        cgi_say("never applied, no loaded layer has these %zu entry points: %.*s and %zu more", n, (int)len, line,
+                n - SHOWN);
     else
-        fprintf(stderr, "callguard: never applied, no loaded layer has %s: %.*s\n",
-                n == 1 ? "this entry point" : "these entry points", (int)len, line);
+        cgi_say("never applied, no loaded layer has %s: %.*s", n == 1 ? "this entry point" : "these entry points",
+                (int)len, line);
 }

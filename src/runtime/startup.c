@@ -32,8 +32,7 @@ static void cgi_report_at_exit(int status, void *arg)
     const char *path = cgi_env_report_path();
     if (!path) return;
     int text = strcmp(path, "-") == 0;
-    if (cg_report_write(path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK)
-        fprintf(stderr, "callguard: %s\n", cg_last_error());
+    if (cg_report_write(path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) cgi_say("%s", cg_last_error());
 }
 
 /* glibc's on_exit hands its handlers the exit status: recorded, a report

@@ -380,7 +380,7 @@ static void cgi_trace_write_at_exit(void)
 {
     /* Not under callguard run, and not a forked child (which stops tracing). */
     if (cgi_trace_dir[0] || !cgi_trace_path || !(atomic_load(&cgi_trace_configured) & CGI_TRACE_TIMELINE)) return;
-    if (cgi_trace_write_self(cgi_trace_path) != CG_OK) fprintf(stderr, "callguard: %s\n", cg_last_error());
+    if (cgi_trace_write_self(cgi_trace_path) != CG_OK) cgi_say("%s", cg_last_error());
 }
 
 /* In the child after fork (only the forking thread exists; only system

@@ -325,8 +325,9 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
             size_t len = w < CGI_TRACE_EVENTS ? (size_t)w * sizeof(cgi_trace_event) : CGI_TRACE_RING_BYTES;
             off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
             if (cgi_pread_full(fd, buf, len, at) != len) {
-                fprintf(stderr, "callguard: the trace file of process %d was cut short while read: thread %d's events "
-                                "are left out of the timeline\n", pid, v->threads[i].tid);
+                cgi_say("the trace file of process %d was cut short while read: thread %d's events "
+                        "are left out of the timeline",
+                        pid, v->threads[i].tid);
                 continue;
             }
             ring = buf;

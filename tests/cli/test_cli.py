@@ -542,6 +542,39 @@ def run_refuses_output_names_that_can_never_be_created():
         check(not os.path.exists(marker), "%s: main must not run" % var)
 
 
+def messages_show_control_bytes_of_values_escaped():
+    """A value with a terminal escape, a newline, a tab or a C1 control
+    (U+009B, CSI for some terminals) reaches stderr as \\x1b, \\n, \\t and
+    \\xc2\\x9b, in one line: from CALLGUARD_* variables read by the runtime
+    in a program, and from the command's own arguments."""
+    v = "a\x1b[31mb\nc\td\u009be"
+    shown = b"a\\x1b[31mb\\nc\\td\\xc2\\x9be"
+    marker = os.path.join(TMP, "started-escape")
+
+    def one_line(args, env, what):
+        e = dict(os.environ)
+        e.pop("CALLGUARD_REPORT", None)
+        e.update(env)
+        r = subprocess.run(args, env=e, capture_output=True, timeout=60)
+        err = r.stderr
+        check(r.returncode != 0 and err.count(b"\n") == 1 and shown in err, "%s: %d %r" % (what, r.returncode, err))
+        check(not any(b < 0x20 and b != 0x0a or b == 0x7f for b in err) and b"\xc2\x9b" not in err,
+              "%s: a control byte on stderr: %r" % (what, err))
+        check(not os.path.exists(marker), "%s: the program must not start" % what)
+
+    for var, value in [("CALLGUARD_TRANSITION", v), ("CALLGUARD_SERIALIZE", "toyAdd=" + v),
+                       ("CALLGUARD_POLICY", "/nonexistent/" + v), ("CALLGUARD_TOY_LIBRARY", "/nonexistent/" + v),
+                       ("CALLGUARD_TRACE_LINES", "/nonexistent/" + v), ("CALLGUARD_REPORT", "/nonexistent/" + v),
+                       ("CALLGUARD_QUIRKS", "/nonexistent/" + v), ("CALLGUARD_X" + v, "1")]:
+        one_line([PROG, "touch", marker], {"LD_PRELOAD": TOYLAYER, var: value}, var)
+    one_line([CG, "run", "--layer", "/nonexistent/" + v, "--", PROG, "touch", marker], {}, "--layer")
+    one_line([CG, "run", "--layer", TOYLAYER, "--serialize", "toyAdd=" + v, "--", PROG, "touch", marker], {},
+             "--serialize")
+    one_line([CG, "run", "--layer", TOYLAYER, "--", "/nonexistent/" + v], {}, "the program's name")
+    one_line([CG, "list", "/nonexistent/" + v], {}, "list")
+    one_line([CG, "report", "/nonexistent/" + v], {}, "report")
+
+
 def report_replaces_a_planted_symlink_never_follows_it():
     """A symlink planted at the report's name is replaced by the report; its
     target is left as it was. The report is a new file of mode 0600."""
