@@ -102,8 +102,13 @@ def read_report(path):
     checked by libcallguard (schema, version, truncation) first."""
     path = os.fspath(path)
     _native.report_convert(path, os.devnull, "json")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    # What libcallguard's reader lets through and Python's does not (bytes
+    # that are no UTF-8, a file changed since the check) is no report either.
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise Error(f"{path}: not a report Python's json module can read: {e}", _CG_EFORMAT, "CG_EFORMAT") from None
 
 
 def sites(api=None):
@@ -127,6 +132,8 @@ _APIS = {"ze": 1, "cl": 2, "cuda": 3}
 _FORMATS = {"il": 0, "native": 1, "source": 2}
 _SOURCES = {0: "built", 1: "memory", 2: "disk"}
 _NO_CACHE, _NO_DISK_CACHE, _NO_RETRY = 0x1, 0x2, 0x4
+_CG_EFORMAT = -5  # include/callguard/callguard.h
+_INT_MAX, _SSIZE_MAX = 2**31 - 1, 2**63 - 1  # a CUdevice is a C int; shared_mem a size_t below Py_ssize_t's limit
 
 
 class LoadedBinary(collections.namedtuple("LoadedBinary", "module function n_regs n_spills n_max_threads")):
@@ -182,11 +189,18 @@ def load_binary(name, kernel_bytes, shared_mem, device, build_flags="", is_spv=T
     if cache not in (True, False, "memory"):
         raise ValueError(f"cache {cache!r}: expected True, 'memory' or False")
     flags = (_NO_CACHE if cache is False else _NO_DISK_CACHE if cache == "memory" else 0) | (0 if retry else _NO_RETRY)
+    if not isinstance(shared_mem, int) or isinstance(shared_mem, bool):
+        raise TypeError(f"shared_mem {shared_mem!r}: expected a number of bytes (an int)")
+    if not 0 <= shared_mem <= _SSIZE_MAX:
+        raise ValueError(f"shared_mem {shared_mem}: expected a number of bytes from 0 to {_SSIZE_MAX}")
     number, device_handle = -1, None
     if api == "cuda" or (api == "ze" and context is None):
         if not isinstance(device, int) or isinstance(device, bool):
             raise TypeError(f"device {device!r}: expected a device number (an int)"
                             + (", or a handle with its context" if api == "ze" else ""))
+        if not 0 <= device <= _INT_MAX:
+            raise ValueError(f"device {device}: expected a device number from 0 to {_INT_MAX}"
+                             + (" (a CUdevice ordinal)" if api == "cuda" else ""))
         number = device
     else:
         if context is None:

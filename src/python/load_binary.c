@@ -24,6 +24,7 @@
 
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,17 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "isy*nlOOziiI", names, &api, &name, &kernel, &shared_mem, &device,
                                      &context_o, &device_o, &build_flags, &format, &max_spills, &flags))
         return NULL;
+    /* Checked here too, for callers of _native itself: a CUdevice is an
+     * int (2**32 would be device 0), and a negative size is no size. */
+    if (api == CG_LOAD_API_CUDA && (device < 0 || device > INT_MAX)) {
+        PyBuffer_Release(&kernel);
+        return PyErr_Format(PyExc_ValueError, "device %ld: expected a device number from 0 to %d (a CUdevice ordinal)",
+                            device, INT_MAX);
+    }
+    if (shared_mem < 0) {
+        PyBuffer_Release(&kernel);
+        return PyErr_Format(PyExc_ValueError, "shared_mem %zd: expected a number of bytes, 0 or more", shared_mem);
+    }
     int bad = 0;
     cg_load_request req = {
         .api = (cg_load_api)api,
@@ -244,7 +256,7 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
         .format = (cg_load_format)format,
         .kernel_name = name,
         .build_flags = build_flags,
-        .shared_mem = (size_t)(shared_mem < 0 ? 0 : shared_mem),
+        .shared_mem = (size_t)shared_mem,
         .max_spills = max_spills,
         .flags = flags,
     };
