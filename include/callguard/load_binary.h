@@ -139,7 +139,8 @@ typedef struct cg_load_stats {
 } cg_load_stats;
 void cg_load_get_stats(cg_load_stats *out);
 
-/* The disk cache's directory ("" when the disk cache is off): CALLGUARD_CACHE_DIR,
+/* The disk cache's directory ("" when the disk cache is off, which includes a
+ * folder or entry not private to the user, and a setuid program): CALLGUARD_CACHE_DIR,
  * else $XDG_CACHE_HOME/callguard, else $HOME/.cache/callguard. */
 const char *cg_load_cache_dir(void);
 

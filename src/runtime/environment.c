@@ -10,6 +10,7 @@
 #include "python.h"
 #include "quirks.h"
 #include "resolve.h"
+#include "secure_notice.h"
 #include "settings.h"
 #include "signals.h"
 #include "site.h"
@@ -218,11 +219,14 @@ int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
  * started with raised privilege (setuid, setgid, file capabilities) they
  * come from the less privileged user who started it, so they would let
  * that user load code or write files with the raised privilege. "-" (a
- * table or lines on stderr) names no file. */
+ * table or lines on stderr) names no file. The module cache's three go too:
+ * its folder holds code the process runs, and its size decides what its
+ * eviction removes (libcallguard-load ignores them there: docs/security.md). */
 static int cgi_names_path(const char *var, const char *v)
 {
     const char *k = var + 10;
     if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0) return 1;
+    if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) return 1;
     if (strcmp(k, "QUIRKS") == 0) return strcmp(v, "off") != 0;
     if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)
         return strcmp(v, "-") != 0;
@@ -252,8 +256,5 @@ void cgi_env_read(void)
         }
         free(var);
     }
-    if (used)
-        cgi_say("started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a "
-                "library are not taken from the environment of a setuid, setgid or capability program)",
-                ignored);
+    if (used) cgi_say(CGI_SECURE_NOTICE, ignored);
 }

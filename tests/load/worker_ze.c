@@ -17,7 +17,10 @@
  *   regs300   one needing 300: out of resources in both modes
  *   bigslm    one needing 128 KiB of shared local memory (the device has 64):
  *             zeKernelCreate runs out of resources
- *   slm       one needing 32 KiB of it: loads, local_bytes says so */
+ *   slm       one needing 32 KiB of it: loads, local_bytes says so
+ *
+ * Linked with absolute run paths and every library named, so that a setuid
+ * copy of it runs (tests/privilege/test_cache_trust.py). */
 #define _GNU_SOURCE
 #include "callguard/load_binary.h"
 
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "../ze/ze_util.h"
 
@@ -107,6 +111,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* What this process read with read() and its kin so far (/proc/self/io's
+ * rchar): a cache entry read whole shows here. -1 when unknown. */
+static long long bytes_read(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    long long n = -1;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "rchar: %lld", &n) == 1) break;
+    if (f) fclose(f);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -144,5 +161,6 @@ int main(int argc, char **argv)
            (unsigned long long)s.corrupt, (unsigned long long)s.write_failures, (unsigned long long)s.evictions,
            (unsigned long long)s.retries);
     printf("cache_dir=%s\n", cg_load_cache_dir());
+    printf("secure=%lu rchar=%lld\n", getauxval(AT_SECURE), bytes_read());
     return 0;
 }
