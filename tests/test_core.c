@@ -611,7 +611,7 @@ static int test_bad_settings_exit_2_before_first_call(int argc, char **argv)
     bad += expect_refused("CALLGUARD_SERIALIZE", "", "expected FN[=DOMAIN]");
     bad += expect_refused("CALLGUARD_STALL_MS", "abc", "CALLGUARD_STALL_MS=abc");
     bad += expect_refused("CALLGUARD_STALL_MS", "0", "from 1 to 3600000");
-    bad += expect_refused("CALLGUARD_RUNTIME", "java", "expected auto, none or cpython");
+    bad += expect_refused("CALLGUARD_RUNTIME", "java", "expected auto, release, none, cpython or julia");
     bad += expect_refused("CALLGUARD_SERIALISE", "toyCompile", "CALLGUARD_SERIALISE");
     bad += expect_refused("CALLGUARD_TOY_LIBRARY", "libcgtoy.so", "absolute path");
     bad += expect_refused("CALLGUARD_POLICY", "/nonexistent/policy.ini", "cannot read policy file");

@@ -92,7 +92,12 @@ int cg_set_adapter(const cg_adapter *adapter, cg_adapter_mode mode);
 void cg_adapter_ran_held(void);
 /* The built-in CPython adapter (symbols looked up in the running process). */
 const cg_adapter *cg_adapter_cpython(void);
-/* "none", "auto" (detect only, CPython when present), "cpython" (active). */
+/* The built-in Julia adapter (1.7 and later; symbols looked up in the
+ * running process): a Julia thread waits in the driver GC-safe. */
+const cg_adapter *cg_adapter_julia(void);
+/* "none", "auto" (detect only: CPython, else Julia, when present),
+ * "release" (the one auto finds, active; CPython's if none), "cpython" or
+ * "julia" (active). */
 int cg_set_runtime(const char *name);
 
 /* Statistics are off until a report is asked for (CALLGUARD_REPORT) or

@@ -7,7 +7,7 @@ load later; a setting kept for a layer not loaded yet returns True):
     set_blocking(site, blocking, reason=None)
     configure(variable, value)      as the environment would: configure("CALLGUARD_SERIALIZE", "zeModuleCreate")
     load_policy(path)               a policy file (docs/configuration.md)
-    set_runtime("none" | "auto" | "cpython")
+    set_runtime("none" | "auto" | "release" | "cpython" | "julia")
 The report:
     enable_stats(on=True), stats(site) -> SiteStats, reset_stats()
     write_report(path, format="json" | "text"), read_report(path) -> dict

@@ -327,7 +327,7 @@ static PyMethodDef methods[] = {
      "set_blocking(site, blocking, reason=None): cg_set_blocking"},
     {"configure", py_configure, METH_VARARGS, "configure(variable, value): cg_configure"},
     {"policy_load", py_policy_load, METH_VARARGS, "policy_load(path): cg_policy_load"},
-    {"set_runtime", py_set_runtime, METH_VARARGS, "set_runtime('none'|'auto'|'cpython'): cg_set_runtime"},
+    {"set_runtime", py_set_runtime, METH_VARARGS, "set_runtime('none'|'auto'|'release'|'cpython'|'julia'): cg_set_runtime"},
     {"set_stall_ms", py_set_stall_ms, METH_VARARGS, "set_stall_ms(ms): cg_set_stall_ms"},
     {"stats_enable", py_stats_enable, METH_VARARGS, "stats_enable(on=True): cg_stats_enable"},
     {"get_stats", py_get_stats, METH_VARARGS, "get_stats(site) -> dict: cg_get_stats"},

@@ -109,7 +109,7 @@ int cg_set_adapter(const cg_adapter *adapter, cg_adapter_mode mode)
 
 int cg_set_runtime(const char *name)
 {
-    if (!name) return cgi_fail(CG_EINVAL, "runtime NULL: expected auto, none or cpython");
+    if (!name) return cgi_fail(CG_EINVAL, "runtime NULL: expected auto, release, none, cpython or julia");
     pthread_mutex_lock(&cgi_cfg_lock);
     int rc = cgi_runtime_set_locked(name);
     pthread_mutex_unlock(&cgi_cfg_lock);

@@ -5,6 +5,7 @@
 #include "environment.h"
 
 #include "errors.h"
+#include "julia.h"
 #include "outfile.h"
 #include "policy_file.h"
 #include "python.h"
@@ -69,19 +70,38 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
     return rc;
 }
 
+/* The runtime this process has, if any: CPython first (a Python program
+ * that loads Julia later, through juliacall, has CPython at start-up; a
+ * Julia program that loads Python later, through PyCall, has Julia). */
+static const cg_adapter *cgi_runtime_detect(void)
+{
+    const cg_adapter *ad = cgi_cpython_adapter_if_present();
+    return ad ? ad : cgi_julia_adapter_if_present();
+}
+
 int cgi_runtime_set_locked(const char *v)
 {
+    const cg_adapter *ad;
+    cg_adapter_mode mode = CG_ADAPTER_ACTIVE;
     if (strcmp(v, "none") == 0) {
-        atomic_store(&cgi_cfg.adapter, NULL);
+        ad = NULL;
     } else if (strcmp(v, "auto") == 0) {
-        atomic_store(&cgi_cfg.adapter_mode, CG_ADAPTER_DETECT);
-        atomic_store(&cgi_cfg.adapter, cgi_cpython_adapter_if_present());
+        ad = cgi_runtime_detect();
+        mode = CG_ADAPTER_DETECT;
+    } else if (strcmp(v, "release") == 0) {
+        /* With none found, CPython's: it looks the interpreter up at the
+         * first call (what `callguard run --release-gil` always set). */
+        ad = cgi_runtime_detect();
+        if (!ad) ad = cg_adapter_cpython();
     } else if (strcmp(v, "cpython") == 0) {
-        atomic_store(&cgi_cfg.adapter_mode, CG_ADAPTER_ACTIVE);
-        atomic_store(&cgi_cfg.adapter, cg_adapter_cpython());
+        ad = cg_adapter_cpython();
+    } else if (strcmp(v, "julia") == 0) {
+        ad = cg_adapter_julia();
     } else {
-        return cgi_fail(CG_EINVAL, "runtime '%s': expected auto, none or cpython", v);
+        return cgi_fail(CG_EINVAL, "runtime '%s': expected auto, release, none, cpython or julia", v);
     }
+    if (ad) atomic_store(&cgi_cfg.adapter_mode, mode);
+    atomic_store(&cgi_cfg.adapter, ad);
     cgi_refresh_all();
     return CG_OK;
 }
