@@ -564,7 +564,8 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
 }
 
 /* What to do about stalls, once per runtime they held: --release-gil and
- * ctypes are CPython's; another runtime is left by its binding, through its
+ * ctypes are CPython's; Julia's calls are made GC-safe by the package or by
+ * callguard run; another runtime is left by its binding, through its
  * adapter (docs/adapters.md). No stall listed: the CPython advice, the
  * runtime callguard itself detects. */
 static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
@@ -579,6 +580,14 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
         size_t k = 0;
         while (k < i && strcmp(v[k]->runtime, rt) != 0) k++;
         if (k < i) continue; /* said already */
+        if (strcmp(rt, "julia") == 0) {
+            /* Julia's binding is the package's ccall: made GC-safe there,
+             * or by callguard from outside, for every package at once. */
+            fputs("  what to do (julia): make these calls GC-safe in the package: @ccall gc_safe=true (Julia 1.12 "
+                  "and later), GPUToolbox's @gcsafe_ccall before; or run it under callguard run --release-runtime\n",
+                  out);
+            continue;
+        }
         int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
         fprintf(out, "  what to do (%s): leave the runtime around these calls in the binding: its adapter, ", rt);
         if (known) fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
