@@ -111,7 +111,7 @@ typedef struct run_opts {
     size_t napis;
     char **layer_files; /* --layer paths, in order */
     size_t nlayer_files;
-    int release_gil;
+    int release_runtime; /* --release-runtime, or its older spelling --release-gil */
     int check_threads, serialize_handles;
     char **prog;
 } run_opts;
@@ -128,7 +128,8 @@ static void run_push(char ***v, size_t *n, const char *s)
 static int run_parse_options(int argc, char **argv, run_opts *o)
 {
     static const struct option opts[] = {
-        {"serialize", required_argument, NULL, 's'}, {"release-gil", no_argument, NULL, 'g'},
+        {"serialize", required_argument, NULL, 's'}, {"release-runtime", no_argument, NULL, 'g'},
+        {"release-gil", no_argument, NULL, 'g'},
         {"transition", required_argument, NULL, 't'}, {"stall-ms", required_argument, NULL, 'm'},
         {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
         {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
@@ -156,7 +157,7 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
             o->serialize = joined;
             break;
         }
-        case 'g': o->release_gil = 1; break;
+        case 'g': o->release_runtime = 1; break;
         case 'C': o->check_threads = 1; break;
         case 'H': o->serialize_handles = 1; break;
         case 't': o->transition = optarg; break;
@@ -489,7 +490,8 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
         env_set(env, "CALLGUARD_SERIALIZE", v);
         free(v);
     }
-    if (o->release_gil) env_set(env, "CALLGUARD_RUNTIME", "cpython");
+    /* Each process releases the runtime it has (CPython, Julia). */
+    if (o->release_runtime) env_set(env, "CALLGUARD_RUNTIME", "release");
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
     if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
