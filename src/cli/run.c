@@ -9,14 +9,18 @@
 #include "cli.h"
 #include "message.h"
 #include "outfile.h"
+#include "stats_settle.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -328,10 +332,11 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     /* The CLI's own runtime reads no environment (startup.c): the other
      * variables the program will read are checked here, as the program's
      * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
-     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR is set for the child,
+     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR and _LOST are set for the child,
      * CALLGUARD_TRACE_LINES is opened by each process. */
     static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY", "CALLGUARD_REPORT",
-                                           "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR"};
+                                           "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR",
+                                           "CALLGUARD_STATS_LOST"};
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
         if (strncmp(*e, "CALLGUARD_", 10) != 0 || !eq) continue;
@@ -455,9 +460,80 @@ static void run_link_shims(env_list *env, const cli_layers *set, const char *dir
     free(shims);
 }
 
+/* The processes that could not keep statistics (stats.h): a page of our
+ * memory they count into through /proc, whatever the disk, and the file of
+ * the directory the count goes to for the report, made now: its page
+ * written, so that a disk full by the end still takes the count, or, on a
+ * disk full already, empty, to hold the count as its size (no data). */
+typedef struct run_lost {
+    cgi_lost_page *page; /* NULL: not counted */
+    int memfd, file;
+    int written;         /* the file's page is written */
+    char path[64];       /* CALLGUARD_STATS_LOST */
+} run_lost;
+
+static void run_lost_open(run_lost *l, const char *dir)
+{
+    static const char zeros[4096];
+    *l = (run_lost){NULL, -1, -1, 0, ""};
+    /* pwrite, not ftruncate, gives the memfd its size: a preloaded
+     * library that fakes a full disk (tests/cli/enospc.c) fails ftruncate. */
+    l->memfd = memfd_create("callguard-lost", MFD_CLOEXEC);
+    if (l->memfd >= 0 && pwrite(l->memfd, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros)
+        l->page = mmap(NULL, sizeof *l->page, PROT_READ | PROT_WRITE, MAP_SHARED, l->memfd, 0);
+    if (l->page == MAP_FAILED) l->page = NULL;
+    if (!l->page) return;
+    memcpy(l->page->magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC);
+    snprintf(l->path, sizeof l->path, "/proc/%d/fd/%d", (int)getpid(), l->memfd);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    l->file = dfd < 0 ? -1 : openat(dfd, CGI_STATS_LOST_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (dfd >= 0) close(dfd);
+    l->written = l->file >= 0 && pwrite(l->file, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros;
+    if (l->file >= 0 && !l->written && ftruncate(l->file, 0) != 0) {
+        close(l->file);
+        l->file = -1;
+    }
+}
+
+/* The count into the directory's file (made again when the directory or
+ * the file was removed during the run); said on stderr when it cannot be. */
+static void run_lost_close(run_lost *l, const char *dir)
+{
+    if (!l->page) return;
+    cgi_lost_page page = {.count = atomic_load(&l->page->count)};
+    memcpy(page.magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC);
+    struct stat st;
+    int e = 0;
+    if (page.count && (l->file < 0 || fstat(l->file, &st) != 0 || st.st_nlink == 0)) {
+        if (l->file >= 0) close(l->file);
+        char *path;
+        if (asprintf(&path, "%s/%s", dir, CGI_STATS_LOST_FILE) < 0) exit(1);
+        mkdir(dir, 0700);
+        l->file = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        e = errno;
+        l->written = 0;
+        free(path);
+    }
+    int ok = !page.count || (l->file >= 0 && pwrite(l->file, &page, sizeof page, 0) == (ssize_t)sizeof page);
+    if (!ok && l->file >= 0 && !l->written) {
+        /* No byte can be written: the count is the size of the empty file. */
+        e = errno;
+        ok = ftruncate(l->file, 0) == 0 && ftruncate(l->file, (off_t)page.count) == 0;
+    }
+    if (!ok)
+        cgi_say("%lu process%s could not keep statistics and %s missing from the report; the count could not be "
+                "written to %s: %s",
+                (unsigned long)page.count, page.count == 1 ? "" : "es", page.count == 1 ? "is" : "are", dir,
+                strerror(l->file < 0 ? e : errno));
+    if (l->file >= 0) close(l->file);
+    munmap(l->page, sizeof *l->page);
+    close(l->memfd);
+}
+
 /* The child's environment: ours, with the layers preloaded and the options
  * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
-static void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir)
+static void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir,
+                                  const run_lost *lost)
 {
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue;
@@ -483,6 +559,8 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
     if (o->signals) env_set(env, "CALLGUARD_SIGNALS", o->signals);
     run_link_shims(env, set, dir);
     env_set(env, "CALLGUARD_STATS_DIR", dir);
+    if (lost->page) env_set(env, "CALLGUARD_STATS_LOST", lost->path);
+    else env_unset(env, "CALLGUARD_STATS_LOST");
     if (o->serialize) {
         const char *old = getenv("CALLGUARD_SERIALIZE");
         char *v;
@@ -511,14 +589,87 @@ typedef struct run_result {
     size_t nexits;
 } run_result;
 
+/* The statistics files as their processes end. A process's file is open
+ * for writing as long as the process maps it; inotify says when the last
+ * writer closed it (the process exited, died or exec'd), and
+ * cgi_stats_settle makes it small: the run's directory grows with the
+ * processes alive at once, not with every process that ran. */
+typedef struct run_settler {
+    int ino; /* -1: the files stay as they are */
+    int dfd;
+    cgi_stats_region *buf;
+} run_settler;
+
+static void settler_open(run_settler *s, const char *dir)
+{
+    s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    s->buf = malloc(sizeof *s->buf);
+    if (s->ino >= 0 && s->dfd >= 0 && s->buf && inotify_add_watch(s->ino, dir, IN_CLOSE_WRITE) >= 0) return;
+    if (s->ino >= 0) close(s->ino);
+    if (s->dfd >= 0) close(s->dfd);
+    free(s->buf);
+    *s = (run_settler){-1, -1, NULL};
+}
+
+static void settler_close(run_settler *s)
+{
+    if (s->ino < 0) return;
+    close(s->ino), close(s->dfd), free(s->buf);
+}
+
+/* Events were lost (the queue overflowed): every file is looked at. */
+static void settler_all(run_settler *s)
+{
+    int fd = dup(s->dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) cgi_stats_settle(s->dfd, e->d_name, s->buf);
+    closedir(d);
+}
+
+static void settler_drain(run_settler *s)
+{
+    if (s->ino < 0) return;
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t n;
+    while ((n = read(s->ino, buf, sizeof buf)) > 0)
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *ev = (const struct inotify_event *)p;
+            if (ev->mask & IN_Q_OVERFLOW) settler_all(s);
+            else if (ev->len) cgi_stats_settle(s->dfd, ev->name, s->buf);
+            p += sizeof *ev + ev->len;
+        }
+}
+
+/* Wakes ppoll: a child ended. */
+static void on_sigchld(int sig) { (void)sig; }
+/* A lease break (stats_settle.c holds a lease for a moment): ignored, not fatal. */
+static void on_sigio(int sig) { (void)sig; }
+
 /* Starts the program and waits for it and every orphan of its tree that
- * comes to us, so "after the whole tree has exited" means it. Returns 0, or
- * 1 when callguard itself failed. */
-static int run_start_and_wait(char **prog, env_list *env, run_result *r)
+ * comes to us, so "after the whole tree has exited" means it, settling
+ * statistics files as their processes end. Returns 0, or 1 when callguard
+ * itself failed. */
+static int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
+    run_settler settler;
+    settler_open(&settler, dir); /* before the program starts: no file is missed */
+    /* SIGCHLD is blocked except inside ppoll, so none is missed between a
+     * waitpid and the wait; the program starts with our mask as it was. */
+    sigset_t chld, old, waiting;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    waiting = old;
+    sigdelset(&waiting, SIGCHLD);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -527,6 +678,7 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     }
     if (pid == 0) {
         close(errpipe[0]);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         environ = env->v;
         execvp(prog[0], prog);
         int e = errno;
@@ -539,6 +691,10 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     sa.sa_handler = forward_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_sigchld;
+    sigaction(SIGCHLD, &sa, NULL);
+    sa.sa_handler = on_sigio;
+    sigaction(SIGIO, &sa, NULL);
     /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
      * the program gets its own; callguard waits to write the report. */
     signal(SIGINT, SIG_IGN);
@@ -552,20 +708,27 @@ static int run_start_and_wait(char **prog, env_list *env, run_result *r)
     r->exits = malloc(cap * sizeof *r->exits);
     if (!r->exits) return 1;
     for (;;) {
+        /* Files first: a process that exec'd is still there to be seen. */
+        settler_drain(&settler);
         int st;
-        pid_t w = waitpid(-1, &st, 0);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            break;
+        pid_t w;
+        while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+            if (w == pid) r->child_status = st;
+            if (r->nexits == cap) {
+                cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
+                if (!more) return 1;
+                r->exits = more;
+            }
+            r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
         }
-        if (w == pid) r->child_status = st;
-        if (r->nexits == cap) {
-            cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
-            if (!more) return 1;
-            r->exits = more;
+        if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
+        if (w == 0) {
+            struct pollfd p = {settler.ino, POLLIN, 0};
+            ppoll(&p, settler.ino >= 0, NULL, &waiting);
         }
-        r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
     }
+    settler_close(&settler);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return 0;
 }
 
@@ -643,10 +806,13 @@ int cli_cmd_run(int argc, char **argv)
     char *dir = run_make_dir();
     if (!dir) return 2;
     env_list env = {0};
-    run_child_environment(&env, &o, &set, dir);
+    run_lost missing;
+    run_lost_open(&missing, dir);
+    run_child_environment(&env, &o, &set, dir, &missing);
     run_result r = {0};
-    rc = run_start_and_wait(o.prog, &env, &r);
+    rc = run_start_and_wait(o.prog, &env, dir, &r);
     env_free(&env);
+    run_lost_close(&missing, dir);
     if (rc != 0) {
         free(r.exits);
         return rc;

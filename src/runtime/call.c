@@ -305,6 +305,10 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     if (stats) {
         cgi_slot *slot = cgi_my_slot;
         if (slot == &cgi_unclaimed_slot) {
+            /* The process's first timed call makes its statistics file. */
+            pthread_mutex_lock(&cgi_cfg_lock);
+            cgi_stats_keep();
+            pthread_mutex_unlock(&cgi_cfg_lock);
             slot = cgi_slot_claim();
             /* The claim calibrated the clock: is there a TSC? */
             pthread_mutex_lock(&cgi_cfg_lock);

@@ -211,8 +211,8 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         rc = cgi_policy_load_locked(v, from_env);
     } else if (strcmp(k, "QUIRKS") == 0) {
         rc = cgi_quirks_set_locked(v);
-    } else if (strcmp(k, "STATS_DIR") == 0) {
-        if (!from_env) return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR can only be set in the environment");
+    } else if (strcmp(k, "STATS_DIR") == 0 || strcmp(k, "STATS_LOST") == 0) {
+        if (!from_env) return cgi_fail(CG_EINVAL, "%s can only be set in the environment", var);
         /* handled by cgi_init before anything else */
     } else if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) {
         /* libcallguard_load's module cache reads (and checks) these (docs/load_binary.md) */
@@ -228,7 +228,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else {
         return cgi_fail(CG_EINVAL,
                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }
@@ -245,7 +245,7 @@ int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
 static int cgi_names_path(const char *var, const char *v)
 {
     const char *k = var + 10;
-    if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0) return 1;
+    if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0 || strcmp(k, "STATS_LOST") == 0) return 1;
     if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) return 1;
     if (strcmp(k, "QUIRKS") == 0) return strcmp(v, "off") != 0;
     if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)

@@ -16,6 +16,8 @@
  *   trace_file  outfile              the layout of a timeline file; writing a
  *                                    report or trace as a new file renamed into place
  *   domain  stats  report  python    lock domains, counters, reports, CPython
+ *   stats_settle                     (compiled into the CLI) an ended process's
+ *                                    statistics file made small
  *   site  resolve                    sites and their policy slots; the real
  *                                    library and callguard's own objects
  *   trace  trace_write.c             the timeline: per-thread rings, Chrome JSON

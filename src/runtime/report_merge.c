@@ -130,12 +130,6 @@ static int cgi_exit_by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cgi_int32_cmp(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off)
 {
     size_t got = 0;
@@ -248,8 +242,9 @@ cgi_stats_entry *cgi_stats_find(cgi_stats_entry *v, size_t n, int32_t pid, uint6
 }
 
 /* How each process ended: what the CLI reaped is exact; an image that was
- * replaced by exec left a later file with the same pid; a process that
- * called exit() wrote its status in its own header (read with the file). */
+ * replaced by exec left a later file with the same pid, or the CLI saw it
+ * replaced (stats_settle.c); a process that called exit() wrote its status
+ * in its own header (read with the file). */
 static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exits, size_t nexits)
 {
     cgi_stats_entry **byp = malloc((n ? n : 1) * sizeof *byp);
@@ -262,7 +257,7 @@ static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exit
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         cgi_proc_view *how = &byp[i]->how;
-        if (i + 1 < n && byp[i + 1]->pid == byp[i]->pid) {
+        if ((i + 1 < n && byp[i + 1]->pid == byp[i]->pid) || how->exit_state == CGI_PROC_EXECED) {
             how->have_exit = 1;
             how->exit_state = CGI_PROC_EXECED;
             continue;
@@ -277,6 +272,22 @@ static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exit
     }
     free(byp), free(ex);
     return 0;
+}
+
+/* The processes that could not keep a file, as the CLI wrote them (stats.h):
+ * a page with the count, or, where the disk took no byte, an empty file
+ * whose size is the count. */
+static size_t cgi_lost_count(int dfd)
+{
+    cgi_lost_page page;
+    int fd = openat(dfd, CGI_STATS_LOST_FILE, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    struct stat st;
+    int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    size_t got = ok ? cgi_pread_full(fd, &page, sizeof page, 0) : 0;
+    if (fd >= 0) close(fd);
+    if (got == sizeof page && memcmp(page.magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC) == 0)
+        return (size_t)atomic_load(&page.count);
+    return ok && st.st_blocks == 0 ? (size_t)st.st_size : 0;
 }
 
 int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits, cgi_stats_entry **out, size_t *count,
@@ -296,6 +307,7 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     struct dirent *e;
     while (!oom && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
+        if (cut && strcmp(e->d_name, CGI_STATS_LOST_FILE) == 0) *cut += cgi_lost_count(dirfd(d));
         if (len < 7 || strcmp(e->d_name + len - 6, ".stats") != 0) continue;
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
@@ -328,6 +340,7 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
             v = nv, cap = ncap;
         }
         v[n] = (cgi_stats_entry){.name = strdup(e->d_name), .pid = h->pid, .start_unix_ns = h->start_unix_ns};
+        if (atomic_load(&h->state) == CGI_PROC_EXECED) v[n].how.exit_state = CGI_PROC_EXECED;
         if (!v[n].name) oom = 1;
         else n++;
     }
@@ -376,20 +389,16 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
 {
     cgi_stats_entry *v;
     size_t n, lost;
-    /* lost: files cut short; then processes the CLI reaped that left no
-     * file: their storage was full, read-only or removed (each counted in
-     * memory and said so). */
+    /* lost: files cut short, and the processes whose storage was full,
+     * read-only or removed (each counted in memory, said so, and counted by
+     * the CLI: stats.h). A process without a file made no guarded call. */
     int rc = cgi_stats_list_dir(dir, exits, nexits, &v, &n, &lost);
     if (rc != CG_OK) return rc;
-    int32_t *pids = malloc((n ? n : 1) * sizeof *pids);
     cgi_stats_region *r = calloc(1, sizeof *r);
     cgi_report_writer *w = NULL;
-    if (!pids || !r) rc = cgi_fail(CG_ENOMEM, "out of memory");
+    if (!r) rc = cgi_fail(CG_ENOMEM, "out of memory");
     else rc = cgi_report_begin(path, format, &w);
     if (rc == CG_OK) {
-        for (size_t i = 0; i < n; i++) pids[i] = v[i].pid;
-        qsort(pids, n, sizeof *pids, cgi_int32_cmp);
-        for (size_t k = 0; k < nexits; k++) lost += !bsearch(&exits[k].pid, pids, n, sizeof *pids, cgi_int32_cmp);
         for (size_t i = 0; i < n; i++) {
             /* A file that cannot be read now (cut short, replaced) is said
              * and counted; the others are reported. */
@@ -403,7 +412,7 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
         }
         rc = cgi_report_end(w, lost);
     }
-    free(pids), free(r);
+    free(r);
     cgi_stats_list_free(v, n);
     return rc;
 }

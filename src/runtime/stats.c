@@ -1,9 +1,11 @@
 /* The statistics region. Counters are updated with relaxed atomic adds on
  * a per-site record: exact under contention, no process-wide lock. When
- * CALLGUARD_STATS_DIR is set (callguard run sets it), the region is a shared
- * mapping of a file in that directory: what a process counted is in the file
- * the moment it is counted, so abort(), _exit() and exec() lose nothing, and
- * the CLI merges the files of the whole process tree afterwards. */
+ * CALLGUARD_STATS_DIR is set (callguard run sets it), the region becomes a
+ * shared mapping of a file in that directory at the process's first guarded
+ * call: from then on what a process counted is in the file the moment it is
+ * counted, so abort(), _exit() and exec() lose nothing, and the CLI merges
+ * the files of the whole process tree afterwards. A process that never makes
+ * a guarded call (a shell, /bin/true) would report nothing: it makes no file. */
 #define _GNU_SOURCE
 #include "stats.h"
 
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -46,6 +49,9 @@ static pthread_mutex_t cgi_stall_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned cgi_slots_used;
 static char cgi_stats_dir[512];
 static char cgi_stats_path[600];
+static char cgi_lost_path[64]; /* CALLGUARD_STATS_LOST: where a lost file is counted (stats.h) */
+/* 1 while the region is private memory waiting for its file (cgi_stats_keep). */
+static _Atomic int cgi_stats_pending;
 
 static void cgi_stats_fill_header(cgi_stats_header *h)
 {
@@ -83,21 +89,17 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     }
 }
 
-/* The header and the first records, written as zeros before the file is
- * mapped: every process touches them at start-up (the layers register), and
- * a first touch through the mapping of a page of a fresh, fallocated file
- * costs a fault that reads the page in (6-10 us each here); written, they
- * are in the page cache already (85 -> 40 us for the header and a
- * layer's 112 records, measured with 512-byte records). The space is
- * allocated already: a failure here changes nothing but the speed. */
-#define CGI_STATS_FIRST_PAGES 33 /* the header and 128 KiB of records (128 of 1024 bytes) */
-static void cgi_stats_write_first_pages(int fd)
+/* A fresh file's pages are read as zeros when first touched, and a fault
+ * on a shared file mapping reads ahead around it: the first touch of the
+ * header zeroed and mapped the whole 2.2 MB region (about 0.4 ms a
+ * process here, most of a short program's start-up under callguard run),
+ * where a process touches a few dozen pages. Only a hint: without it, the
+ * same pages, more slowly. */
+static void cgi_stats_no_readahead(void *p)
 {
-    static const char page[4096];
-    struct iovec v[CGI_STATS_FIRST_PAGES];
-    for (unsigned i = 0; i < CGI_STATS_FIRST_PAGES; i++) v[i] = (struct iovec){(void *)page, sizeof page};
     int e = errno;
-    if (pwritev(fd, v, CGI_STATS_FIRST_PAGES, 0) < 0) errno = e;
+    madvise(p, sizeof(cgi_stats_region), MADV_RANDOM);
+    errno = e;
 }
 
 /* Opens a fresh file for this process in the stats directory. The name
@@ -121,21 +123,57 @@ static int cgi_stats_open_file(void)
         errno = e;
         return -1;
     }
-    cgi_stats_write_first_pages(fd);
     return fd;
 }
 
-/* A fresh file's pages are read as zeros when first touched, and a fault
- * on a shared file mapping reads ahead around it: the first touch of the
- * header zeroed and mapped the whole 2.2 MB region (about 0.4 ms a
- * process here, most of a short program's start-up under callguard run),
- * where a process touches a few dozen pages. Only a hint: without it, the
- * same pages, more slowly. */
-static void cgi_stats_no_readahead(void *p)
+/* This process's starttime in /proc/self/stat (field 22, after the command
+ * in parentheses): the same across exec, another for a new process of the
+ * same pid. 0 when it cannot be read. */
+static uint64_t cgi_proc_start(void)
 {
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* Makes this process's file and maps it over the region at the same
+ * address, holding what the region holds now: the header, the records in
+ * use (their names and policies) and the quirks (slots, stalls and
+ * violations are still empty, or zeroed by the caller). 0, or -1 with errno
+ * and the region as it was (or zero private pages, should the mapping fail
+ * half-way). */
+static int cgi_stats_move_to_file(void)
+{
+    int fd = cgi_stats_open_file();
+    if (fd < 0) return -1;
+    size_t used = sizeof(cgi_stats_header) + (size_t)atomic_load(&cgi_stats->h.nrecords) * sizeof(cgi_stats_record);
+    size_t qoff = offsetof(cgi_stats_region, quirk);
+    /* Written, not only allocated: the pages every process touches are in
+     * the page cache already, not read in by a fault each (6-10 us a page). */
+    void *p = MAP_FAILED;
+    int written = pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
+                  pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk;
+    if (written) p = mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     int e = errno;
-    madvise(p, sizeof(cgi_stats_region), MADV_RANDOM);
-    errno = e;
+    close(fd);
+    if (p == MAP_FAILED) {
+        unlink(cgi_stats_path);
+        if (written)
+            mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0);
+        errno = e;
+        return -1;
+    }
+    cgi_stats_no_readahead(p);
+    /* Into the new mapping: a forked child's region was its parent's file until now. */
+    cgi_stats->h.proc_start = cgi_proc_start();
+    return 0;
 }
 
 /* Says once, in one line, what is lost when the statistics file cannot be
@@ -152,36 +190,58 @@ static void cgi_stats_say_lost(const char *dir, int e)
     if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) return;
 }
 
+/* Says the loss and counts it in the CLI's page (stats.h); statistics are
+ * kept in memory from now on. Only system calls: this also runs in a child
+ * just forked. */
+static void cgi_stats_lost(int e)
+{
+    cgi_stats_say_lost(cgi_stats_dir, e);
+    cgi_stats_dir[0] = '\0';
+    int fd = cgi_lost_path[0] ? open(cgi_lost_path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+    struct stat st;
+    if (fd < 0) return;
+    cgi_lost_page *page = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)sizeof *page)
+        page = mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (page == MAP_FAILED) return;
+    if (memcmp(page->magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC) == 0) atomic_fetch_add(&page->count, 1);
+    munmap(page, sizeof *page);
+}
+
 int cgi_stats_init(const char *dir)
 {
-    void *p = MAP_FAILED;
     if (dir && *dir) {
         if (strlen(dir) >= sizeof cgi_stats_dir)
             return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR=%s: path too long", dir);
         strcpy(cgi_stats_dir, dir);
-        int fd = cgi_stats_open_file();
-        if (fd >= 0) {
-            p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            int e = errno;
-            close(fd);
-            if (p == MAP_FAILED) unlink(cgi_stats_path), errno = e;
-            else cgi_stats_no_readahead(p);
-        }
-        if (p == MAP_FAILED) {
-            /* Full, removed or read-only storage never harms the program. */
-            cgi_stats_say_lost(dir, errno);
-            cgi_stats_dir[0] = '\0';
-            p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        }
-    } else {
-        /* Private: a forked child must not count into its parent's pages. */
-        p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        atomic_store(&cgi_stats_pending, 1);
+        const char *lost = secure_getenv("CALLGUARD_STATS_LOST");
+        if (lost && strlen(lost) < sizeof cgi_lost_path) strcpy(cgi_lost_path, lost);
     }
+    /* Private until the first guarded call (cgi_stats_keep): a forked child
+     * must not count into its parent's pages either. */
+    void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return cgi_fail(CG_ENOMEM, "cannot map the statistics region: %s", strerror(errno));
     cgi_stats = p;
     cgi_clock_init();
     cgi_stats_fill_header(&cgi_stats->h);
     return CG_OK;
+}
+
+/* The process's first guarded call, before any slot is claimed: the region
+ * moves into its file. Every other writer of the region before a call holds
+ * one of two locks (records and policies: the configuration lock, which the
+ * caller holds; quirks: the stall lock), so nothing written is lost between
+ * the copy and the mapping. Full, removed or read-only storage never harms
+ * the program: it counts in memory. */
+void cgi_stats_keep(void)
+{
+    if (!atomic_load(&cgi_stats_pending)) return;
+    pthread_mutex_lock(&cgi_stall_lock);
+    if (cgi_stats_move_to_file() != 0) cgi_stats_lost(errno);
+    atomic_store(&cgi_stats_pending, 0);
+    pthread_mutex_unlock(&cgi_stall_lock);
 }
 
 /* Runs in the child after fork (only the forking thread exists). Sites keep
@@ -193,27 +253,16 @@ void cgi_stats_after_fork_child(void)
     if (!cgi_stats) return;
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
     int fresh = 0; /* the region was mapped anew (zero past what was written into it) */
-    if (cgi_stats_dir[0]) {
-        void *p = MAP_FAILED;
-        int fd = cgi_stats_open_file();
-        if (fd >= 0) {
-            size_t used = sizeof(cgi_stats_header) + (size_t)n * sizeof(cgi_stats_record);
-            /* The quirks the parent applied are the child's too (its sites keep their locks). */
-            size_t qoff = offsetof(cgi_stats_region, quirk);
-            if (pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
-                pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk)
-                p = mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-            close(fd);
-            if (p == MAP_FAILED) unlink(cgi_stats_path);
-            else cgi_stats_no_readahead(p);
-        }
-        if (p == MAP_FAILED) {
+    if (cgi_stats_dir[0] && !atomic_load(&cgi_stats_pending)) {
+        /* The parent's file is mapped: the child gets its own at once, its
+         * threads' slots being claimed already. (A parent still waiting for
+         * its first call leaves the child waiting for its own.) */
+        if (cgi_stats_move_to_file() != 0) {
             /* Count in private memory rather than into the parent's file
              * (the records' names are lost with it; counts still work). */
-            cgi_stats_say_lost(cgi_stats_dir, errno);
+            cgi_stats_lost(errno);
             mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
                  -1, 0);
-            cgi_stats_dir[0] = '\0';
         }
         /* Either way the stalls and slots are new, zero pages now. */
         fresh = 1;

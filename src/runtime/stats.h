@@ -2,8 +2,9 @@
  * One region per process, laid out so another process (the CLI) can read it:
  * a header page, fixed-size site records, the worst stalls, and one slot per
  * thread saying which guarded call it is in. When CALLGUARD_STATS_DIR names
- * a directory the region is a shared mapping of a file there, so counts and
- * calls in flight survive abort(), _exit() and exec(). */
+ * a directory the region becomes a shared mapping of a file there at the
+ * process's first guarded call, so counts and calls in flight survive
+ * abort(), _exit() and exec(); a process that makes none leaves no file. */
 #ifndef CGI_STATS_H
 #define CGI_STATS_H
 
@@ -25,7 +26,10 @@
  *    go to one of CGI_SHARDS shards, each on its own cache line, chosen by
  *    the thread's slot; a site's figures are the record's plus its shards'
  *    (cgi_ctr_calls, cgi_ctr_total_ns). */
-#define CGI_STATS_VERSION 7
+/* 8: the file is made at the first guarded call, not at start-up; the
+ *    header's proc_start (the CLI tells an exec from a pid used again) and
+ *    settled (the CLI has made the file of an ended process small). */
+#define CGI_STATS_VERSION 8
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -146,7 +150,10 @@ typedef struct cgi_stats_header {
     uint64_t base;                      /* the region's address in the process: slots point into it */
     _Atomic uint64_t violations_dropped; /* thread-rule violations of kinds not kept: the list was full */
     _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16];
+    uint64_t proc_start;                 /* /proc/PID/stat's starttime (clock ticks since boot; kept across exec) */
+    uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
+    uint32_t spare;
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -232,8 +239,24 @@ typedef struct cgi_stats_region {
     cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
 } cgi_stats_region;
 
+/* A process that could not keep its statistics file (full, read-only or
+ * removed storage) adds one to this page, which `callguard run` keeps in its
+ * own memory and names in CALLGUARD_STATS_LOST (/proc/PID/fd/N): counting
+ * needs no disk and no reaping. After the run the CLI writes the page into
+ * the directory's file CGI_STATS_LOST_FILE, which the report counts. */
+typedef struct cgi_lost_page {
+    char magic[8];
+    _Atomic uint64_t count;
+} cgi_lost_page;
+#define CGI_LOST_MAGIC "CGLOST1"
+#define CGI_STATS_LOST_FILE "lost"
+
 CGI_HIDDEN extern cgi_stats_region *cgi_stats;
 CGI_HIDDEN int cgi_stats_init(const char *dir);
+/* Makes the process's statistics file at its first guarded call, when
+ * CALLGUARD_STATS_DIR named a directory and none was made yet. Caller
+ * holds cgi_cfg_lock; before the thread claims its slot. */
+CGI_HIDDEN void cgi_stats_keep(void);
 CGI_HIDDEN void cgi_stats_after_fork_child(void);
 /* The record of a site (one per api and name). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);

@@ -130,6 +130,11 @@ int main(int argc, char **argv)
         execl("/proc/self/exe", argv[0], "calls", "4", (char *)NULL);
         return 9;
     }
+    if (!strcmp(mode, "exec-into") && argc > 2) { /* 3 calls, then argv[2...] (which makes none) */
+        calls(3);
+        execvp(argv[2], argv + 2);
+        return 9;
+    }
     if (!strcmp(mode, "orphan")) { /* the child outlives its parent, calls, exits 5 */
         if (fork() == 0) {
             usleep(300000);

@@ -248,6 +248,81 @@ def run_counts_both_images_across_exec():
     check(calls(procs[1]) == 4 and procs[1]["exit"] == {"state": "exited", "status": 0}, "second: %s" % procs[1])
 
 
+def run_names_an_exec_into_an_image_without_calls():
+    """An image that makes no guarded call keeps no statistics file, so none
+    follows the image it replaced: that one is still reported as replaced by
+    exec, not as the later image's exit."""
+    # The new image waits until callguard has looked at the old image's file
+    # (made it small), as a longer program would.
+    wait = ("import glob, os, time\n"
+            "end = time.time() + 20\n"
+            "while time.time() < end and not any(os.stat(f).st_blocks < 2048 for f in\n"
+            "        glob.glob(os.environ['CALLGUARD_STATS_DIR'] + '/cg-%d-*.stats' % os.getpid())):\n"
+            "    time.sleep(0.01)\n")
+    r, rep = report_of([PROG, "exec-into", sys.executable, "-c", wait])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 1 and calls(procs[0]) == 3 and procs[0]["exit"] == {"state": "execed"}, "%s" % procs)
+
+
+def run_disk_grows_with_the_processes_alive_not_with_every_process():
+    """A run's statistics take room for the processes alive at once, not for
+    every process that ran: 300 processes without a guarded call leave no
+    file; 100 with calls, one after another, each take a 2.2 MB file while
+    they live and a few pages once they ended, so the directory stays far
+    below 100 files' room, and ends at a few pages a process; the report
+    still counts every process that made a call."""
+    import threading
+    tmp = tempfile.mkdtemp(prefix="disk-", dir=TMP)
+    listing, usage = os.path.join(TMP, "disk-listing"), os.path.join(TMP, "disk-usage")
+    region = 2236416
+    # Inside the run, after the 100: wait (20 s at most) until callguard has
+    # made the ended processes' files small, and say what they take.
+    settle = ("import os, sys, time\n"
+              "def used():\n"
+              "    d = os.environ['CALLGUARD_STATS_DIR']\n"
+              "    return sum(os.lstat(os.path.join(d, n)).st_blocks * 512 for n in os.listdir(d) if n.endswith('.stats'))\n"
+              "end = time.time() + 20\n"
+              "while used() > %d and time.time() < end:\n"
+              "    time.sleep(0.01)\n"
+              "open(sys.argv[1], 'w').write(str(used()))\n" % (2 * region))
+    script = ('for i in $(seq 300); do /bin/true; done; ls "$CALLGUARD_STATS_DIR" > "$1"; '
+              'for i in $(seq 100); do "$0" calls 3; done; "$3" -c "$4" "$2"')
+    peak, files, done = [0], [0], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            used, big = 0, 0
+            for root, _, names in os.walk(tmp):
+                for n in names:
+                    try:
+                        st = os.lstat(os.path.join(root, n))
+                    except OSError:
+                        continue
+                    used += st.st_blocks * 512
+                    big += st.st_blocks * 512 > 1 << 20
+            peak[0], files[0] = max(peak[0], used), max(files[0], big)
+            done.wait(0.005)
+
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        r, rep = report_of(["sh", "-c", script, PROG, listing, usage, sys.executable, settle], env={"TMPDIR": tmp})
+    finally:
+        done.set()
+        t.join()
+    check(r.returncode == 0, r.stderr)
+    stats = [n for n in open(listing).read().split() if n.endswith(".stats")]
+    check(not stats, "no file for 300 processes without calls: %d files" % len(stats))
+    procs = rep["processes"]
+    check(len(procs) == 100 and all(calls(p) == 3 for p in procs) and "processes_without_statistics" not in rep,
+          "every process with calls reported: %d processes, %s" % (len(procs), rep.get("processes_without_statistics")))
+    left = int(open(usage).read())
+    check(left <= 2 * region and files[0] < 50,
+          "after the 100: %d bytes; at most %d full files at once, %d bytes (a file is %d bytes)" %
+          (left, files[0], peak[0], region))
+
+
 def run_waits_for_orphans_before_the_report():
     r = guarded([PROG, "orphan"], "--report", "-")
     check(r.returncode == 0, r.stderr)
@@ -843,6 +918,22 @@ def full_storage_counts_in_memory_and_keeps_the_status():
     check(t.returncode == 0 and "left no statistics" in t.stderr, "the table says it: %r" % t.stderr)
 
 
+def full_storage_counts_processes_another_process_reaped():
+    """Every process that could not keep statistics is counted, whoever
+    reaped it: three programs a shell starts and waits for (callguard reaps
+    only the shell, which makes no guarded call and loses nothing)."""
+    rpath = os.path.join(TMP, "enospc-sh.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", "sh", "-c",
+                        '"$0" calls 3; "$0" calls 2; "$0" exit 4', PROG], env=e, capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 4, "the program's status: %d %r" % (r.returncode, r.stderr))
+    check(r.stderr.count("cannot keep statistics") == 3, "one line per process with calls: %r" % r.stderr)
+    rep = json.load(open(rpath))
+    check(rep.get("processes_without_statistics") == 3, "three processes missing: %s" % rep)
+
+
 def report_of_saved_files_keeps_processes_without_statistics():
     """A saved report that counts processes without statistics says so again
     in `callguard report`'s table, as the live `--report -` did; several such
@@ -892,6 +983,12 @@ def full_tmpfs_raises_no_sigbus():
     check(r.returncode == 3, "no SIGBUS, the program's status: %d %r" % (r.returncode, r.stderr))
     check("cannot keep statistics" in r.stderr, "the loss is said: %r" % r.stderr)
     check(json.load(open(rpath)).get("processes_without_statistics") == 1, "and recorded")
+    # Programs a shell reaps: each is counted all the same.
+    sh = script.replace('-- "$5" exit 3', '-- sh -c \'"$0" calls 3; "$0" exit 3\' "$5"')
+    r = subprocess.run(["unshare", "-m", "sh", "-c", sh, "sh", d, CG, TOYLAYER, rpath, PROG], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 3 and r.stderr.count("cannot keep statistics") == 2, "%d %r" % (r.returncode, r.stderr))
+    check(json.load(open(rpath)).get("processes_without_statistics") == 2, "both recorded, the shell reaped them")
     # With a timeline, whose file takes its space as it grows: still no SIGBUS.
     tpath = os.path.join(TMP, "tmpfs-trace.json")
     script = script.replace('--report "$4" -- "$5" exit 3', '--trace "$4" -- "$5" calls 5000')
