@@ -21,6 +21,9 @@ struct sigaction;
 CGI_HIDDEN extern volatile int cgi_signals_on;
 CGI_HIDDEN int cgi_signals_program_action(int sig, const struct sigaction *act, struct sigaction *old);
 
+/* Lets go of what a thread of the parent held (the atfork child handler). */
+CGI_HIDDEN void cgi_signals_after_fork_child(void);
+
 /* Set in the callguard command's own process: values are checked, nothing installed. */
 CGI_HIDDEN extern int cgi_in_cli;
 

@@ -37,9 +37,14 @@ CGI_UNINSTRUMENTED __attribute__((visibility("default"))) sighandler_t signal(in
 {
     if (!cgi_signals_on || handler == SIG_ERR)
         return bsd_signal(sig, handler);
+    /* The mask {sig}, set by hand: a first call of sigaddset through the PLT
+     * would run the dynamic linker's lazy binding, a few thousand bytes,
+     * on what may be a small alternate stack (a handler putting SIG_DFL back). */
     struct sigaction act = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
-    sigemptyset(&act.sa_mask);
-    sigaddset(&act.sa_mask, sig);
+    if (sig > 0 && sig < _NSIG) {
+        const unsigned bits = 8 * sizeof act.sa_mask.__val[0];
+        act.sa_mask.__val[(sig - 1) / bits] |= 1UL << ((sig - 1) % bits);
+    }
     if (cgi_signals_program_action(sig, &act, &old) == 0) return old.sa_handler;
     return bsd_signal(sig, handler);
 }

@@ -70,6 +70,7 @@ static void cgi_atfork_child(void)
     cgi_call_after_fork_child();
     cgi_quirks_after_fork_child();
     cgi_thr_after_fork_child();
+    cgi_signals_after_fork_child();
 }
 
 /* Defined (nonzero) only by the `callguard` command (src/cli/main.c). Its

@@ -419,6 +419,70 @@ def run_signals_rejects_a_bad_value():
               "%s %s: %d %s" % (opts, env, r.returncode, r.stderr))
 
 
+def signals_record_lets_a_handler_call_sigaction():
+    """--signals record: a SIGUSR1 handler reads SIGBUS's action (sigaction is async-signal-safe) while the
+    thread it interrupted is inside sigaction for SIGBUS; the program completes (a hang ends as SIGALRM), and
+    each read sees a whole action."""
+    prog = os.environ["CG_SIGPROG"]
+    for r in (run([prog, "reenter"]), guarded([prog, "reenter"], "--signals", "record")):
+        check(r.returncode == 0 and r.stdout == "done\n", "%d %r %s" % (r.returncode, r.stdout, r.stderr))
+
+
+def signals_record_keeps_nodefer_resethand_and_the_programs_mask():
+    """--signals record: a program's SIGSEGV handler runs with exactly the mask and flags the program asked for.
+    SA_NODEFER and a jump out without restoring the mask catch three faults; without SA_NODEFER the second
+    fault kills; sa_mask stays blocked after such a jump; SA_RESETHAND reads back SIG_DFL in the handler, and
+    the repeated fault kills; SA_SIGINFO gets the fault's address; an ignored SIGBUS sent stays ignored. Each
+    prints and ends the same with the hook as without it."""
+    prog = os.environ["CG_SIGPROG"]
+    modes = (["fault-3", "nodefer", "0"], ["fault-3", "nodefer", "1"], ["fault-3", "defer", "0"],
+             ["fault-3", "defer", "1"], ["resethand"], ["ignore"])
+    for mode in modes:
+        plain = run([prog, *mode])
+        r = guarded([prog, *mode], "--signals", "record")
+        check((r.returncode, r.stdout) == (plain.returncode, plain.stdout),
+              "%s: with the hook %d %r, without %d %r %s" % (mode, r.returncode, r.stdout, plain.returncode,
+                                                           plain.stdout, r.stderr))
+        if mode == modes[0]:
+            check(plain.returncode == 0 and "caught 3" in plain.stdout, "%d %r" % (plain.returncode, plain.stdout))
+        if mode == ["resethand"]:
+            check(plain.returncode == -signal.SIGSEGV and "reads back SIG_DFL" in plain.stdout, plain.stdout)
+    # After SA_RESETHAND the hook is still there to note the death, in a process callguard did not reap.
+    r, rep = report_of(["/bin/sh", "-c", '"$0" resethand >/dev/null; echo "shell saw $?"', prog], "--signals", "record")
+    died = [p["exit"] for p in rep["processes"] if prog in p["command"]]
+    check("shell saw 139" in r.stdout and died == [{"state": "signaled", "signal": 11, "signal_hook": True}],
+          "%r %s" % (r.stdout, died))
+
+
+# What the hook may add to the deepest use of a program's alternate signal stack, in bytes. Its handler adds
+# nothing (0 measured: it jumps to the program's); the interposed sigaction() and signal(), called from a
+# handler, about 100 more than libc's.
+ALT_STACK_MARGIN = 128
+
+
+def signals_record_fits_the_programs_alternate_stack():
+    """--signals record: a fault's handler on an alternate stack, alone or putting SIG_DFL back first, uses at
+    most ALT_STACK_MARGIN bytes more of it with the hook than without (the deepest byte that lost a fill pattern,
+    both measured in this run, with lazy binding and with LD_BIND_NOW: the dynamic linker's binding of a first
+    call is a few thousand bytes), and a stack overflow caught on an alternate stack that plainly fits with that
+    margin is still caught."""
+    prog = os.environ["CG_SIGPROG"]
+    used = {}
+    for env in ({}, {"LD_BIND_NOW": "1"}):
+        for handler in ("quiet", "reset"):
+            plain = run([prog, "alt-used", handler], env=env)
+            r = guarded([prog, "alt-used", handler], "--signals", "record", env=env)
+            check(plain.returncode == 0 and r.returncode == 0, "%d %d %s" % (plain.returncode, r.returncode, r.stderr))
+            used[handler, bool(env)] = int(plain.stdout)
+            check(int(r.stdout) <= int(plain.stdout) + ALT_STACK_MARGIN, "%s %s: the hook used %s bytes of the "
+                  "alternate stack, the program alone %s" % (handler, env, r.stdout.strip(), plain.stdout.strip()))
+    size = max((used["quiet", False] + ALT_STACK_MARGIN + 63) // 64 * 64, 2048)
+    for r in (run([prog, "overflow", str(size)]), guarded([prog, "overflow", str(size)], "--signals", "record")):
+        check(r.returncode == 0 and r.stdout.endswith("caught the overflow\n"),
+              "a %d-byte alternate stack (%d used): %d %r %s" % (size, used["quiet", False], r.returncode, r.stdout,
+                                                                 r.stderr))
+
+
 def run_prepends_existing_preload():
     other = os.path.join(TOYLIB, "libcgtoy.so")
     r = guarded([PROG, "env", "LD_PRELOAD"], env={"LD_PRELOAD": other})
