@@ -36,6 +36,7 @@ typedef struct cgi_frame {
     cg_thunk thunk;
     void *args;
     uint32_t domain, scope;
+    cgi_dlock dlock; /* what the domain's lock took, for its unlock */
     uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
     int err;
@@ -148,14 +149,14 @@ __attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
     cgi_thr_call tc;
     int waited = 0;
     if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, &tc);
-    if (f->domain) waited |= cgi_domain_lock(f->domain, f->scope, f->key);
+    if (f->domain) f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited);
     if (f->timed && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
     if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, &tc);
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
     if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, &tc);
     if (f->timed) cgi_stats_leave(f);
-    if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
+    if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
     if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(&tc);
 }
 
@@ -169,13 +170,14 @@ static void cgi_inner(void *p)
         return;
     }
     if (f->domain) {
-        int waited = cgi_domain_lock(f->domain, f->scope, f->key);
+        int waited = 0;
+        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited);
         if (f->timed) cgi_stats_locked(f, waited);
     }
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
     if (f->timed) cgi_stats_leave(f);
-    if (f->domain) cgi_domain_unlock(f->domain, f->scope, f->key);
+    if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
 }
 
 /* Counts a call that returned; held: the runtime it held throughout, if any. */

@@ -1,13 +1,15 @@
 /* Named lock domains, shared by every layer in the process. A domain is
  * created the first time a site is serialized into it and lives for the
  * rest of the process, so a site can hold its id without a reference count.
- * A domain has one scope: process (one mutex) or handle (striped mutexes
- * keyed by the first input handle). Mixing scopes in one domain would give
+ * A domain has one scope: process (one mutex) or handle (one lock per
+ * value of the first input handle, hlock.c: two handles never wait for
+ * each other). Mixing scopes in one domain would give
  * two locks that do not exclude each other, so it is refused. */
 #define _GNU_SOURCE
 #include "domain.h"
 
 #include "errors.h"
+#include "hlock.h"
 #include "names.h"
 
 #include <string.h>
@@ -16,17 +18,12 @@ typedef struct cgi_domain {
     char name[CGI_DOMAIN_NAME_MAX];
     uint32_t scope;
     pthread_mutex_t lock;
-    pthread_mutex_t stripe[CGI_STRIPES];
 } cgi_domain;
 
 static cgi_domain cgi_domains[CGI_MAX_DOMAINS];
 static _Atomic uint32_t cgi_ndomains;
 
-static void cgi_domain_init_locks(cgi_domain *d)
-{
-    pthread_mutex_init(&d->lock, NULL);
-    for (int i = 0; i < CGI_STRIPES; i++) pthread_mutex_init(&d->stripe[i], NULL);
-}
+static void cgi_domain_init_locks(cgi_domain *d) { pthread_mutex_init(&d->lock, NULL); }
 
 /* Caller holds cgi_cfg_lock. */
 int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
@@ -67,36 +64,28 @@ const char *cgi_domain_name(uint32_t id)
     return id && id <= atomic_load(&cgi_ndomains) ? cgi_domains[id - 1].name : "";
 }
 
-static pthread_mutex_t *cgi_domain_mutex(uint32_t id, uint32_t scope, const void *key)
-{
-    cgi_domain *d = &cgi_domains[id - 1];
-    if (scope != CG_SCOPE_HANDLE || !key) return &d->lock;
-    /* Handles are pointers to driver objects, often neighbours in one
-     * array: mix every bit so they spread over the stripes. */
-    uint64_t h = (uint64_t)(uintptr_t)key;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return &d->stripe[h & (CGI_STRIPES - 1)];
-}
-
-int cgi_domain_lock(uint32_t id, uint32_t scope, const void *key)
+cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited)
 {
     /* Whether it waited: the caller times only a wait that happens, so an
      * uncontended lock costs no clock. */
-    pthread_mutex_t *m = cgi_domain_mutex(id, scope, key);
-    if (pthread_mutex_trylock(m) == 0) return 0;
-    pthread_mutex_lock(m);
-    return 1;
+    if (scope == CG_SCOPE_HANDLE && key) {
+        cgi_hl *l = cgi_hl_try(id, (uintptr_t)key, 1);
+        if (!l) l = cgi_hl_lock(id, (uintptr_t)key, 1), *waited = 1;
+        return l;
+    }
+    pthread_mutex_t *m = &cgi_domains[id - 1].lock;
+    if (pthread_mutex_trylock(m) != 0) pthread_mutex_lock(m), *waited = 1;
+    return NULL;
 }
 
-void cgi_domain_unlock(uint32_t id, uint32_t scope, const void *key)
+void cgi_domain_unlock(uint32_t id, cgi_dlock l)
 {
-    pthread_mutex_unlock(cgi_domain_mutex(id, scope, key));
+    if (l) cgi_hl_unlock(l, 1);
+    else pthread_mutex_unlock(&cgi_domains[id - 1].lock);
 }
 
 /* After fork only the forking thread exists: locks other threads held stay
- * held in the child forever unless reset. */
+ * held in the child forever unless reset (the handle scope's: hlock.c). */
 void cgi_domains_after_fork_child(void)
 {
     uint32_t n = atomic_load(&cgi_ndomains);

@@ -13,14 +13,18 @@
 #define CGI_DOM_HLOCK (1u << 31) /* lock the site's handles */
 
 #define CGI_MAX_DOMAINS 64
-#define CGI_STRIPES 64
 /* The id of a domain, created on first use; id NULL: only checks that the
  * name and scope could be used. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id);
 CGI_HIDDEN const char *cgi_domain_name(uint32_t id);
-/* Returns 1 when the lock was held by another thread and this one waited. */
-CGI_HIDDEN int cgi_domain_lock(uint32_t id, uint32_t scope, const void *key);
-CGI_HIDDEN void cgi_domain_unlock(uint32_t id, uint32_t scope, const void *key);
+/* What cgi_domain_lock took, for cgi_domain_unlock: a handle's lock
+ * (hlock.h), or NULL for the domain's one mutex. */
+typedef struct cgi_hl *cgi_dlock;
+/* Takes the domain's lock for `key` (its handle scope's lock of that
+ * handle, or the one mutex); sets *waited to 1 when another thread held it
+ * and this one waited. */
+CGI_HIDDEN cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited);
+CGI_HIDDEN void cgi_domain_unlock(uint32_t id, cgi_dlock l);
 CGI_HIDDEN void cgi_domains_after_fork_child(void);
 
 #endif

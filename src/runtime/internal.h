@@ -15,6 +15,8 @@
  *                                    the clock of timed calls
  *   trace_file  outfile              the layout of a timeline file; writing a
  *                                    report or trace as a new file renamed into place
+ *   hlock                            one lock per handle value (thread rules, holds,
+ *                                    handle-scoped domains)
  *   domain  stats  report  python    lock domains, counters, reports, CPython
  *   stats_settle                     (compiled into the CLI) an ended process's
  *                                    statistics file made small

@@ -9,6 +9,7 @@
 #include "domain.h"
 #include "environment.h"
 #include "errors.h"
+#include "hlock.h"
 #include "quirks.h"
 #include "resolve.h"
 #include "settings.h"
@@ -64,6 +65,7 @@ static void cgi_atfork_child(void)
      * never uses this runtime, whose copied pages would only be faulted in
      * to be reset (a few dozen page copies in every callguard run). */
     if (cgi_in_cli) return;
+    cgi_hl_after_fork_child();
     cgi_domains_after_fork_child();
     cgi_stats_after_fork_child();
     cgi_trace_after_fork_child();

@@ -19,17 +19,20 @@
  * launch), and a launch without new sets is no violation (arguments kept
  * across launches).
  *
- * Locks: striped reader/writer locks keyed by the handle value, taken
- * after the runtime is left (the caller's cgi_inner runs outside it) and
- * never waited for while one is held, so two calls never deadlock on each
- * other's stripes. A hold (cg_handle_hold) keeps its handle's stripe
- * write-locked across calls; the holder's own calls skip the stripes it
- * holds, and the checker counts the hold as a writer of the handle. */
+ * Locks: one reader/writer lock per handle value (hlock.c), taken after
+ * the runtime is left (the caller's cgi_inner runs outside it), all of a
+ * call's or none: a call never waits for one while holding another, so two
+ * calls never deadlock on each other's locks, and a call that waits in the
+ * driver holds up only calls on its own handles. A hold (cg_handle_hold)
+ * keeps its handle's lock exclusive across calls; the holder's own calls
+ * skip the handles it holds, and the checker counts the hold as a writer
+ * of the handle. */
 #define _GNU_SOURCE
 #include "threads.h"
 
 #include "clock.h"
 #include "errors.h"
+#include "hlock.h"
 #include "site.h"
 #include "stats.h"
 
@@ -183,13 +186,12 @@ static inline uintptr_t cgi_rule_handle(const cg_rule *r, const void *args)
 /* ---- holds: this thread's, for its own calls ------------------------------------------ */
 
 #define CGI_THR_MAX_HOLDS 16
-#define CGI_THR_STRIPES 256
 
 typedef struct cgi_holds {
     unsigned n;
     struct {
         uintptr_t handle;
-        uint16_t stripe;
+        cgi_hl *lock;
         unsigned depth;
     } h[CGI_THR_MAX_HOLDS];
 } cgi_holds;
@@ -201,7 +203,7 @@ static pthread_key_t cgi_holds_key;
 
 static void cgi_holds_free(void *p)
 {
-    /* A thread that exits holding handles leaves their stripes locked, as a
+    /* A thread that exits holding handles leaves their locks held, as a
      * thread exiting with a mutex held does: a bug of the program. */
     free(p);
     cgi_my_holds = NULL;
@@ -213,15 +215,6 @@ static inline int cgi_holds_handle(uintptr_t handle)
     if (__builtin_expect(hs == NULL, 1)) return 0;
     for (unsigned i = 0; i < hs->n; i++)
         if (hs->h[i].handle == handle) return 1;
-    return 0;
-}
-
-static inline int cgi_holds_stripe(unsigned stripe)
-{
-    const cgi_holds *hs = cgi_my_holds;
-    if (__builtin_expect(hs == NULL, 1)) return 0;
-    for (unsigned i = 0; i < hs->n; i++)
-        if (hs->h[i].stripe == stripe) return 1;
     return 0;
 }
 
@@ -465,80 +458,55 @@ void cgi_thr_check_leave(const cg_site *s, const void *args, cgi_thr_call *c)
 
 /* ---- per-handle locks ---------------------------------------------------------------- */
 
-static pthread_rwlock_t cgi_stripe[CGI_THR_STRIPES];
-static pthread_once_t cgi_stripe_once = PTHREAD_ONCE_INIT;
-static int cgi_stripes_ready; /* written once, under cgi_stripe_once */
+static pthread_once_t cgi_holds_once = PTHREAD_ONCE_INIT;
 
-static void cgi_stripes_init(void)
-{
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
-    /* Writers first: a stream of readers (launches) must not starve a writer (a set). */
-    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    for (unsigned i = 0; i < CGI_THR_STRIPES; i++) pthread_rwlock_init(&cgi_stripe[i], &a);
-    pthread_rwlockattr_destroy(&a);
-}
-
-/* Once per process: the locks and the key that frees a thread's holds. */
-static void cgi_stripes_once(void)
+/* Once per process: the key that frees a thread's holds. */
+static void cgi_holds_key_make(void)
 {
     if (pthread_key_create(&cgi_holds_key, cgi_holds_free) != 0) cgi_die("cannot create a thread key for holds");
-    cgi_stripes_init();
-    cgi_stripes_ready = 1;
-}
-
-static inline unsigned cgi_stripe_of(uintptr_t h) { return (unsigned)(cgi_mix(h) & (CGI_THR_STRIPES - 1)); }
-
-static int cgi_stripe_try(unsigned i, int write)
-{
-    return write ? pthread_rwlock_trywrlock(&cgi_stripe[i]) : pthread_rwlock_tryrdlock(&cgi_stripe[i]);
-}
-
-static void cgi_stripe_wait(unsigned i, int write)
-{
-    if (write) pthread_rwlock_wrlock(&cgi_stripe[i]);
-    else pthread_rwlock_rdlock(&cgi_stripe[i]);
 }
 
 int cgi_thr_lock(const cg_site *s, const void *args, cgi_thr_call *c)
 {
     uint32_t n = s->nrules < CGI_THR_MAX_RULES ? s->nrules : CGI_THR_MAX_RULES;
     c->nlock = 0;
-    /* The stripes, each once, write if any of its handles is written; in order. */
+    /* Each handle once, write if any of its rules writes it. */
     for (uint32_t r = 0; r < n; r++) {
         const cg_rule *rule = &s->rules[r];
         if (!(rule->access & (CG_RULE_READ | CG_RULE_WRITE))) continue;
         uintptr_t h = cgi_rule_handle(rule, args);
-        if (!h) continue;
-        unsigned st = cgi_stripe_of(h), k = 0;
-        if (cgi_holds_stripe(st)) continue;
-        int write = (rule->access & CG_RULE_WRITE) != 0;
-        while (k < c->nlock && c->lock[k].stripe < st) k++;
-        if (k < c->nlock && c->lock[k].stripe == st) {
-            c->lock[k].write |= (uint8_t)write;
+        if (!h || cgi_holds_handle(h)) continue;
+        uint8_t write = (rule->access & CG_RULE_WRITE) != 0;
+        unsigned k = 0;
+        while (k < c->nlock && c->lock[k].handle != h) k++;
+        if (k < c->nlock) {
+            c->lock[k].write |= write;
             continue;
         }
-        memmove(&c->lock[k + 1], &c->lock[k], (c->nlock - k) * sizeof c->lock[0]);
-        c->lock[k].stripe = (uint16_t)st;
-        c->lock[k].write = (uint8_t)write;
+        c->lock[k].handle = h;
+        c->lock[k].write = write;
         c->nlock++;
     }
-    /* All or none: wait only while holding none, so calls never deadlock on stripes. */
+    /* All or none: wait only while holding none, so calls never deadlock on
+     * these locks. The lock waited for is kept while the others are tried. */
     int waited = 0;
+    unsigned have = c->nlock; /* the one taken by waiting, if any */
     for (;;) {
-        unsigned got = 0;
-        while (got < c->nlock && cgi_stripe_try(c->lock[got].stripe, c->lock[got].write) == 0) got++;
-        if (got == c->nlock) return waited;
-        for (unsigned k = 0; k < got; k++) pthread_rwlock_unlock(&cgi_stripe[c->lock[k].stripe]);
+        unsigned k = 0;
+        while (k < c->nlock && (k == have || (c->lock[k].l = cgi_hl_try(0, c->lock[k].handle, c->lock[k].write))))
+            k++;
+        if (k == c->nlock) return waited;
+        for (unsigned j = 0; j < k; j++) cgi_hl_unlock(c->lock[j].l, c->lock[j].write);
+        if (have > k && have < c->nlock) cgi_hl_unlock(c->lock[have].l, c->lock[have].write);
         waited = 1;
-        cgi_stripe_wait(c->lock[got].stripe, c->lock[got].write);
-        pthread_rwlock_unlock(&cgi_stripe[c->lock[got].stripe]);
+        c->lock[k].l = cgi_hl_lock(0, c->lock[k].handle, c->lock[k].write);
+        have = k;
     }
 }
 
 void cgi_thr_unlock(cgi_thr_call *c)
 {
-    for (unsigned k = c->nlock; k-- > 0;) pthread_rwlock_unlock(&cgi_stripe[c->lock[k].stripe]);
+    for (unsigned k = c->nlock; k-- > 0;) cgi_hl_unlock(c->lock[k].l, c->lock[k].write);
 }
 
 /* ---- switches ----------------------------------------------------------------------- */
@@ -566,7 +534,6 @@ int cgi_thr_set_check(int on)
 
 int cgi_thr_set_serialize(int on)
 {
-    pthread_once(&cgi_stripe_once, cgi_stripes_once);
     atomic_store(&cgi_thr_serialize, on != 0);
     cgi_refresh_all();
     return CG_OK;
@@ -577,7 +544,7 @@ void cgi_thr_set_hold_ns(uint64_t ns) { atomic_store(&cgi_thr_hold_ns, ns); }
 void cgi_thr_after_fork_child(void)
 {
     /* Only this thread is left: calls other threads were inside are gone,
-     * and so are their holds and locks. */
+     * and so are their holds and locks (hlock.c resets the locks). */
     if (cgi_thr_table) madvise(cgi_thr_table, sizeof(cgi_hobj) << CGI_THR_TABLE_BITS, MADV_DONTNEED);
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     cgi_viol_lock = fresh;
@@ -588,7 +555,6 @@ void cgi_thr_after_fork_child(void)
         atomic_store(&cgi_stats->h.violations_dropped, 0);
         atomic_store(&cgi_stats->h.handles_untracked, 0);
     }
-    if (cgi_stripes_ready) cgi_stripes_init();
     if (cgi_my_holds) cgi_my_holds->n = 0;
     cgi_thr_tid = 0;
 }
@@ -596,16 +562,21 @@ void cgi_thr_after_fork_child(void)
 /* ---- the public holds --------------------------------------------------------------- */
 
 typedef struct cgi_wait_arg {
-    unsigned stripe;
+    uintptr_t handle;
+    cgi_hl *lock;
 } cgi_wait_arg;
 
-static void cgi_hold_wait(void *p) { pthread_rwlock_wrlock(&cgi_stripe[((cgi_wait_arg *)p)->stripe]); }
+static void cgi_hold_wait(void *p)
+{
+    cgi_wait_arg *a = p;
+    a->lock = cgi_hl_lock(0, a->handle, 1);
+}
 
 int cg_handle_hold(const void *handle)
 {
     uintptr_t h = (uintptr_t)handle;
     if (!h) return cgi_fail(CG_EINVAL, "cg_handle_hold: the handle is NULL: expected a driver object's handle");
-    pthread_once(&cgi_stripe_once, cgi_stripes_once);
+    pthread_once(&cgi_holds_once, cgi_holds_key_make);
     cgi_holds *hs = cgi_my_holds;
     if (!hs) {
         hs = calloc(1, sizeof *hs);
@@ -624,20 +595,17 @@ int cg_handle_hold(const void *handle)
     if (hs->n == CGI_THR_MAX_HOLDS)
         return cgi_fail(CG_ENOMEM, "cg_handle_hold: this thread holds %d handles already, the most it may",
                         CGI_THR_MAX_HOLDS);
-    unsigned st = cgi_stripe_of(h);
-    /* A stripe this thread holds for another handle is held already. */
-    int have = cgi_holds_stripe(st);
-    if (!have && pthread_rwlock_trywrlock(&cgi_stripe[st]) != 0) {
+    cgi_wait_arg a = {h, cgi_hl_try(0, h, 1)};
+    if (!a.lock) {
         /* Leave the host runtime before waiting (docs/design.md): the holder may need it to finish. */
         const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
-        cgi_wait_arg a = {st};
         if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE && ad->holds())
             ad->call_outside(cgi_hold_wait, &a);
         else
             cgi_hold_wait(&a);
     }
     hs->h[hs->n].handle = h;
-    hs->h[hs->n].stripe = (uint16_t)st;
+    hs->h[hs->n].lock = a.lock;
     hs->h[hs->n].depth = 1;
     hs->n++;
     /* For the checker the hold is a writer of the handle from now until its release. */
@@ -672,13 +640,13 @@ int cg_handle_release(const void *handle)
         return CG_OK;
     }
     int counted = (hs->h[i].depth >> 31) != 0;
-    unsigned st = hs->h[i].stripe;
+    cgi_hl *l = hs->h[i].lock;
     hs->h[i] = hs->h[--hs->n];
     if (counted) {
         cgi_hobj *e = cgi_thr_entry(h);
         if (e) atomic_fetch_sub_explicit(&e->count, CGI_W1, memory_order_acq_rel);
     }
-    if (!cgi_holds_stripe(st)) pthread_rwlock_unlock(&cgi_stripe[st]);
+    cgi_hl_unlock(l, 1);
     return CG_OK;
 }
 

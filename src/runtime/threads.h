@@ -17,7 +17,8 @@ typedef struct cgi_thr_call {
         uint8_t write, destroy;
     } ent[CGI_THR_MAX_RULES];
     struct {
-        uint16_t stripe;
+        uintptr_t handle;
+        struct cgi_hl *l; /* its lock (hlock.h), while held */
         uint8_t write;
     } lock[CGI_THR_MAX_RULES];
 } cgi_thr_call;

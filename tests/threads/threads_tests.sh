@@ -148,6 +148,14 @@ threads_ze_serialize_handles_removes_append_overlap)
     guard serialized ze --check-threads --serialize-handles -- "$ZEPROG" append
     violations serialized "v == [] and any(s['name'] == 'zeCommandListAppendLaunchKernel' and s['calls'] >= 12 for s in proc['sites'])"
     ;;
+threads_ze_serialize_handles_wait_in_driver_never_holds_up_another_list)
+    # Two lists that shared a lock stripe before; the wait on the first needs the signal appended to the second.
+    guard serialized ze --serialize-handles -- "$ZEPROG" wait-signal
+    grep -q '^collided after [0-9]* lists$' "$WORK/serialized.out" || fail "no colliding pair: $(cat "$WORK/serialized.out")"
+    violations serialized "any(s['name'] == 'zeCommandListAppendSignalEvent' and s['calls'] == 1 for s in proc['sites'])"
+    # The same two lists in one handle-scoped domain: a lock for each list.
+    guard domain ze --serialize zeCommandListAppendWaitOnEvents=lists:handle,zeCommandListAppendSignalEvent=lists:handle -- "$ZEPROG" wait-signal
+    ;;
 threads_check_values_are_validated)
     for bad in "CALLGUARD_CHECK=thread" "CALLGUARD_SERIALIZE_HANDLES=maybe" "CALLGUARD_CHECK_HOLD_US=-1" "CALLGUARD_CHECK_HOLD_US=2000000"; do
         set +e

@@ -12,11 +12,19 @@
  *             launches it, then A sets and launches it: a reused handle is a
  *             new object, nothing to report (prints "reused 1" when the value
  *             came back; the checker would otherwise name A's old setting)
+ *   wait-signal  two synchronous immediate command lists whose handles the
+ *             old 256 striped locks put in one stripe (the test makes lists
+ *             until two collide); thread A appends a wait on an event to
+ *             the first, which waits in the driver until thread B appends
+ *             the event's signal to the second. Prints "collided after N
+ *             lists"; exits 4 when it has not finished within 20 s (the
+ *             deadlock this case guards against)
  * Prints "thread A TID" and "thread B TID". Exits 3 on an unexpected result. */
 #define _GNU_SOURCE
 #include "../ze/ze_util.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -85,6 +93,80 @@ static void *reuse_b(void *arg)
     return NULL;
 }
 
+/* The stripe the code before per-handle locks gave a handle value (its hash, 256 stripes). */
+static unsigned old_stripe(ze_command_list_handle_t l)
+{
+    uint64_t x = (uint64_t)(uintptr_t)l;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (unsigned)(x & 255);
+}
+
+static ze_event_handle_t event;
+
+static void *wait_a(void *arg)
+{
+    (void)arg;
+    tids[0] = gettid();
+    /* A synchronous list: the append returns once the wait is over. */
+    ZE_OK(zeCommandListAppendWaitOnEvents(lists[0], 1, &event));
+    return NULL;
+}
+
+static void *signal_b(void *arg)
+{
+    (void)arg;
+    tids[1] = gettid();
+    usleep(200 * 1000); /* A is waiting in the driver by now */
+    ZE_OK(zeCommandListAppendSignalEvent(lists[1], event));
+    return NULL;
+}
+
+static void deadlocked(int sig)
+{
+    (void)sig;
+    static const char msg[] = "threads_ze: wait-signal has not finished in 20 s: deadlocked\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(4);
+}
+
+static void wait_signal(void)
+{
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_handle_t made[257];
+    int n = 0, a = -1, b = -1;
+    /* 257 lists cannot all have stripes of their own: a pair collides by then. */
+    while (b < 0 && n < 257) {
+        ZE_OK(zeCommandListCreateImmediate(sim.context, sim.device, &qd, &made[n]));
+        for (int i = 0; i < n && b < 0; i++)
+            if (old_stripe(made[i]) == old_stripe(made[n])) a = i, b = n;
+        n++;
+    }
+    for (int i = 0; i < n; i++)
+        if (i != a && i != b) ZE_OK(zeCommandListDestroy(made[i]));
+    printf("collided after %d lists\n", n);
+    lists[0] = made[a], lists[1] = made[b];
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                               .count = 1};
+    ze_event_pool_handle_t pool;
+    ZE_OK(zeEventPoolCreate(sim.context, &pd, 1, &sim.device, &pool));
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                          .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+    ZE_OK(zeEventCreate(pool, &ed, &event));
+    signal(SIGALRM, deadlocked);
+    alarm(20);
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, wait_a, NULL);
+    pthread_create(&t[1], NULL, signal_b, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    alarm(0);
+    ZE_OK(zeEventHostSynchronize(event, 0));
+    ZE_OK(zeEventDestroy(event));
+    ZE_OK(zeEventPoolDestroy(pool));
+}
+
 static void run_thread(void *(*fn)(void *))
 {
     pthread_t t;
@@ -95,7 +177,7 @@ static void run_thread(void *(*fn)(void *))
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s append|own|sequence|reuse\n", argv[0]);
+        fprintf(stderr, "usage: %s append|own|sequence|reuse|wait-signal\n", argv[0]);
         return 2;
     }
     mode = argv[1];
@@ -106,7 +188,10 @@ int main(int argc, char **argv)
         ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
         ZE_OK(zeCommandListCreate(sim.context, sim.device, &ld, &lists[i]));
     }
-    if (!strcmp(mode, "reuse")) {
+    if (!strcmp(mode, "wait-signal")) {
+        for (int i = 0; i < 2; i++) ZE_OK(zeCommandListDestroy(lists[i]));
+        wait_signal();
+    } else if (!strcmp(mode, "reuse")) {
         pthread_barrier_init(&step, NULL, 2);
         pthread_t a;
         pthread_create(&a, NULL, reuse_a, NULL);
