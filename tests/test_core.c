@@ -475,8 +475,11 @@ static void *hold_lock(void *arg)
 {
     toy_program_t p = NULL;
     (void)arg;
+    /* A handle's lock held across the fork too (hlock.c). */
+    if (cg_handle_hold(dev(2)) != CG_OK) abort();
     toyCompile(dev(0), "long", 300000, &p);
     toyProgramRelease(p);
+    cg_handle_release(dev(2));
     return NULL;
 }
 
@@ -492,9 +495,10 @@ static int child_fork_while_locked(int argc, char **argv)
     cgtest_sleep_ms(50); /* the other thread is inside toyCompile, holding the domain */
     pid_t pid = fork();
     if (pid == 0) {
-        /* The lock the other thread held must be free here, and the counts ours. */
+        /* The locks the other thread held must be free here, and the counts ours. */
         toy_program_t p = NULL;
         int ok = toyCompile(dev(1), "child", 0, &p) == TOY_SUCCESS;
+        ok = ok && cg_handle_hold(dev(2)) == CG_OK && cg_handle_release(dev(2)) == CG_OK;
         for (int i = 0; i < 7; i++) toyAdd(1, 1, &sum);
         _exit(ok ? 0 : 4);
     }
