@@ -11,8 +11,11 @@
  *   2 rules site, statistics on:    checks off          | checks on
  *   3 no-rules site, statistics off: checks off         | checks on
  *   4 no-rules site, statistics on:  checks off         | checks on
+ *   5 rules site, statistics off:   locks off           | --serialize-handles
+ *   6 rules site, statistics on:    locks off           | --serialize-handles
  * Rows 3 and 4 must show no difference: the site keeps its fast path
- * (statistics off: one load of site->direct) or its counted path.
+ * (statistics off: one load of site->direct) or its counted path. Rows 5
+ * and 6 are the cost of a handle's lock, taken and released uncontended.
  *
  * Usage: bench_threads           time: ROUNDS interleaved rounds of N calls, median ns/call
  *        bench_threads --count   under valgrind --tool=callgrind --collect-atstart=no: each loop of
@@ -52,19 +55,23 @@ typedef struct row {
     const char *key, *what;
     void (*loop)(long);
     int stats;
+    int lock; /* the candidate serializes handles instead of checking them */
 } row;
 
 static const row rows[] = {
-    {"1", "toySetDims (writes, sets), statistics off", loop_rules, 0},
-    {"2", "toySetDims (writes, sets), statistics on", loop_rules, 1},
-    {"3", "toyNop (no rules), statistics off", loop_plain, 0},
-    {"4", "toyNop (no rules), statistics on", loop_plain, 1},
+    {"1", "toySetDims (writes, sets), statistics off", loop_rules, 0, 0},
+    {"2", "toySetDims (writes, sets), statistics on", loop_rules, 1, 0},
+    {"3", "toyNop (no rules), statistics off", loop_plain, 0, 0},
+    {"4", "toyNop (no rules), statistics on", loop_plain, 1, 0},
+    {"5", "toySetDims locked, statistics off", loop_rules, 0, 1},
+    {"6", "toySetDims locked, statistics on", loop_rules, 1, 1},
 };
 #define NROWS (sizeof rows / sizeof *rows)
 
 static void setup(const row *r, int check)
 {
-    if (cg_stats_enable(r->stats) != CG_OK || cg_check_threads(check) != CG_OK) {
+    if (cg_stats_enable(r->stats) != CG_OK || cg_check_threads(check && !r->lock) != CG_OK ||
+        cg_serialize_handles(check && r->lock) != CG_OK) {
         fprintf(stderr, "bench_threads: %s\n", cg_last_error());
         exit(1);
     }

@@ -14,7 +14,7 @@ if command -v valgrind >/dev/null 2>&1; then
   sort "$dir/ir.txt" -o "$dir/ir.txt"
   echo "instructions per call (callgrind, 100000 calls per loop):"
   awk '{ split($1, k, "."); ir[k[1] "." k[2]] = $2 }
-       END { for (r = 1; r <= 4; r++) printf "  row %d: unchecked %.1f, checked %.1f, added %.1f\n", r,
+       END { for (r = 1; r <= 6; r++) printf "  row %d: unchecked %.1f, checked %.1f, added %.1f\n", r,
              ir[r ".base"] / 100000, ir[r ".cand"] / 100000, (ir[r ".cand"] - ir[r ".base"]) / 100000 }' "$dir/ir.txt"
 else
   echo "(valgrind not found: timing only)"
