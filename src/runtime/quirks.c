@@ -16,8 +16,11 @@
  * join later), before the initializing call returns to the program. Sites
  * already serialized keep their domain: a user's own setting wins. A
  * driver outside every range changes no site, so its calls cost what they
- * cost without quirks. What was applied goes to the statistics region,
- * which a process that dies keeps. */
+ * cost without quirks. A quirk that matched but whose fix could not be
+ * made (an entry point no layer has, no lock domain left) serializes
+ * nothing and is recorded as not applied, with why. What matched goes to
+ * the statistics region, which a process that dies keeps; stderr gets one
+ * line per probe that left quirks not applied, however many. */
 #define _GNU_SOURCE
 #include "quirks.h"
 
@@ -54,8 +57,11 @@ typedef struct cgi_quirk {
     char *sites; /* comma-separated entry points */
     char domain[CGI_DOMAIN_NAME_MAX];
     char *source, *why;
-    int applied;
+    int applied; /* its fix is on: layers that join later get it too */
+    int matched; /* a driver matched it (applied or not): matched once */
 } cgi_quirk;
+
+_Static_assert(sizeof(cgi_quirk_rec) == 1536, "quirk record layout is fixed");
 
 typedef struct cgi_quirk_set {
     cgi_quirk *v;
@@ -263,7 +269,7 @@ static void cgi_quirks_load_default(void)
             if (access(path, F_OK) != 0) continue;
             cgi_quirk_set set;
             if (cgi_quirks_read(path, &set) != CG_OK)
-                fprintf(stderr, "callguard: the shipped quirks file is not used: %s\n", cg_last_error());
+                cgi_say("the shipped quirks file is not used: %s", cg_last_error());
             else
                 cgi_quirks_use(&set);
             break;
@@ -285,6 +291,8 @@ typedef struct cgi_apply {
     const cgi_quirk *q;
     cg_layer *only; /* NULL: every layer */
     uint32_t dom;
+    char *missing; /* the entry points no layer has, "a, b" (cgi_quirk_fixable) */
+    size_t cap;
 } cgi_apply;
 
 static void cgi_serialize_site(cg_site *s, const cgi_apply *a)
@@ -315,14 +323,49 @@ static int cgi_apply_item(const char *item, size_t n, void *arg)
     return 0;
 }
 
-/* Caller holds cgi_cfg_lock. */
+/* Adds an entry point of the quirk to a->missing when the loaded layer of
+ * its API (by prefix) lacks it. A name no loaded layer's prefixes claim is
+ * another API's, serialized when that layer joins (cgi_quirks_apply_layer). */
+static int cgi_find_item(const char *item, size_t n, void *arg)
+{
+    cgi_apply *a = arg;
+    char name[CGI_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    if (!cgi_layer_for_name(name) || cgi_site_find(name)) return 0;
+    size_t len = strlen(a->missing);
+    snprintf(a->missing + len, a->cap - len, "%s%s", len ? ", " : "", name);
+    return 0;
+}
+
+/* Whether the quirk's fix can be made whole: each entry point it names is
+ * a site of the loaded layer of its API (the quirk's own API's layer is
+ * loaded by now: the probe runs in its initializing call), and its domain
+ * exists or can be made. 1, or 0 with why (one line). Caller holds
+ * cgi_cfg_lock. */
+static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_t cap)
+{
+    char missing[256] = "";
+    cgi_apply a = {q, NULL, 0, missing, sizeof missing};
+    pini_split(q->sites, ",", cgi_find_item, &a);
+    if (missing[0]) {
+        snprintf(why, cap, "%s %s of the loaded layers: nothing serialized (a typo, or a name of another "
+                 "version of the API)",
+                 missing, strchr(missing, ',') ? "are not entry points" : "is not an entry point");
+        return 0;
+    }
+    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, dom) != CG_OK) {
+        snprintf(why, cap, "domain %s: %s; nothing serialized", q->domain, cg_last_error());
+        return 0;
+    }
+    return 1;
+}
+
+/* Serializes the quirk's entry points in its domain (made already:
+ * cgi_quirk_fixable). Caller holds cgi_cfg_lock. */
 static void cgi_quirk_apply(const cgi_quirk *q, cg_layer *only)
 {
-    cgi_apply a = {q, only, 0};
-    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, &a.dom) != CG_OK) {
-        fprintf(stderr, "callguard: quirk %s not applied: %s\n", q->name, cg_last_error());
-        return;
-    }
+    cgi_apply a = {q, only, 0, NULL, 0};
+    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, &a.dom) != CG_OK) return;
     pini_split(q->sites, ",", cgi_apply_item, &a);
 }
 
@@ -399,19 +442,39 @@ static void cgi_copy(char *dst, size_t cap, const char *src)
     snprintf(dst, cap, "%s", src ? src : "");
 }
 
+/* The record of a matched quirk, kept while the region has room; the
+ * ones past CGI_STATS_MAX_QUIRKS are counted. Only quirks.c writes these
+ * records, under cgi_cfg_lock. */
+static void cgi_quirk_note(const cgi_quirk_rec *rec)
+{
+    unsigned used = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) used += atomic_load(&cgi_stats->quirk[i].valid) != 0;
+    if (used == CGI_STATS_MAX_QUIRKS) atomic_fetch_add(&cgi_stats->h.quirks_dropped, 1);
+    else cgi_stats_note_quirk(rec);
+}
+
 /* Caller holds cgi_cfg_lock. */
 static void cgi_quirks_match(const char *api, const cg_identity *ids, unsigned n)
 {
+    size_t matched = 0, failed = 0;
+    char first[320] = "";
     for (size_t i = 0; i < cgi_quirks.n; i++) {
         cgi_quirk *q = &cgi_quirks.v[i];
-        if (q->applied || strcmp(q->api, api) != 0) continue;
+        if (q->matched || strcmp(q->api, api) != 0) continue;
         for (unsigned k = 0; k < n; k++) {
             if (!cgi_identity_matches(q, &ids[k])) continue;
             cgi_quirk_rec rec;
             memset(&rec, 0, sizeof rec);
             if (!cgi_library_holds(q, rec.library, sizeof rec.library)) break;
-            q->applied = 1;
-            cgi_quirk_apply(q, NULL);
+            q->matched = 1;
+            matched++;
+            uint32_t dom;
+            if (cgi_quirk_fixable(q, &dom, rec.not_applied, sizeof rec.not_applied)) {
+                q->applied = rec.applied = 1;
+                cgi_quirk_apply(q, NULL);
+            } else if (!failed++) {
+                snprintf(first, sizeof first, "%s: %s", q->name, rec.not_applied);
+            }
             rec.vendor = ids[k].vendor;
             cgi_copy(rec.api, sizeof rec.api, api);
             cgi_copy(rec.name, sizeof rec.name, q->name);
@@ -421,10 +484,16 @@ static void cgi_quirks_match(const char *api, const cg_identity *ids, unsigned n
             cgi_copy(rec.why, sizeof rec.why, q->why);
             cgi_copy(rec.driver, sizeof rec.driver, ids[k].name);
             cgi_copy(rec.version, sizeof rec.version, ids[k].version);
-            cgi_stats_note_quirk(&rec);
+            cgi_quirk_note(&rec);
             break;
         }
     }
+    /* One line, however many: a file of thousands must not flood the
+     * program's stderr. Each one is in the report. */
+    if (failed)
+        cgi_say("%zu of the %zu quirks matching the %s driver %s not applied (the report says why for each); the "
+                "first, %s",
+                failed, matched, api, failed == 1 ? "was" : "were", first);
 }
 
 /* ---- the layer's side ------------------------------------------------------------ */

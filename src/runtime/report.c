@@ -279,7 +279,7 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
-/* ---- quirks applied ------------------------------------------------------------ */
+/* ---- quirks matched, applied or not ------------------------------------------------ */
 
 static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
 {
@@ -292,7 +292,12 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         cgi_json_str(out, q->name);
         fputs(", \"api\": ", out);
         cgi_json_str(out, q->api);
-        fputs(", \"serialize\": [", out);
+        fprintf(out, ", \"applied\": %s", q->applied ? "true" : "false");
+        if (!q->applied) {
+            fputs(", \"not_applied\": ", out);
+            cgi_json_str(out, q->not_applied);
+        }
+        fputs(",\n        \"serialize\": [", out);
         const char *s = q->sites;
         for (int first = 1; *s; first = 0) {
             size_t len = strcspn(s, ",");
@@ -321,19 +326,28 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         fputs("}}", out);
     }
     fputs(k ? "\n     ]" : "]", out);
+    fprintf(out, ",\n     \"quirks_dropped\": %lu", (unsigned long)atomic_load(&r->h.quirks_dropped));
 }
 
-/* One line per quirk applied: what it serialized, the driver it matched, its source. */
+/* One line per quirk matched: what it serialized (or why it did not), the
+ * driver it matched, its source; then how many more were not kept. */
 static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
 {
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
         const cgi_quirk_rec *q = &r->quirk[i];
         if (!atomic_load(&q->valid)) continue;
-        fprintf(out, "  quirk %s applied: %s serialized in domain %s; matched %s driver '%s' vendor 0x%04x version %s%s%s\n",
-                q->name, q->sites, q->domain, q->api, q->driver, (unsigned)q->vendor, q->version,
-                q->library[0] ? "; " : "", q->library);
+        if (q->applied)
+            fprintf(out, "  quirk %s applied: %s serialized in domain %s", q->name, q->sites, q->domain);
+        else
+            fprintf(out, "  quirk %s NOT applied: %s", q->name, q->not_applied);
+        fprintf(out, "; matched %s driver '%s' vendor 0x%04x version %s%s%s\n", q->api, q->driver, (unsigned)q->vendor,
+                q->version, q->library[0] ? "; " : "", q->library);
         fprintf(out, "    %s (%s)\n", q->why, q->source);
     }
+    uint64_t dropped = atomic_load(&r->h.quirks_dropped);
+    if (dropped)
+        fprintf(out, "  %lu more quirk%s matched, not kept here (a process keeps %d)\n", (unsigned long)dropped,
+                dropped == 1 ? "" : "s", CGI_STATS_MAX_QUIRKS);
 }
 
 /* ---- thread-rule violations (threads.c) -------------------------------------------- */

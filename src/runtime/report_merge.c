@@ -77,6 +77,8 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(q->driver, sizeof q->driver);
         cgi_fix_str(q->version, sizeof q->version);
         cgi_fix_str(q->library, sizeof q->library);
+        cgi_fix_str(q->not_applied, sizeof q->not_applied);
+        if (q->applied > 1) q->applied = 1;
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         cgi_violation *v = &r->violation[i];
@@ -782,13 +784,16 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
     if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
 }
 
-/* One quirk applied, of a saved report: {"name", "api", "serialize": [...],
- * "domain", "source", "why", "matched": {"vendor", "driver", "version",
- * "library"}}. */
+/* One quirk matched, of a saved report: {"name", "api", "applied",
+ * "not_applied" (when not applied), "serialize": [...], "domain", "source",
+ * "why", "matched": {"vendor", "driver", "version", "library"}}. A report
+ * without "applied" (before it was written) lists only applied ones. One
+ * past the CGI_STATS_MAX_QUIRKS kept is counted as dropped. */
 static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
 {
     cgi_quirk_rec tmp, *q = *n < CGI_STATS_MAX_QUIRKS ? &r->quirk[*n] : &tmp;
     memset(q, 0, sizeof *q);
+    q->applied = 1;
     if (!cgi_expect(j, '{')) return;
     do {
         char key[32];
@@ -798,6 +803,8 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
         else if (strcmp(key, "domain") == 0) cgi_str(j, q->domain, sizeof q->domain);
         else if (strcmp(key, "source") == 0) cgi_str(j, q->source, sizeof q->source);
         else if (strcmp(key, "why") == 0) cgi_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "not_applied") == 0) cgi_str(j, q->not_applied, sizeof q->not_applied);
+        else if (strcmp(key, "applied") == 0) q->applied = cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0);
         else if (strcmp(key, "serialize") == 0) {
             if (!cgi_expect(j, '[')) return;
             if (!cgi_lit(j, ']')) {
@@ -825,7 +832,9 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
         } else cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
-    if (!j->err && *n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
+    if (j->err) return;
+    if (*n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
+    else atomic_fetch_add(&r->h.quirks_dropped, 1);
 }
 
 /* One thread-rule violation of a saved report, into the next free entry. */
@@ -993,6 +1002,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             }
         } else if (strcmp(key, "thread_violations_dropped") == 0) {
             if (cgi_count(j, key, &u)) atomic_fetch_add(&r->h.violations_dropped, u);
+        } else if (strcmp(key, "quirks_dropped") == 0) {
+            if (cgi_count(j, key, &u)) atomic_fetch_add(&r->h.quirks_dropped, u);
         } else if (strcmp(key, "handles_untracked") == 0) {
             if (cgi_count(j, key, &u)) atomic_store(&r->h.handles_untracked, u);
         } else if (strcmp(key, "stalls_dropped") == 0) {

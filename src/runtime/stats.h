@@ -28,8 +28,10 @@
  *    (cgi_ctr_calls, cgi_ctr_total_ns). */
 /* 8: the file is made at the first guarded call, not at start-up; the
  *    header's proc_start (the CLI tells an exec from a pid used again) and
- *    settled (the CLI has made the file of an ended process small). */
-#define CGI_STATS_VERSION 8
+ *    settled (the CLI has made the file of an ended process small).
+ * 9: a quirk record says whether its fix was applied, and why not; the
+ *    header counts the quirk records not kept. */
+#define CGI_STATS_VERSION 9
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -153,7 +155,8 @@ typedef struct cgi_stats_header {
     uint64_t proc_start;                 /* /proc/PID/stat's starttime (clock ticks since boot; kept across exec) */
     uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
     uint32_t spare;
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16];
+    _Atomic uint64_t quirks_dropped;     /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16 - 8];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -189,14 +192,16 @@ typedef struct cgi_slot {
     char pad[64 - 24 - 16 - 4]; /* a cache line: threads do not share one */
 } cgi_slot;
 
-/* Quirks a process can report applied (docs/quirks.md); more are not kept. */
+/* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
 #define CGI_STATS_MAX_QUIRKS 16
 
-/* A quirk of the quirks file that matched a driver of this process and
- * switched its fix on (quirks.c). `valid` is set last, as for stalls. */
+/* A quirk of the quirks file that matched a driver of this process, its
+ * fix applied or not (quirks.c). `valid` is set last, as for stalls. */
 typedef struct cgi_quirk_rec {
     _Atomic uint32_t valid;
     uint32_t vendor;        /* the matched driver's PCI vendor id (0: not known) */
+    uint32_t applied;       /* 1: its entry points serialized; 0: not_applied says why */
+    char not_applied[252];  /* why the fix was not applied ("" when applied) */
     char api[CGI_API_NAME_MAX];
     char name[64];          /* the section's NAME */
     char domain[CGI_DOMAIN_NAME_MAX];
@@ -206,7 +211,7 @@ typedef struct cgi_quirk_rec {
     char driver[128];       /* the matched driver's name, as its API gives it */
     char version[64];       /* the matched driver's version, as its API gives it */
     char library[128];      /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
-    char pad[1280 - 8 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
+    char pad[1536 - 8 - 256 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
 } cgi_quirk_rec;
 /* One kind of thread-rule violation (threads.c): two entry points on one
  * handle from two threads, counted; the handle and threads of the first.
@@ -282,7 +287,7 @@ CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.
  * The caller fills everything else. */
 CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
-/* Records a quirk applied (the caller fills everything but valid); a
+/* Records a quirk matched (the caller fills everything but valid); a
  * process keeps the first CGI_STATS_MAX_QUIRKS. */
 CGI_HIDDEN void cgi_stats_note_quirk(const cgi_quirk_rec *q);
 

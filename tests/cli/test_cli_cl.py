@@ -147,6 +147,69 @@ def run_quirk_reaches_a_program_that_dlopens_libopencl():
     check(s["calls"] == 1 and s["policy"]["serialize"] == "poclq", "serialized by the quirk: %s" % s)
 
 
+def run_quirks_not_applied_are_reported_as_such_and_counted():
+    """On PoCL: a matching quirk that names an entry point the cl layer lacks
+    serializes nothing and is reported as not applied, with why, beside one
+    that applies; a file of 5,000 matching quirks (one lock domain each,
+    more than a process has) prints one line on stderr, and the report keeps
+    16 with the number of the others, in the JSON and in `callguard report`."""
+    path = os.path.join(TMP, "typo-quirks.ini")
+    with open(path, "w") as f:
+        f.write(POCL_QUIRKS + """
+[quirk:pocl-typo]
+api       = cl
+driver    = Portable Computing Language
+versions  = 1 .. 99
+serialize = clGetPlatformIDs, clBuildProgramm
+domain    = typo
+source    = https://example.org/pocl-typo
+why       = a test quirk naming an entry point that does not exist
+""")
+    r, rep = guarded([CL_DLOPEN], "--quirks", path)
+    check(r.returncode == 0, r.stderr)
+    p = rep["processes"][0]
+    q = {x["name"]: x for x in p["quirks"]}
+    check(sorted(q) == ["pocl-builds", "pocl-typo"], p["quirks"])
+    typo = q["pocl-typo"]
+    check(typo.get("applied") is False and "clBuildProgramm is not an entry point" in typo["not_applied"],
+          "reported as not applied, with why: %s" % typo)
+    check(q["pocl-builds"]["applied"] is True and "not_applied" not in q["pocl-builds"], q["pocl-builds"])
+    check(p["quirks_dropped"] == 0, p["quirks_dropped"])
+    check(site(p, "clGetPlatformIDs")["policy"]["serialize"] is None, "nothing of it serialized: %s" %
+          site(p, "clGetPlatformIDs"))
+    says = [l for l in r.stderr.splitlines() if "quirk" in l]
+    check(len(says) == 1 and "1 of the 2 quirks" in says[0] and "pocl-typo" in says[0], r.stderr)
+    saved = os.path.join(TMP, "typo.json")
+    with open(saved, "w") as f:
+        json.dump(rep, f)
+    t = run([CG, "report", saved])
+    check(t.returncode == 0 and "quirk pocl-typo NOT applied: clBuildProgramm" in t.stdout and
+          "quirk pocl-builds applied" in t.stdout, t.stdout + t.stderr)
+
+    many = os.path.join(TMP, "many-quirks.ini")
+    with open(many, "w") as f:
+        for i in range(5000):
+            f.write("[quirk:q%04d]\napi = cl\ndriver = Portable Computing Language\nversions = 1 .. 99\n"
+                    "serialize = clGetPlatformInfo\ndomain = d%04d\nsource = https://example.org/q\n"
+                    "why = one of many\n" % (i, i))
+    r, rep = guarded([CL_DLOPEN], "--quirks", many)
+    check(r.returncode == 0, r.stderr[-2000:])
+    p = rep["processes"][0]
+    says = [l for l in r.stderr.splitlines() if l.startswith("callguard:")]
+    check(len(says) == 1 and "of the 5000 quirks" in says[0], "one line on stderr: %r" % r.stderr[-2000:])
+    applied = [x for x in p["quirks"] if x["applied"]]
+    check(len(p["quirks"]) == 16 and p["quirks_dropped"] == 5000 - 16, (len(p["quirks"]), p["quirks_dropped"]))
+    check(0 < len(applied) < 16 or len(applied) == 16, "the first ones applied: %s" % p["quirks"][:2])
+    failed = int(says[0].split("callguard: ")[1].split(" ")[0])
+    check(4900 < failed < 5000 and "lock domain" in says[0], "most are not applied, for want of domains: %s" % says[0])
+    saved = os.path.join(TMP, "many.json")
+    with open(saved, "w") as f:
+        json.dump(rep, f)
+    t = run([CG, "report", saved])
+    check(t.returncode == 0 and t.stdout.count("  quirk q") == 16 and "4984 more quirks matched" in t.stdout,
+          t.stdout[:3000] + t.stderr)
+
+
 def long_wait(mode, *opts):
     """cl_long_wait.py under callguard run: its own figures and the report's
     section of the python process."""
