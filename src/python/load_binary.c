@@ -227,23 +227,27 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
     int api, format, max_spills;
     long device;
     const char *name, *build_flags;
-    Py_buffer kernel;
+    PyObject *kernel_o, *context_o, *device_o;
     Py_ssize_t shared_mem;
-    PyObject *context_o, *device_o;
     unsigned int flags;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "isy*nlOOziiI", names, &api, &name, &kernel, &shared_mem, &device,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "isOnlOOziiI", names, &api, &name, &kernel_o, &shared_mem, &device,
                                      &context_o, &device_o, &build_flags, &format, &max_spills, &flags))
         return NULL;
     /* Checked here too, for callers of _native itself: a CUdevice is an
      * int (2**32 would be device 0), and a negative size is no size. */
-    if (api == CG_LOAD_API_CUDA && (device < 0 || device > INT_MAX)) {
-        PyBuffer_Release(&kernel);
+    if (api == CG_LOAD_API_CUDA && (device < 0 || device > INT_MAX))
         return PyErr_Format(PyExc_ValueError, "device %ld: expected a device number from 0 to %d (a CUdevice ordinal)",
                             device, INT_MAX);
-    }
-    if (shared_mem < 0) {
-        PyBuffer_Release(&kernel);
+    if (shared_mem < 0)
         return PyErr_Format(PyExc_ValueError, "shared_mem %zd: expected a number of bytes, 0 or more", shared_mem);
+    /* Any bytes-like object, copied once unless it is bytes: Py_buffer is in
+     * the limited API only from 3.11, and the extension serves 3.9. */
+    PyObject *kernel = PyBytes_FromObject(kernel_o);
+    char *kernel_buf;
+    Py_ssize_t kernel_len;
+    if (!kernel || PyBytes_AsStringAndSize(kernel, &kernel_buf, &kernel_len) < 0) {
+        Py_XDECREF(kernel);
+        return NULL;
     }
     int bad = 0;
     cg_load_request req = {
@@ -251,8 +255,8 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
         .context = as_handle(context_o, "context", &bad),
         .device = as_handle(device_o, "device", &bad),
         .cuda_device = (int)device,
-        .bytes = kernel.buf,
-        .size = (size_t)kernel.len,
+        .bytes = kernel_buf,
+        .size = (size_t)kernel_len,
         .format = (cg_load_format)format,
         .kernel_name = name,
         .build_flags = build_flags,
@@ -261,7 +265,7 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
         .flags = flags,
     };
     if (bad) {
-        PyBuffer_Release(&kernel);
+        Py_DECREF(kernel);
         return NULL;
     }
     cg_load_result *res = NULL;
@@ -271,7 +275,7 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
     if (req.api == CG_LOAD_API_ZE && !req.device) enum_rc = ze_device(device, &req.context, &req.device, why, sizeof why);
     if (enum_rc == 0) rc = cg_load_binary(&req, &res);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&kernel);
+    Py_DECREF(kernel);
     if (enum_rc == -2) return PyErr_Format(PyExc_ValueError, "%s", why);
     if (enum_rc < 0) return raise_load(CG_LOAD_EDRIVER, req.api, why, ze_error_call, ze_error_result, "", 0);
     if (!res) return raise_load(rc ? rc : CG_ENOMEM, req.api, "out of memory", NULL, 0, NULL, 0);

@@ -1,7 +1,7 @@
 /* callguard._native: libcallguard's C API for Python (python/callguard wraps
  * it; docs/python.md). Built against the limited API (Py_LIMITED_API is
- * 3.11, set by src/python/CMakeLists.txt), so one binary serves every
- * CPython from 3.11 on.
+ * 3.9, set by src/python/CMakeLists.txt), so one binary serves every
+ * CPython from 3.9 on.
  *
  * A failed call raises callguard.errors.Error carrying the cg_status and
  * its name with cg_last_error()'s message. Calls that may touch files or

@@ -21,7 +21,7 @@
 #      cuModuleLoadData=jit,cuLinkComplete=jit`, cold (CUDA_CACHE_DISABLE=1, an empty callguard cache: all
 #      built) then warm (a second process: all 16 cubins from disk), each kernel launched once; needs the
 #      callguard package that BUILD's package test installed (BUILD/tests/package/venv/.../callguard, about
-#      2 MB) or CG_PACKAGE=DIR naming one, and a Python >= 3.11 (the package is cp311-abi3).
+#      2 MB) or CG_PACKAGE=DIR naming one, and a Python >= 3.9 (the package is cp39-abi3).
 #   and tests/gpu/check.sh (exports, the resolver's answers, the runtime's way) into check.txt.
 # Environment:
 #   CUDA_REAL    the driver's libcuda.so.1 (default: /usr/local/nvidia/lib64, the system's, ldconfig's);
@@ -295,8 +295,8 @@ E=$OUT/e-load-binary.txt
 PKG=${CG_PACKAGE:-$(ls -d "$B"/tests/package/venv/lib/python3*/site-packages/callguard 2>/dev/null | head -1)}
 if [ -z "$PKG" ] || [ ! -e "$PKG/_native.abi3.so" ]; then
     skip "e. load_binary: no callguard package in BUILD (run ctest -R package_pip_install on the build machine) nor CG_PACKAGE"
-elif ! "$PY" -c "import sys; sys.exit(sys.version_info < (3, 11))"; then
-    skip "e. load_binary: $PY is older than 3.11 (the package is cp311-abi3)"
+elif ! "$PY" -c "import sys; sys.exit(sys.version_info < (3, 9))"; then
+    skip "e. load_binary: $PY is older than 3.9 (the package is cp39-abi3)"
 else
     PKGPATH=$(mktemp -d /tmp/cg-gpu-pkg-XXXXXX) # only the package on PYTHONPATH, not the rest of that venv
     ln -s "$PKG" "$PKGPATH/callguard"

@@ -530,7 +530,7 @@ def load_binary_cuda_on_standin():
 
 
 def abi3_build_serves_python312():
-    """The one cp311-abi3 build, installed unchanged into a 3.12 venv."""
+    """The one cp39-abi3 build, installed unchanged into a 3.12 venv."""
     # On PATH, or pyenv's (whose shim on PATH answers only for its selected version).
     pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     found = [p for p in [shutil.which("python3.12")] + sorted(glob.glob(pyenv + "/versions/3.12*/bin/python3.12"))
@@ -546,8 +546,8 @@ def abi3_build_serves_python312():
             "--config-settings=build-dir=" + os.path.join(WORK, "skbuild"), SRC],
            env={"CMAKE_BUILD_PARALLEL_LEVEL": "2"}, timeout=1500), "pip wheel")
     found = glob.glob(os.path.join(wheels, "callguard-*.whl"))
-    check(len(found) == 1 and os.path.basename(found[0]).endswith("-cp311-abi3-linux_x86_64.whl"),
-          "one cp311-abi3 wheel: %s" % found)
+    check(len(found) == 1 and os.path.basename(found[0]).endswith("-cp39-abi3-linux_x86_64.whl"),
+          "one cp39-abi3 wheel: %s" % found)
     venv312 = os.path.join(WORK, "venv312")
     shutil.rmtree(venv312, ignore_errors=True)
     ok(run([py312, "-m", "venv", venv312]), "python3.12 -m venv")
