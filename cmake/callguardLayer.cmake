@@ -158,9 +158,10 @@ function(_callguard_shim_link_real target api)
     target_link_options(${stub} PRIVATE -Wl,-soname,${real})
   endif()
   # By file, not target_link_libraries: CMake would put the stub's folder on
-  # the shim's run path.
-  target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" $<TARGET_FILE:${stub}>
-    "LINKER:--pop-state")
+  # the shim's run path. --as-needed after it rather than --push-state and
+  # --pop-state, which zig cc (scripts/build-wheel.sh) does not pass on;
+  # what follows is libcallguard and libdl, needed or not by every shim alike.
+  target_link_options(${target} PRIVATE "LINKER:--no-as-needed" $<TARGET_FILE:${stub}> "LINKER:--as-needed")
   add_dependencies(${target} ${stub})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS $<TARGET_FILE:${stub}>)
 endfunction()

@@ -517,11 +517,22 @@ static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t
 
 static double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
 
-/* "SIGABRT" (or "signal 77" for one without a name). */
+/* "SIGABRT" (or "signal 77" for one without a name). Our own table, not
+ * sigabbrev_np (glibc 2.32): the package is built for glibc 2.17. */
 static void cgi_signal_name(int sig, char *out, size_t cap)
 {
-    const char *abbrev = sigabbrev_np(sig);
-    if (abbrev) snprintf(out, cap, "SIG%s", abbrev);
+    static const char *const names[] = {
+        [SIGHUP] = "HUP",   [SIGINT] = "INT",       [SIGQUIT] = "QUIT", [SIGILL] = "ILL",       [SIGTRAP] = "TRAP",
+        [SIGABRT] = "ABRT", [SIGBUS] = "BUS",       [SIGFPE] = "FPE",   [SIGKILL] = "KILL",     [SIGUSR1] = "USR1",
+        [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",     [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM",     [SIGTERM] = "TERM",
+        [SIGCHLD] = "CHLD", [SIGCONT] = "CONT",     [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",     [SIGTTIN] = "TTIN",
+        [SIGTTOU] = "TTOU", [SIGURG] = "URG",       [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ",     [SIGVTALRM] = "VTALRM",
+        [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",   [SIGIO] = "IO",     [SIGPWR] = "PWR",       [SIGSYS] = "SYS",
+    #ifdef SIGSTKFLT
+        [SIGSTKFLT] = "STKFLT",
+    #endif
+    };
+    if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0] && names[sig]) snprintf(out, cap, "SIG%s", names[sig]);
     else snprintf(out, cap, "signal %d", sig);
 }
 

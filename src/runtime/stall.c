@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static struct {
@@ -85,7 +86,7 @@ void cgi_stall_record(const cg_site *s, const cg_adapter *held, uint64_t entered
 {
     cgi_stall st;
     memset(&st, 0, sizeof st);
-    st.tid = (int32_t)gettid();
+    st.tid = (int32_t)syscall(SYS_gettid);
     st.ns = call_ns + wait_ns;
     st.call_ns = call_ns;
     st.wait_ns = wait_ns;

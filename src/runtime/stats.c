@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -447,7 +448,7 @@ static void cgi_slot_fill(cgi_slot *slot)
 {
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->waiting, 0);
-    atomic_store(&slot->tid, (int32_t)gettid());
+    atomic_store(&slot->tid, (int32_t)syscall(SYS_gettid));
     memset(slot->thread, 0, sizeof slot->thread);
     prctl(PR_GET_NAME, slot->thread);
 }

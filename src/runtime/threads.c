@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- who: a thread inside a site, in one word ------------------------------------
@@ -56,7 +57,7 @@ static __thread int32_t cgi_thr_tid __attribute__((tls_model("initial-exec")));
 
 static inline int32_t cgi_thr_me(void)
 {
-    if (__builtin_expect(!cgi_thr_tid, 0)) cgi_thr_tid = (int32_t)gettid();
+    if (__builtin_expect(!cgi_thr_tid, 0)) cgi_thr_tid = (int32_t)syscall(SYS_gettid);
     return cgi_thr_tid;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_trace_header) == 4096, "trace header is one page");
@@ -154,7 +155,7 @@ __attribute__((noinline, cold)) static cgi_trace_slot *cgi_trace_claim(void)
         }
         if (p != MAP_FAILED) {
             cgi_trace_thread *t = (cgi_trace_thread *)(h + 1) + i;
-            t->tid = (int32_t)gettid();
+            t->tid = (int32_t)syscall(SYS_gettid);
             cgi_trace_name(t);
             slot = &cgi_trace_slots[i];
             slot->t = t;
