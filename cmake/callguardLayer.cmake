@@ -26,7 +26,8 @@
 #   SOURCE               a layer callguard-gen wrote already (committed, say):
 #                        no generator or libclang needed.
 #   INCLUDE_DIRECTORIES  where the API header is: -I for callguard-gen and the
-#                        compiler.
+#                        compiler. The policy's own `cflags = -I DIR` (DIR
+#                        relative to the policy's folder) count as well.
 #   LIBRARY_PATH         the real library's absolute path, the layer's last
 #                        resort after RTLD_NEXT, an already loaded copy and
 #                        CALLGUARD_<NAME>_LIBRARY. Generator expressions work.
@@ -207,6 +208,33 @@ function(callguard_add_layer name)
       message(FATAL_ERROR "${caller}: POLICY ${L_POLICY}: no such file (${policy})")
     endif()
     _callguard_check_generator("${caller}")
+    get_filename_component(pdir "${policy}" DIRECTORY)
+
+    # The policy's cflags may say where its header is (-I DIR, relative to
+    # the policy's folder): the generator and the compiler both get those
+    # directories, so INCLUDE_DIRECTORIES need not repeat them.
+    file(STRINGS "${policy}" cflags_lines REGEX "^[ \t]*cflags[ \t]*[=:]")
+    foreach(line IN LISTS cflags_lines)
+      string(REGEX REPLACE "^[ \t]*cflags[ \t]*[=:]" "" flags "${line}")
+      string(REGEX REPLACE "[ \t];.*$" "" flags "${flags}") # an inline comment
+      separate_arguments(flags UNIX_COMMAND "${flags}")
+      set(dir_next OFF)
+      foreach(f IN LISTS flags)
+        set(dir "")
+        if(dir_next)
+          set(dir "${f}")
+          set(dir_next OFF)
+        elseif(f STREQUAL "-I")
+          set(dir_next ON)
+        elseif(f MATCHES "^-I(.+)$")
+          set(dir "${CMAKE_MATCH_1}")
+        endif()
+        if(NOT dir STREQUAL "")
+          get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${pdir}")
+          list(APPEND includes "${dir}")
+        endif()
+      endforeach()
+    endforeach()
 
     # Generate once now: the policy and the header are checked by the
     # generator's own reader at configure time, and its output names the
@@ -234,7 +262,6 @@ function(callguard_add_layer name)
     # (passthrough = @FILE), the header and the generator.
     set(depends "${policy}" "${CALLGUARD_GENERATOR}")
     file(STRINGS "${policy}" at_lines REGEX "^[ \t]*passthrough[ \t]*[=:][ \t]*@")
-    get_filename_component(pdir "${policy}" DIRECTORY)
     foreach(line IN LISTS at_lines)
       string(REGEX REPLACE "^[^@]*@[ \t]*" "" f "${line}")
       string(STRIP "${f}" f)

@@ -15,6 +15,8 @@
 #   regenerate  a changed header or policy regenerates the layer
 #   source      a committed layer (SOURCE) builds without the generator;
 #               LIBRARY_PATH replaces CALLGUARD_ACME_LIBRARY
+#   cflags      a policy's `cflags = -I DIR` is where the layer's compiler
+#               finds the header too (no INCLUDE_DIRECTORIES)
 #   errors      configuring without a usable generator, libclang or clang's
 #               headers, or with a bad policy, fails with one clear message
 # usage: thirdparty.sh WORK SOURCE_DIR BUILD_DIR STEP
@@ -216,6 +218,31 @@ EOF2
   env -u CALLGUARD_ACME_LIBRARY "$cg" run --layer "$t/b/libcallguard_acme.so" --report "$t/run.json" -- \
     "$b/acme_threads" --dlopen 2 >"$t/out" 2>"$t/err" || fail "LIBRARY_PATH: $(cat "$t/err")"
   check_counts "$t/run.json" 2 0
+  ;;
+cflags)
+  # The header only in a folder of its own, named once: by the policy's `cflags = -I DIR`, not repeated in
+  # INCLUDE_DIRECTORIES; DIR absolute (the generator found the header, the compiler did not: "acme.h: No such
+  # file") and relative to the policy's folder.
+  mkdir -p "$t/include"
+  cp "$ex/acme.h" "$t/include/"
+  for form in abs rel; do
+    d=$t/$form
+    mkdir -p "$d"
+    [ $form = abs ] && dir=$t/include || dir=../include
+    sed "s|^cflags  =.*|cflags  = -I $dir|" "$ex/acme.ini" >"$d/acme.ini"
+    grep -q "^cflags  = -I $dir$" "$d/acme.ini" || fail "acme.ini has no cflags line to change"
+    cat >"$d/CMakeLists.txt" <<EOF2
+cmake_minimum_required(VERSION 3.25)
+project(acme_cflags LANGUAGES C ASM)
+find_package(callguard REQUIRED)
+callguard_add_layer(acme POLICY acme.ini LIBRARY_PATH $b/libacme.so.1)
+EOF2
+    { cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$p" && cmake --build "$d/b"; } >"$d/log" 2>&1 ||
+      { cat "$d/log"; fail "a layer whose policy says where its header is (cflags = -I $dir)"; }
+    env -u CALLGUARD_ACME_LIBRARY "$cg" run --layer "$d/b/libcallguard_acme.so" --report "$d/run.json" -- \
+      "$b/acme_threads" --dlopen 2 >"$d/out" 2>"$d/err" || fail "cflags = -I $dir: $(cat "$d/err")"
+    check_counts "$d/run.json" 2 0
+  done
   ;;
 errors)
   # No generator in the package.
