@@ -2,13 +2,14 @@
 # Installs the Debian packages callguard's build, tests and demo need.
 # Run as root (or through sudo) on Debian 12. Then makes build-venv/ with the
 # PyPI clients the tests use (scripts/setup-venv.sh).
-# libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh.
+# libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh. debootstrap, curl: the wheel's
+# Debian 11 check (tests/package/debian11_wheel.sh); scripts/build-wheel.sh takes its tools from PyPI.
 set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
-  build-essential cmake pkg-config clang-14 libclang-14-dev libclang-rt-14-dev libinih-dev \
+  build-essential cmake pkg-config curl debootstrap clang-14 libclang-14-dev libclang-rt-14-dev libinih-dev \
   python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
