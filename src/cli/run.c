@@ -23,8 +23,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifndef MFD_CLOEXEC /* glibc older than 2.27 */
+#include <linux/memfd.h>
+#endif
 #include <dirent.h>
 
 extern char **environ;
@@ -478,7 +482,7 @@ static void run_lost_open(run_lost *l, const char *dir)
     *l = (run_lost){NULL, -1, -1, 0, ""};
     /* pwrite, not ftruncate, gives the memfd its size: a preloaded
      * library that fakes a full disk (tests/cli/enospc.c) fails ftruncate. */
-    l->memfd = memfd_create("callguard-lost", MFD_CLOEXEC);
+    l->memfd = (int)syscall(SYS_memfd_create, "callguard-lost", MFD_CLOEXEC); /* memfd_create() is glibc 2.27's */
     if (l->memfd >= 0 && pwrite(l->memfd, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros)
         l->page = mmap(NULL, sizeof *l->page, PROT_READ | PROT_WRITE, MAP_SHARED, l->memfd, 0);
     if (l->page == MAP_FAILED) l->page = NULL;
