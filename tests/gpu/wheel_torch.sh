@@ -15,7 +15,7 @@ wheel=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out=${2:-$(mktemp -d /tmp/callguard-wheel-torch.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-fail() { echo "wheel_torch: $*" >&2; echo "FAIL"; exit 1; }
+fail() { echo "wheel_torch: $*"; echo "FAIL"; exit 1; }
 say() { echo "wheel_torch: $*"; }
 unset CALLGUARD_REPORT CALLGUARD_SERIALIZE CALLGUARD_POLICY CALLGUARD_RUNTIME CALLGUARD_CUDA_LIBRARY
 
