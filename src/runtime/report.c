@@ -35,6 +35,26 @@ static void cgi_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A string of a process (its command line, a thread's name, a Python
+ * file, a quirks file's text) in the table, at most max bytes: a control
+ * character, a C1 control or a byte that is no UTF-8 becomes '?', as the
+ * reader of saved reports makes it, so a table never prints terminal
+ * control (docs/security.md). */
+static void cgi_text_str(FILE *out, const char *s, size_t max)
+{
+    size_t left = strnlen(s, max);
+    while (left) {
+        size_t n = cgi_utf8_seq(s, left);
+        unsigned char ch = (unsigned char)*s;
+        int c1 = n == 2 && ch == 0xc2 && (unsigned char)s[1] < 0xa0;
+        if (n > 1 && !c1) fwrite(s, 1, n, out);
+        else fputc(n == 1 && ch >= 0x20 && ch != 0x7f ? ch : '?', out);
+        if (!n || c1) n = 1;
+        s += n, left -= n;
+    }
+}
+#define CGI_TEXT_FIELD(out, field) cgi_text_str((out), (field), sizeof(field))
+
 /* RUNNING, once the tree is gone, means the process ended without running
  * its exit handlers (a signal, _exit() or a crash) and nobody outside saw
  * how: its own parent reaped it. */
@@ -336,13 +356,28 @@ static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
         const cgi_quirk_rec *q = &r->quirk[i];
         if (!atomic_load(&q->valid)) continue;
-        if (q->applied)
-            fprintf(out, "  quirk %s applied: %s serialized in domain %s", q->name, q->sites, q->domain);
-        else
-            fprintf(out, "  quirk %s NOT applied: %s", q->name, q->not_applied);
-        fprintf(out, "; matched %s driver '%s' vendor 0x%04x version %s%s%s\n", q->api, q->driver, (unsigned)q->vendor,
-                q->version, q->library[0] ? "; " : "", q->library);
-        fprintf(out, "    %s (%s)\n", q->why, q->source);
+        fputs("  quirk ", out);
+        CGI_TEXT_FIELD(out, q->name);
+        if (q->applied) {
+            fputs(" applied: ", out);
+            CGI_TEXT_FIELD(out, q->sites);
+            fputs(" serialized in domain ", out);
+            CGI_TEXT_FIELD(out, q->domain);
+        } else {
+            fputs(" NOT applied: ", out);
+            CGI_TEXT_FIELD(out, q->not_applied);
+        }
+        fprintf(out, "; matched %s driver '", q->api);
+        CGI_TEXT_FIELD(out, q->driver);
+        fprintf(out, "' vendor 0x%04x version ", (unsigned)q->vendor);
+        CGI_TEXT_FIELD(out, q->version);
+        fputs(q->library[0] ? "; " : "", out);
+        CGI_TEXT_FIELD(out, q->library);
+        fputs("\n    ", out);
+        CGI_TEXT_FIELD(out, q->why);
+        fputs(" (", out);
+        CGI_TEXT_FIELD(out, q->source);
+        fputs(")\n", out);
     }
     uint64_t dropped = atomic_load(&r->h.quirks_dropped);
     if (dropped)
@@ -578,9 +613,11 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
             const cgi_stats_record *rec = cgi_slot_record(r, slot);
             /* "called": when it entered callguard; a call that waited for
              * its lock went into the driver later (the slot keeps one time). */
-            fprintf(out, "    thread %d \"%.16s\" %s %s %s, called %.3f ms after start\n", atomic_load(&slot->tid),
-                    slot->thread, cgi_waiting(slot) ? "waiting for the lock of" : "inside",
-                    rec ? rec->api : "?", rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
+            fprintf(out, "    thread %d \"", atomic_load(&slot->tid));
+            CGI_TEXT_FIELD(out, slot->thread);
+            fprintf(out, "\" %s %s %s, called %.3f ms after start\n",
+                    cgi_waiting(slot) ? "waiting for the lock of" : "inside", rec ? rec->api : "?",
+                    rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
         }
     }
     if (unknown)
@@ -637,10 +674,18 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
     fprintf(out, "):\n");
     for (size_t i = 0; i < n; i++) {
         const cgi_stall *st = v[i];
-        fprintf(out, "    %10.3f ms  %s %s  thread %d \"%.16s\"  holding %s", cgi_ms(st->ns), st->api, st->name, st->tid,
-                st->thread, st->runtime);
+        fprintf(out, "    %10.3f ms  %s %s  thread %d \"", cgi_ms(st->ns), st->api, st->name, st->tid);
+        CGI_TEXT_FIELD(out, st->thread);
+        fputs("\"  holding ", out);
+        CGI_TEXT_FIELD(out, st->runtime);
         if (st->wait_ns) fprintf(out, " (%.3f ms of it waiting for the lock)", cgi_ms(st->wait_ns));
-        if (st->py_file[0]) fprintf(out, "  at %s:%d in %s()", st->py_file, st->py_line, st->py_func);
+        if (st->py_file[0]) {
+            fputs("  at ", out);
+            CGI_TEXT_FIELD(out, st->py_file);
+            fprintf(out, ":%d in ", st->py_line);
+            CGI_TEXT_FIELD(out, st->py_func);
+            fputs("()", out);
+        }
         fputc('\n', out);
     }
     cgi_text_advice(out, v, n);
@@ -885,8 +930,11 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         }
         else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
         else snprintf(ex, sizeof ex, "ended without exit handlers");
-        fprintf(out, "callguard: pid %d%s%.64s (%s): %.200s\n", r->h.pid, r->h.host[0] ? " on " : "", r->h.host, ex,
-                r->h.command);
+        fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
+        CGI_TEXT_FIELD(out, r->h.host);
+        fprintf(out, " (%s): ", ex);
+        cgi_text_str(out, r->h.command, 200);
+        fputc('\n', out);
         cgi_text_violations(out, r);
         cgi_text_quirks(out, r);
         cgi_text_in_flight(out, r, state, status);

@@ -685,7 +685,8 @@ def messages_show_control_bytes_of_values_escaped():
     """A value with a terminal escape, a newline, a tab or a C1 control
     (U+009B, CSI for some terminals) reaches stderr as \\x1b, \\n, \\t and
     \\xc2\\x9b, in one line: from CALLGUARD_* variables read by the runtime
-    in a program, and from the command's own arguments."""
+    in a program, and from the command's own arguments. The report's table
+    on stderr shows such bytes of a program's arguments as '?'."""
     v = "a\x1b[31mb\nc\td\u009be"
     shown = b"a\\x1b[31mb\\nc\\td\\xc2\\x9be"
     marker = os.path.join(TMP, "started-escape")
@@ -712,6 +713,12 @@ def messages_show_control_bytes_of_values_escaped():
     one_line([CG, "run", "--layer", TOYLAYER, "--", "/nonexistent/" + v], {}, "the program's name")
     one_line([CG, "list", "/nonexistent/" + v], {}, "list")
     one_line([CG, "report", "/nonexistent/" + v], {}, "report")
+    # The table on stderr (CALLGUARD_REPORT=-): the program's own arguments as '?'.
+    e = dict(os.environ, LD_PRELOAD=TOYLAYER, CALLGUARD_REPORT="-")
+    r = subprocess.run([PROG, "calls", "1", v], env=e, capture_output=True, timeout=60)
+    check(r.returncode == 0 and b"calls 1 a?[31mb?c?d??e" in r.stderr, r.stderr)
+    check(not any(b < 0x20 and b != 0x0a or b == 0x7f for b in r.stderr) and b"\xc2\x9b" not in r.stderr,
+          "a control byte in the table: %r" % r.stderr)
 
 
 def report_replaces_a_planted_symlink_never_follows_it():
