@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "domain.h"
 #include "errors.h"
+#include "message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -183,11 +184,12 @@ static void cgi_stats_say_lost(const char *dir, int e)
 {
     /* snprintf and write, not stdio's locks: this also runs in a child
      * just forked from a threaded parent. */
-    char line[900];
+    char shown[600], line[900];
+    cgi_one_line(shown, sizeof shown, dir);
     int n = snprintf(line, sizeof line,
                      "callguard: pid %d: cannot keep statistics in %s: %s; counting in memory: this process is "
                      "missing from the run's report\n",
-                     (int)getpid(), dir, strerror(e));
+                     (int)getpid(), shown, strerror(e));
     if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) return;
 }
 

@@ -713,6 +713,13 @@ def messages_show_control_bytes_of_values_escaped():
     one_line([CG, "run", "--layer", TOYLAYER, "--", "/nonexistent/" + v], {}, "the program's name")
     one_line([CG, "list", "/nonexistent/" + v], {}, "list")
     one_line([CG, "report", "/nonexistent/" + v], {}, "report")
+    # A statistics folder that cannot be had: the program runs on, the line says so escaped.
+    e = dict(os.environ, LD_PRELOAD=TOYLAYER, CALLGUARD_STATS_DIR="/nonexistent/" + v)
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([PROG, "calls", "1"], env=e, capture_output=True, timeout=60)
+    check(r.returncode == 0 and shown in r.stderr and r.stderr.count(b"\n") == 1, "CALLGUARD_STATS_DIR: %r" % r.stderr)
+    check(not any(b < 0x20 and b != 0x0a or b == 0x7f for b in r.stderr) and b"\xc2\x9b" not in r.stderr,
+          "CALLGUARD_STATS_DIR: a control byte on stderr: %r" % r.stderr)
     # The table on stderr (CALLGUARD_REPORT=-): the program's own arguments as '?'.
     e = dict(os.environ, LD_PRELOAD=TOYLAYER, CALLGUARD_REPORT="-")
     r = subprocess.run([PROG, "calls", "1", v], env=e, capture_output=True, timeout=60)
