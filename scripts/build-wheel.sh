@@ -9,7 +9,7 @@
 # scikit-build-core drives the CMake build with `zig cc -target
 # x86_64-linux-gnu.2.17` (PyPI's ziglang) as the C and assembly compiler,
 # which links against glibc 2.17's symbol versions. The API headers
-# (OpenCL, Level Zero, CUDA's cuda.h, libinih's ini.h) are copied into a
+# (OpenCL, Level Zero, CUDA's cuda.h, HIP's hip/, libinih's ini.h) are copied into a
 # folder of their own, so that the compiler never sees this machine's
 # /usr/include and its newer glibc headers. lld is told that a shim's
 # version script (apis/cl.versions, all of ocl-icd's names) may name
@@ -82,6 +82,7 @@ cp -r "$(header_dir CL/cl.h "OpenCL headers: opencl-c-headers")/CL" "$inc/"
 cp -r "$(header_dir level_zero/ze_api.h "Level Zero headers: libze-dev")/level_zero" "$inc/"
 cp "$(header_dir ini.h "libinih-dev")/ini.h" "$inc/"
 cp "$(header_dir cuda.h "CUDA's cuda.h: the CUDA toolkit in /usr/local/cuda")/cuda.h" "$inc/"
+cp -r "$(header_dir hip/hip_runtime_api.h "HIP headers: libamdhip64-dev")/hip" "$inc/"
 # CPython's headers, with Debian's pyconfig.h (which includes the multiarch one from /usr/include) replaced by
 # the one it includes.
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
@@ -121,6 +122,7 @@ CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$py" -m build --whe
     -Ccmake.define.ZESIM_LEVEL_ZERO_INCLUDE_DIR="$inc" \
     -Ccmake.define.CG_CUDA_INCLUDE="$inc" \
     -Ccmake.define.CG_LOAD_CUDA_INCLUDE="$inc" \
+    -Ccmake.define.CG_HIP_INCLUDE="$inc" \
     . >"$work/wheel.log" 2>&1 ||
     { tail -40 "$work/wheel.log" >&2; die "the wheel failed (all of it: $work/wheel.log)"; }
 cd "$src"
@@ -154,7 +156,8 @@ grep -q "\"$plat\"" "$work/auditwheel-show.txt" || { cat "$work/auditwheel-show.
 listing=$("$py" -m zipfile -l "$wheel")
 for f in bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/libcallguard_cl.so lib/libcallguard_ze.so \
          lib/libcallguard_cuda.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
-         lib/callguard/shims/libcuda.so.1 lib/callguard/drivers/libze_cgsim.so share/callguard/quirks.ini \
+         lib/callguard/shims/libcuda.so.1 lib/libcallguard_hip.so lib/callguard/shims/libamdhip64.so.5 \
+         lib/callguard/drivers/libze_cgsim.so share/callguard/quirks.ini \
          include/callguard/callguard.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc; do
     echo "$listing" | grep -q "callguard/_tree/$f " || die "the wheel has no callguard/_tree/$f"
 done

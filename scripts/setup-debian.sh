@@ -2,7 +2,8 @@
 # Installs the Debian packages callguard's build, tests and demo need.
 # Run as root (or through sudo) on Debian 12. Then makes build-venv/ with the
 # PyPI clients the tests use (scripts/setup-venv.sh).
-# libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh. debootstrap, curl: the wheel's
+# libamdhip64-dev: Debian 12's HIP runtime (ROCm 5.2.3), which the HIP layer is generated from and
+# tested on (no AMD GPU needed). libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh. debootstrap, curl: the wheel's
 # Debian 11 check (tests/package/debian11_wheel.sh); scripts/build-wheel.sh takes its tools from PyPI.
 set -eu
 SUDO=
@@ -13,6 +14,7 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
+  libamdhip64-dev \
   ocaml-nox ruby-dev \
   valgrind
 sh "$(dirname "$0")/setup-venv.sh"

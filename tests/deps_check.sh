@@ -9,7 +9,11 @@ set -u
 B=$1
 fail=0
 for f in "$B"/lib/libcallguard.so "$B"/lib/libcallguard_cl.so "$B"/lib/libcallguard_ze.so "$B"/lib/libcallguard_cuda.so; do
-    [ -e "$f" ] || { echo "missing: $f"; fail=1; continue; }
+    [ -e "$f" ] || { echo "missing: $f"; fail=1; }
+done
+# Every layer the build made (HIP's where libamdhip64-dev is installed).
+for f in "$B"/lib/libcallguard.so "$B"/lib/libcallguard_*.so; do
+    [ -e "$f" ] || continue
     extra=$(readelf -d "$f" | awk '/\(NEEDED\)/ { gsub(/[][]/, "", $5); print $5 }' |
         grep -v -E '^(libc\.so\.6|libcallguard\.so\.0|ld-linux-x86-64\.so\.2|libm\.so\.6|lib(a|ub|t)san\.so\.[0-9]+)$')
     [ -z "$extra" ] || { echo "$f needs more than glibc and libcallguard: $extra"; fail=1; }
