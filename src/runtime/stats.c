@@ -128,22 +128,6 @@ static int cgi_stats_open_file(void)
     return fd;
 }
 
-/* This process's starttime in /proc/self/stat (field 22, after the command
- * in parentheses): the same across exec, another for a new process of the
- * same pid. 0 when it cannot be read. */
-static uint64_t cgi_proc_start(void)
-{
-    char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0) close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 /* Makes this process's file and maps it over the region at the same
  * address, holding what the region holds now: the header, the records in
  * use (their names and policies) and the quirks (slots, stalls and
@@ -174,7 +158,7 @@ static int cgi_stats_move_to_file(void)
     }
     cgi_stats_no_readahead(p);
     /* Into the new mapping: a forked child's region was its parent's file until now. */
-    cgi_stats->h.proc_start = cgi_proc_start();
+    cgi_stats->h.proc_start = cgi_proc_starttime("/proc/self/stat");
     return 0;
 }
 

@@ -10,8 +10,11 @@
 
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CGI_STATS_MAGIC "CGSTATS"
 /* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
@@ -293,5 +296,22 @@ CGI_HIDDEN void cgi_stats_note_quirk(const cgi_quirk_rec *q);
 
 /* Forgets the kept stalls and the count of dropped ones. */
 CGI_HIDDEN void cgi_stats_reset_stalls(void);
+
+/* A process's start time, field 22 of its /proc/PID/stat (path), after the
+ * command in parentheses: the same across exec, another for a new process
+ * of the same pid. 0 when it cannot be read. Only system calls: the runtime
+ * reads its own in a child just forked, the CLI an ended process's. */
+static inline uint64_t cgi_proc_starttime(const char *path)
+{
+    char buf[1024];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
 
 #endif

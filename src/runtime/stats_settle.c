@@ -42,19 +42,13 @@ static int cgi_settle_final(int fd)
  * kernel releases the old image's files on the way back to the new one). */
 static int cgi_settle_execed(int32_t pid, uint64_t start)
 {
-    char path[64], buf[1024];
+    char path[64], buf[1];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0) close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
-    if (!p || strtoull(p + 1, NULL, 10) != start) return 0;
+    uint64_t now = cgi_proc_starttime(path);
+    if (!now || now != start) return 0;
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    n = fd >= 0 ? read(fd, buf, 1) : -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, 1) : -1;
     if (fd >= 0) close(fd);
     return n > 0;
 }
