@@ -3,7 +3,10 @@
  * that may die of a signal, or that reads the environment at start-up) run
  * this same binary again as a child with `cgtest --child NAME ...`: a fork
  * without exec would inherit the parent's state and, under ThreadSanitizer,
- * may not start threads. */
+ * may not start threads. A case named child_... is such a child's part, not
+ * a test: `cgtest --list` leaves it out, and ctest registers every case it
+ * lists (tests/cgtest.cmake), so a test is its function and its line in
+ * cgtest_cases[]. */
 #ifndef CGTEST_H
 #define CGTEST_H
 

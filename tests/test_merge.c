@@ -260,8 +260,8 @@ static int child_merge_under_limit(int argc, char **argv)
 }
 
 /* Not a test: writes N synthesized statistics files into DIR, for measuring
- * the merge by hand (docs/report.md: `cgtest_merge synthesize_statistics_files
- * DIR N`, then `cgtest_merge merge_under_limit BYTES stats DIR OUT json`). */
+ * the merge by hand (docs/report.md: `cgtest_merge child_synthesize_statistics_files
+ * DIR N`, then `cgtest_merge child_merge_under_limit BYTES stats DIR OUT json`). */
 static int child_synthesize(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -287,7 +287,7 @@ static int test_merge_reports_every_statistics_file_in_bounded_memory(int argc, 
         snprintf(out, sizeof out, "%s/many.%s", cgtest_tmpdir(), format ? "txt" : "json");
         cgtest_result res;
         const char *args[] = {allow, "stats", dir, out, format ? "text" : "json", NULL};
-        CHECK(cgtest_child(&res, NULL, "merge_under_limit", args) == 0);
+        CHECK(cgtest_child(&res, NULL, "child_merge_under_limit", args) == 0);
         CHECKF(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "status %d: %s", res.status, res.err);
         char *s = slurp(out, NULL);
         CHECK(s);
@@ -496,7 +496,7 @@ static int test_report_reading_stays_within_its_stated_memory(int argc, char **a
             if (!format) snprintf(out, sizeof out, "%s/read.json", cgtest_tmpdir());
             cgtest_result res;
             const char *args[] = {allow, "report", inputs[in], out, format ? "text" : "json", NULL};
-            CHECK(cgtest_child(&res, NULL, "merge_under_limit", args) == 0);
+            CHECK(cgtest_child(&res, NULL, "child_merge_under_limit", args) == 0);
             CHECKF(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "%s (%lld bytes), %s: status %d: %s",
                    inputs[in], (long long)st.st_size, format ? "text" : "json", res.status, res.err);
             if (format) continue;
@@ -521,7 +521,7 @@ const cgtest_case cgtest_cases[] = {
     {"trace_file_cut_short_while_merged_is_named_not_a_crash",
      test_trace_file_cut_short_while_merged_is_named_not_a_crash},
     {"trace_timestamps_are_exact_across_digit_boundaries", test_trace_timestamps_are_exact_across_digit_boundaries},
-    {"merge_under_limit", child_merge_under_limit},
-    {"synthesize_statistics_files", child_synthesize},
+    {"child_merge_under_limit", child_merge_under_limit},
+    {"child_synthesize_statistics_files", child_synthesize},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -1,9 +1,10 @@
 """Tests of the `callguard` command. Run: test_cli.py TEST CALLGUARD PROG PROG_DLOPEN TOY_RACE TOYLIBDIR TOYLAYER.
 
-Each test is a function named for the behaviour it checks; it runs real
-programs under `callguard run` and checks what they print, how they exit,
-and the report.
+Each test is a function of no arguments named for the behaviour it checks
+(the helpers take arguments); it runs real programs under `callguard run`
+and checks what they print, how they exit, and the report.
 """
+import inspect
 import json
 import os
 import shutil
@@ -12,8 +13,11 @@ import subprocess
 import sys
 import tempfile
 
-TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[1:8]
-TMP = tempfile.mkdtemp(prefix="cgcli-")
+# `test_cli.py --list` names the tests, for ctest (tests/cgtest.cmake).
+LISTING = sys.argv[1:] == ["--list"]
+if not LISTING:
+    TEST, CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[1:8]
+    TMP = tempfile.mkdtemp(prefix="cgcli-")
 
 
 def run(args, env=None, timeout=60, **kw):
@@ -1470,5 +1474,10 @@ def run_trace_marks_a_stall():
 
 
 if __name__ == "__main__":
-    globals()[TEST]()
-    print(TEST + ": ok")
+    if LISTING:
+        for name, f in list(globals().items()):
+            if inspect.isfunction(f) and f.__module__ == "__main__" and not inspect.signature(f).parameters:
+                print(name)
+    else:
+        globals()[TEST]()
+        print(TEST + ": ok")
