@@ -48,5 +48,8 @@ int main(int argc, char **argv)
     e = CALL(hipSetDevice)(0);
     printf("hipSetDevice %d\n", (int)e);
     printf("hipGetErrorName %s\n", CALL(hipGetErrorName)(hipErrorNoDevice));
+    hipModule_t m = NULL;
+    e = CALL(hipModuleLoadData)(&m, "not a code object");
+    printf("hipModuleLoadData %d\n", (int)e);
     return 0;
 }

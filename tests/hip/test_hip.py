@@ -16,7 +16,7 @@ E = os.environ
 TMP = tempfile.mkdtemp(prefix="cghip-")
 # What answers.c calls, once each.
 CALLS = ["hipInit", "hipGetDeviceCount", "hipDriverGetVersion", "hipRuntimeGetVersion", "hipSetDevice",
-         "hipGetErrorName"]
+         "hipGetErrorName", "hipModuleLoadData"]
 
 
 def run(args, env=None):
@@ -82,6 +82,37 @@ def hip_list_names_every_function_of_the_header():
     check(r.returncode == 0, "callguard list hip", r)
     listed = set(re.findall(r"^(hip\w*)", r.stdout, re.M))
     check(declared <= listed, "missing from the list: %s" % sorted(declared - listed))
+
+
+QUIRK = """[quirk:test-hip-5.2]
+api       = hip
+versions  = 5.2 .. 5.2
+serialize = hipModuleLoadData, hipModuleLoad
+domain    = hipload
+source    = https://github.com/triton-lang/triton/pull/11265
+why       = a test quirk matching ROCm 5.2's runtime
+"""
+
+
+def hip_quirk_for_the_runtime_applies_before_the_first_module_load():
+    """A HIP quirk matches Debian's runtime (version 5.2.21153, read by the layer's probe) and serializes
+    hipModuleLoadData in a program whose first HIP call of that kind is the load itself; a quirk for another
+    version matches nothing."""
+    for versions, applied in (("5.2 .. 5.2", True), ("7.2 .. 7.2", False)):
+        quirks = os.path.join(TMP, "quirks.ini")
+        with open(quirks, "w") as f:
+            f.write(QUIRK.replace("5.2 .. 5.2", versions))
+        path = os.path.join(TMP, "quirk.json")
+        r = run([E["CG_CLI"], "run", "--api", "hip", "--quirks", quirks, "--report", path, "--",
+                 E["CG_ANSWERS_DLOPEN"], "libamdhip64.so.5"])
+        check(r.returncode == 0, "the program ran", r)
+        with open(path) as f:
+            q = [x for p in json.load(f)["processes"] for x in p.get("quirks", [])]
+        if not applied:
+            check(q == [], "no quirk for 7.2 on 5.2: %s" % q)
+            continue
+        check(len(q) == 1 and q[0]["applied"] and q[0]["name"] == "test-hip-5.2", "the quirk applied: %s" % q)
+        check(q[0]["matched"]["version"] == "5.2.21153", "HIP_VERSION 50221153 read as 5.2.21153: %s" % q)
 
 
 if __name__ == "__main__":

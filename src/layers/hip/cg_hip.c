@@ -2222,7 +2222,7 @@ CG_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numB
     return cgl_sl_hipLaunchKernel_spt(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
 
-/* hipInit: returns the result type: checked; no handle key */
+/* hipInit: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_hipInit {
     unsigned int flags;
     hipError_t cgl_ret;
@@ -2253,7 +2253,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipInit(unsigned int flags)
     }
     return cgl_gp_hipInit(flags);
 }
-CG_EXPORT hipError_t hipInit(unsigned int flags)
+static __attribute__((unused)) hipError_t cgl_guarded_hipInit(unsigned int flags)
 {
     __typeof__(hipInit) *cgl_fn = (__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
@@ -2803,7 +2803,7 @@ CG_EXPORT hipError_t hipGetDevice(int *deviceId)
     return cgl_sl_hipGetDevice(deviceId);
 }
 
-/* hipGetDeviceCount: returns the result type: checked; no handle key */
+/* hipGetDeviceCount: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_hipGetDeviceCount {
     int *count;
     hipError_t cgl_ret;
@@ -2834,7 +2834,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
     }
     return cgl_gp_hipGetDeviceCount(count);
 }
-CG_EXPORT hipError_t hipGetDeviceCount(int *count)
+static __attribute__((unused)) hipError_t cgl_guarded_hipGetDeviceCount(int *count)
 {
     __typeof__(hipGetDeviceCount) *cgl_fn = (__typeof__(hipGetDeviceCount) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count);
@@ -9914,7 +9914,7 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int f
     return cgl_sl_hipDevicePrimaryCtxSetFlags(dev, flags);
 }
 
-/* hipModuleLoad: returns the result type: checked; no handle key */
+/* hipModuleLoad: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_hipModuleLoad {
     hipModule_t *module;
     const char *fname;
@@ -9946,7 +9946,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoad(hipModule_t *mo
     }
     return cgl_gp_hipModuleLoad(module, fname);
 }
-CG_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
+static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoad(hipModule_t *module, const char *fname)
 {
     __typeof__(hipModuleLoad) *cgl_fn = (__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, fname);
@@ -10150,7 +10150,7 @@ CG_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t h
     return cgl_sl_hipModuleGetTexRef(texRef, hmod, name);
 }
 
-/* hipModuleLoadData: returns the result type: checked; no handle key */
+/* hipModuleLoadData: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_hipModuleLoadData {
     hipModule_t *module;
     const void *image;
@@ -10182,14 +10182,14 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t
     }
     return cgl_gp_hipModuleLoadData(module, image);
 }
-CG_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
+static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadData(hipModule_t *module, const void *image)
 {
     __typeof__(hipModuleLoadData) *cgl_fn = (__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image);
     return cgl_sl_hipModuleLoadData(module, image);
 }
 
-/* hipModuleLoadDataEx: returns the result type: checked; no handle key */
+/* hipModuleLoadDataEx: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_hipModuleLoadDataEx {
     hipModule_t *module;
     const void *image;
@@ -10224,7 +10224,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule
     }
     return cgl_gp_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
-CG_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
+static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
     __typeof__(hipModuleLoadDataEx) *cgl_fn = (__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image, numOptions, options, optionValues);
@@ -16877,3 +16877,7 @@ CG_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, codeSizeRet);
     return cgl_sl_hiprtcGetCodeSize(prog, codeSizeRet);
 }
+
+/* The hand-written wrappers (wrapper = hand: hipInit hipGetDeviceCount hipModuleLoad hipModuleLoadData hipModuleLoadDataEx), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_hip_hand.c"
