@@ -25,10 +25,14 @@ if [ -x "$build/bin/ze_compile_race" ]; then
     { echo "the shipped quirk did not fix the race from the moved tree: $out"; exit 1; }
   grep -q "quirk igc-2.38-zeModuleCreate applied" <<<"$out" || { echo "the report names no quirk: $out"; exit 1; }
 fi
-# The shims find libcallguard next to them, whatever the library path says.
-if LD_LIBRARY_PATH= ldd "$p/lib/callguard/shims/libOpenCL.so.1" | grep -q "libcallguard.so.0 => not found"; then
-  echo "shim cannot find libcallguard"; exit 1
-fi
+# The shims find libcallguard next to them, whatever the library path says, and
+# outside `callguard run` their libcallguard-real-API.so is the tree's placeholder.
+for s in libOpenCL.so.1 libze_loader.so.1; do
+  deps=$(LD_LIBRARY_PATH= ldd "$p/lib/callguard/shims/$s")
+  if grep -q "not found" <<<"$deps"; then echo "shim $s lacks a dependency: $deps"; exit 1; fi
+  grep -q "libcallguard-real-.*=> $p/lib/callguard/shims/placeholder/" <<<"$deps" ||
+    { echo "shim $s: no placeholder for its real library: $deps"; exit 1; }
+done
 PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags callguard | grep -q "$p/lib/pkgconfig/../../include" ||
   { echo "callguard.pc is not relative to itself"; exit 1; }
 # The shipped quirks file is read when an API first initializes, not at

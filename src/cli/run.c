@@ -435,11 +435,12 @@ static char *run_make_dir(void)
 /* The shims of the chosen layers: links made for this run, first on the
  * child's library path. Beside each SONAME -> shim, the link
  * libcallguard-real-API.so -> the real library (real_library.c), which the
- * shim needs to load. A layer whose real library was not found gets no shim
- * link: the shim could not load (its dependency would be missing) and would
- * hide whatever the program finds itself (its own RUNPATH, a path it
- * dlopens), so the program sees what it would see without callguard, and
- * the preloaded layer still guards the library it finds. */
+ * shim needs. A layer whose real library was not found gets no shim link:
+ * the shim would find only the placeholder on its run path (every call
+ * failing as with no driver) and would hide whatever the program finds
+ * itself (its own RUNPATH, a path it dlopens), so the program sees what it
+ * would see without callguard, and the preloaded layer still guards the
+ * library it finds. */
 static void run_link_shims(env_list *env, const cli_layers *set, const char *dir)
 {
     char *shims;

@@ -66,6 +66,39 @@ def run_guards_a_program_that_dlopens_libopencl():
     check(site(p, "clGetPlatformInfo")["calls"] == 1, "clGetPlatformInfo once")
 
 
+def run_shim_needs_the_real_loader_not_the_placeholder():
+    """Under `callguard run` the shim's libcallguard-real-cl.so is the run's
+    link to the real loader: LD_LIBRARY_PATH (the run's shim folder) is
+    searched before the shim's run path, which holds the placeholder of that
+    name. The loader opens the run's link, never the placeholder, and the
+    calls reach PoCL and are counted."""
+    plain = run([CL_DLOPEN])
+    check(plain.returncode == 0, plain.stderr)
+    r, rep = guarded([CL_DLOPEN], "--serialize", "clGetPlatformIDs")
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output: %r %r" % (r.stdout, r.stderr))
+    check(site(rep["processes"][0], "clGetPlatformIDs")["calls"] == 3, "counted: %s" % rep)
+    r = run([CG, "run", "--api", "cl", "--", CL_DLOPEN], env={"LD_DEBUG": "libs"})
+    check(r.returncode == 0 and r.stdout == plain.stdout, "same output under LD_DEBUG: %r" % r.stdout)
+    inits = [l.split("calling init: ", 1)[1] for l in r.stderr.splitlines() if "calling init: " in l]
+    real = [p for p in inits if p.endswith("/libcallguard-real-cl.so")]
+    check(len(real) == 1 and real[0].endswith("/shims/libcallguard-real-cl.so") and "/callguard-" in real[0],
+          "the run's link, in the run's folder: %s" % real)
+    check("placeholder" not in r.stderr and "works only under" not in r.stderr, "no placeholder: %s" % r.stderr)
+
+
+def shim_outside_run_loads_and_says_it_needs_callguard_run():
+    """The libOpenCL.so.1 shim loaded without `callguard run` (its folder on
+    LD_LIBRARY_PATH by hand) finds the placeholder on its run path: it loads,
+    names itself and `callguard run` in one line, and its calls return
+    OpenCL's error instead of reaching a driver it has not got."""
+    shims = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(CG))), "lib", "callguard", "shims")
+    r = run([CL_DLOPEN], env={"LD_LIBRARY_PATH": shims})
+    check("dlopen:" not in r.stderr, "the shim loads: %r" % r.stderr)
+    said = "callguard: libOpenCL.so.1 in %s is callguard's shim and works only under `callguard run`\n" % shims
+    check(r.stderr.count(said) == 1, "one line naming the shim: %r" % r.stderr)
+    check(r.returncode == 1 and r.stdout == "platforms 0: \n", "no platform: %r" % r.stdout)
+
+
 def run_pyopencl_counts_each_process():
     py = "/usr/bin/python3"
     plain = run([py, PYJOB])
