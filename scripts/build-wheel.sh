@@ -129,34 +129,27 @@ cd "$src"
 raw=$(ls "$work"/raw/callguard-"$version"-*.whl)
 
 # ---- auditwheel: check, tag ----------------------------------------------------------
-# The shims' dependency libcallguard-real-API.so is no library to graft: `callguard run` links it, per run,
-# to the real driver library (CMakeLists.txt, callguard_add_shim).
+# Every dependency of the wheel's objects is glibc or inside the wheel: a shim's libcallguard-real-API.so is the
+# placeholder on its run path (CMakeLists.txt, callguard_add_shim), which `callguard run` shadows with the real
+# driver library. So nothing is grafted, and plain `auditwheel show` confirms the tag, as it will for anyone.
 say "auditwheel repair --plat $plat"
-PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat "$plat" --only-plat --exclude 'libcallguard-real-*.so' -w "$work/repaired" "$raw" \
+PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat "$plat" --only-plat -w "$work/repaired" "$raw" \
     >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log" >&2; die "auditwheel repair failed"; }
 wheel=$(ls "$work"/repaired/callguard-"$version"-*.whl)
 case $wheel in
     *-cp39-abi3-*$plat.whl) ;;
     *) die "the wheel's tag is not cp39-abi3-$plat: $(basename "$wheel")" ;;
 esac
-# `auditwheel show` has no --exclude: it is run with repair's exclusion put into its analysis. (Without it, the
-# three unresolvable names make it answer linux_x86_64.)
-"$py" - "$wheel" >"$work/auditwheel-show.txt" 2>&1 <<'PY' || true
-import sys
-import auditwheel.wheel_abi as show
-from auditwheel.main import main
-analyze = show.analyze_wheel_abi
-show.analyze_wheel_abi = lambda libc, arch, whl, exclude, **kw: analyze(
-    libc, arch, whl, frozenset(exclude) | {"libcallguard-real-*.so"}, **kw)
-sys.argv = ["auditwheel", "show", sys.argv[1]]
-sys.exit(main())
-PY
-grep -q "\"$plat\"" "$work/auditwheel-show.txt" || { cat "$work/auditwheel-show.txt" >&2; die "auditwheel show does not confirm $plat"; }
+PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" show "$wheel" >"$work/auditwheel-show.txt" 2>&1 || true
+# Its verdict, not the "constrains the platform tag to" line that follows a worse one.
+tr -s '\n' ' ' <"$work/auditwheel-show.txt" | grep -q "consistent with the following platform tag: \"$plat\"" || { cat "$work/auditwheel-show.txt" >&2; die "auditwheel show does not confirm $plat"; }
 # Every layer and shim the source tree builds is in the wheel.
 listing=$("$py" -m zipfile -l "$wheel")
 for f in bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/libcallguard_cl.so lib/libcallguard_ze.so \
          lib/libcallguard_cuda.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
          lib/callguard/shims/libcuda.so.1 lib/libcallguard_hip.so lib/callguard/shims/libamdhip64.so.5 \
+         lib/callguard/shims/placeholder/libcallguard-real-cl.so lib/callguard/shims/placeholder/libcallguard-real-ze.so \
+         lib/callguard/shims/placeholder/libcallguard-real-cuda.so lib/callguard/shims/placeholder/libcallguard-real-hip.so \
          lib/callguard/drivers/libze_cgsim.so share/callguard/quirks.ini \
          include/callguard/callguard.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc; do
     echo "$listing" | grep -q "callguard/_tree/$f " || die "the wheel has no callguard/_tree/$f"
